@@ -1,1 +1,87 @@
-export {}
+/**
+ * @since 0.1.0
+ */
+
+/**
+ * The boundary table: what each event type permits and where its content lives.
+ *
+ * @since 0.1.0
+ */
+export * as Boundary from "./Boundary.js"
+
+/**
+ * The serial interceptor chain.
+ *
+ * @since 0.1.0
+ */
+export * as Chain from "./Chain.js"
+
+/**
+ * The modification algebra.
+ *
+ * @since 0.1.0
+ */
+export * as Edit from "./Edit.js"
+
+/**
+ * What the host can enforce: grants, per-call narrowing, per-step capabilities.
+ *
+ * @since 0.1.0
+ */
+export * as Grant from "./Grant.js"
+
+/**
+ * The Hooks service hosts call at every boundary.
+ *
+ * @since 0.1.0
+ */
+export * as Hooks from "./Hooks.js"
+
+/**
+ * Observation delivery after settlement.
+ *
+ * @since 0.1.0
+ */
+export * as Observation from "./Observation.js"
+
+/**
+ * Per-subscription content selection.
+ *
+ * @since 0.1.0
+ */
+export * as Projection from "./Projection.js"
+
+/**
+ * Registration compilation and routes.
+ *
+ * @since 0.1.0
+ */
+export * as Registry from "./Registry.js"
+
+/**
+ * Typed records of failed routes.
+ *
+ * @since 0.1.0
+ */
+export * as RouteFailure from "./RouteFailure.js"
+
+/**
+ * The pending decision state and settlement.
+ *
+ * @since 0.1.0
+ */
+export * as Settlement from "./Settlement.js"
+
+/**
+ * Whole-response atomic acceptance.
+ *
+ * @since 0.1.0
+ */
+export * as Staging from "./Staging.js"
+
+/**
+ * The transport service interface and the in-process transport.
+ *
+ * @since 0.1.0
+ */
+export * as Transport from "./Transport.js"

@@ -1,1 +1,31 @@
-export {}
+/**
+ * @since 0.1.0
+ */
+
+/**
+ * Resolving credential references to redacted secret values.
+ *
+ * @since 0.1.0
+ */
+export * as Credentials from "./Credentials.js"
+
+/**
+ * The HTTP binding: POST per message, status rules, bearer and OAuth client credentials.
+ *
+ * @since 0.1.0
+ */
+export * as HttpTransport from "./HttpTransport.js"
+
+/**
+ * The `Transports` service for Node, connecting backends by transport type.
+ *
+ * @since 0.1.0
+ */
+export * as NodeTransports from "./NodeTransports.js"
+
+/**
+ * The stdio binding: persistent and per-event child processes speaking JSON lines.
+ *
+ * @since 0.1.0
+ */
+export * as StdioTransport from "./StdioTransport.js"

@@ -1,0 +1,180 @@
+/**
+ * Serving a backend over HTTP (the AHP HTTP binding): every JSON-RPC message is the body of
+ * a `POST` with `Content-Type: application/json`.
+ *
+ * | Request | Answer |
+ * | --- | --- |
+ * | a path other than `path` (when set) | 404 |
+ * | a method other than `POST` | 405 with `Allow: POST` |
+ * | a content type other than `application/json` (charset, if given, `utf-8`) | 415 |
+ * | a body larger than `maxBodyBytes` | 413 |
+ * | a request (a message with an `id`) | 200, `application/json`, the JSON-RPC response (success or error) |
+ * | a body that is not UTF-8 JSON | 200 with the `-32700` parse error (id `null`) |
+ * | a JSON array (a batch) | 200 with `-32600` (id `null`) |
+ * | a notification | 204 with no body, whatever its content (never a JSON-RPC body) |
+ *
+ * @since 0.1.0
+ */
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServer from "@effect/platform/HttpServer"
+import type { ServeError } from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { Json } from "@effect-ahp/protocol"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import * as NodeHttp from "node:http"
+import type * as Backend from "./Backend.js"
+import * as Server from "./Server.js"
+
+/**
+ * What the HTTP handler accepts.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface AppOptions {
+  /** The only path served (for example `/hooks`); any path when absent. */
+  readonly path?: string
+  /** The largest accepted body in bytes (default 16 MiB). */
+  readonly maxBodyBytes?: number
+}
+
+/**
+ * Where and how to serve.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options extends AppOptions {
+  /** The port to listen on; `0` picks a free one (see `Address`). */
+  readonly port: number
+  /** The interface to bind (default `127.0.0.1`: plain HTTP belongs on loopback). */
+  readonly host?: string
+}
+
+/**
+ * The default `maxBodyBytes`: 16 MiB.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultMaxBodyBytes = 16 * 1024 * 1024
+
+/**
+ * The address a served backend is bound to, and the URL a harness posts to.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class Address extends Context.Tag("@effect-ahp/backend/HttpAddress")<Address, {
+  readonly hostname: string
+  readonly port: number
+  /** `http://<hostname>:<port><path>` (path `/` when any path is served). */
+  readonly url: string
+}>() {}
+
+const isJsonContentType = (header: string | undefined): boolean => {
+  if (header === undefined) return false
+  const [mediaType, ...parameters] = header.split(";").map((part) => part.trim().toLowerCase())
+  return mediaType === "application/json" && parameters.every((parameter) => {
+    const [name, value] = parameter.split("=").map((s) => s.trim())
+    return name !== "charset" || value === "utf-8" || value === "\"utf-8\""
+  })
+}
+
+const pathOf = (url: string): string => {
+  const query = url.indexOf("?")
+  return query === -1 ? url : url.slice(0, query)
+}
+
+const status = (code: number) => HttpServerResponse.empty({ status: code })
+
+/**
+ * Reads the whole body, keeping at most `max` bytes: none when it is larger (the rest is
+ * read and discarded, so the client still gets its answer).
+ */
+const readBody = (stream: Stream.Stream<Uint8Array, unknown>, max: number) =>
+  Stream.runFold(stream, { parts: [] as Array<Uint8Array>, size: 0 }, (acc, chunk) => {
+    const size = acc.size + chunk.length
+    if (size <= max) acc.parts.push(chunk)
+    return { parts: acc.parts, size }
+  }).pipe(
+    Effect.map(({ parts, size }) => {
+      if (size > max) return Option.none()
+      const body = new Uint8Array(size)
+      let offset = 0
+      for (const part of parts) {
+        body.set(part, offset)
+        offset += part.length
+      }
+      return Option.some(body)
+    })
+  )
+
+/**
+ * The HTTP handler of the `Server` in context, for mounting in any `@effect/platform`
+ * HTTP server or router.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const app = (options?: AppOptions): HttpApp.Default<never, Server.Server> => {
+  const max = options?.maxBodyBytes ?? defaultMaxBodyBytes
+  return Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    if (options?.path !== undefined && pathOf(request.url) !== options.path) return status(404)
+    if (request.method !== "POST") return HttpServerResponse.empty({ status: 405, headers: { allow: "POST" } })
+    if (!isJsonContentType(request.headers["content-type"])) return status(415)
+    const declared = Number(request.headers["content-length"] ?? "0")
+    if (Number.isFinite(declared) && declared > max) return status(413)
+    const body = yield* readBody(request.stream, max).pipe(Effect.option)
+    if (Option.isNone(body)) return status(400)
+    if (Option.isNone(body.value)) return status(413)
+    const server = yield* Server.Server
+    const response = yield* server.handleBytes(body.value.value)
+    return Option.match(response, {
+      onNone: () => status(204),
+      onSome: (message) => HttpServerResponse.text(Json.stringify(message), { contentType: "application/json" })
+    })
+  })
+}
+
+const formatUrl = (hostname: string, port: number, path: string): string =>
+  `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}${path}`
+
+/**
+ * Serves a backend over HTTP for the lifetime of the layer, on Node's HTTP server. The
+ * layer provides the bound `Address` (use port `0` to pick a free port).
+ *
+ * @example
+ * ```ts
+ * const main = Layer.launch(Http.serve(Backend.make(guard), { port: 8787, path: "/hooks" }))
+ * ```
+ *
+ * @since 0.1.0
+ * @category serving
+ */
+export const serve = <E, R>(
+  backend: Layer.Layer<Backend.Handlers, E, R>,
+  options: Options
+): Layer.Layer<Address, E | ServeError, R> => {
+  const address = Layer.effect(
+    Address,
+    Effect.map(HttpServer.HttpServer, (server) => {
+      const hostname = server.address._tag === "TcpAddress" ? server.address.hostname : server.address.path
+      const port = server.address._tag === "TcpAddress" ? server.address.port : 0
+      return Address.of({ hostname, port, url: formatUrl(hostname, port, options.path ?? "/") })
+    })
+  )
+  return Layer.mergeAll(HttpServer.serve(app(options)), address).pipe(
+    Layer.provide(Server.layerBackend(backend)),
+    Layer.provide(
+      NodeHttpServer.layerServer(() => NodeHttp.createServer(), { port: options.port, host: options.host ?? "127.0.0.1" })
+    )
+  )
+}

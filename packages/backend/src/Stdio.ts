@@ -1,0 +1,222 @@
+/**
+ * Serving a backend over stdio (the AHP stdio binding): one JSON-RPC message per line on
+ * stdin, one compact JSON response per line on stdout, diagnostics on stderr only.
+ *
+ * - Lines are split on `\n` as bytes, and each line must be UTF-8 JSON: a malformed line is
+ *   answered with a `-32700` parse error (id `null`) and the server keeps serving. Blank
+ *   lines are skipped; a final line without `\n` is handled at end of input.
+ * - A line longer than `maxLineBytes` is discarded without being buffered and answered with
+ *   `-32600` (id `null`).
+ * - Messages are handled one at a time, in arrival order; responses are written as they
+ *   are produced. Notifications are never answered.
+ * - At end of input the pending work is finished and `serve` completes, so the same program
+ *   works as a `persistent` backend (many lines) and a `per_event` one (one line, then EOF).
+ * - While serving, Effect's default console loggers write to stderr (logfmt), so
+ *   `Effect.log` in handlers never corrupts the protocol stream. Don't write to stdout (or
+ *   use `console.log`) in a stdio backend.
+ *
+ * @since 0.1.0
+ */
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeSink from "@effect/platform-node/NodeSink"
+import * as NodeStream from "@effect/platform-node/NodeStream"
+import { Json, JsonRpc } from "@effect-ahp/protocol"
+import * as Cause from "effect/Cause"
+import * as Channel from "effect/Channel"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as HashSet from "effect/HashSet"
+import type * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import type * as Backend from "./Backend.js"
+import * as Server from "./Server.js"
+
+/**
+ * Reading stdin or writing stdout failed.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class StdioError extends Schema.TaggedError<StdioError>("@effect-ahp/backend/StdioError")("StdioError", {
+  reason: Schema.Literal("read", "write"),
+  cause: Schema.optional(Schema.Defect)
+}) {
+  override get message(): string {
+    return this.reason === "read" ? "could not read stdin" : "could not write stdout"
+  }
+}
+
+/**
+ * Options of the stdio server.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** The longest accepted line in bytes, without its newline (default 16 MiB). */
+  readonly maxLineBytes?: number
+}
+
+/**
+ * The default `maxLineBytes`: 16 MiB.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultMaxLineBytes = 16 * 1024 * 1024
+
+type Frame =
+  | { readonly _tag: "Line"; readonly bytes: Uint8Array }
+  | { readonly _tag: "Oversized" }
+
+const oversized: Frame = { _tag: "Oversized" }
+
+const concat = (parts: ReadonlyArray<Uint8Array>, size: number): Uint8Array => {
+  const out = new Uint8Array(size)
+  let offset = 0
+  for (const part of parts) {
+    out.set(part, offset)
+    offset += part.length
+  }
+  return out
+}
+
+/** A line in progress: its pieces so far, their size, and whether it is already too long. */
+interface Pending {
+  readonly parts: Array<Uint8Array>
+  readonly size: number
+  readonly oversized: boolean
+}
+
+const emptyPending: Pending = { parts: [], size: 0, oversized: false }
+
+const frameOf = (pending: Pending): Frame =>
+  pending.oversized ? oversized : { _tag: "Line", bytes: concat(pending.parts, pending.size) }
+
+/** Splits bytes on `\n` into frames, never buffering more than `max` bytes of one line. */
+const splitFrames = <E>(max: number) => {
+  const loop = (
+    pending: Pending
+  ): Channel.Channel<Chunk.Chunk<Frame>, Chunk.Chunk<Uint8Array>, E, E, unknown, unknown> =>
+    Channel.readWithCause({
+      onInput: (input: Chunk.Chunk<Uint8Array>) => {
+        const frames: Array<Frame> = []
+        let current = pending
+        for (const chunk of input) {
+          let start = 0
+          while (true) {
+            const newline = chunk.indexOf(10, start)
+            const piece = chunk.subarray(start, newline === -1 ? chunk.length : newline)
+            if (!current.oversized && piece.length > 0) {
+              current = current.size + piece.length > max
+                ? { parts: [], size: 0, oversized: true }
+                : { parts: [...current.parts, piece], size: current.size + piece.length, oversized: false }
+            }
+            if (newline === -1) break
+            frames.push(frameOf(current))
+            current = emptyPending
+            start = newline + 1
+          }
+        }
+        return Channel.zipRight(Channel.write(Chunk.unsafeFromArray(frames)), loop(current))
+      },
+      onFailure: (cause) => Channel.failCause(cause),
+      onDone: () =>
+        pending.size > 0 || pending.oversized ? Channel.write(Chunk.of(frameOf(pending))) : Channel.void
+    })
+  return loop(emptyPending)
+}
+
+const isBlank = (bytes: Uint8Array): boolean => bytes.every((b) => b === 0x20 || b === 0x09 || b === 0x0d)
+
+const encoder = new TextEncoder()
+
+/**
+ * The stdio protocol as a stream transformation: input bytes in, response lines out (each
+ * one compact JSON object followed by `\n`), using the `Server` in context.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const respond = (options?: Options) => <E, R>(input: Stream.Stream<Uint8Array, E, R>) => {
+  const max = options?.maxLineBytes ?? defaultMaxLineBytes
+  const tooLong = Server.errorResponse(
+    null,
+    JsonRpc.ErrorCode.InvalidRequest,
+    `Invalid Request: a message must not exceed ${max} bytes`
+  )
+  return Stream.unwrap(Effect.map(Server.Server, (server) =>
+    input.pipe(
+      Stream.pipeThroughChannel(splitFrames<E>(max)),
+      Stream.filter((frame) => frame._tag === "Oversized" || !isBlank(frame.bytes)),
+      Stream.mapEffect((frame) => frame._tag === "Oversized" ? Effect.succeedSome(tooLong) : server.handleBytes(frame.bytes)),
+      Stream.filterMap((response) => Option.map(response, (r) => encoder.encode(Json.stringify(r) + "\n")))
+    )))
+}
+
+const stderrLogger = Logger.withConsoleError(Logger.logfmtLogger)
+
+/** Moves Effect's console loggers (which write to stdout) to stderr. */
+const loggersToStderr = (loggers: HashSet.HashSet<Logger.Logger<unknown, any>>) =>
+  HashSet.has(loggers, Logger.defaultLogger) || HashSet.has(loggers, Logger.prettyLoggerDefault)
+    ? loggers.pipe(
+      HashSet.remove(Logger.defaultLogger),
+      HashSet.remove(Logger.prettyLoggerDefault),
+      HashSet.add(stderrLogger)
+    )
+    : loggers
+
+const stdin = NodeStream.fromReadable<StdioError, Uint8Array>(
+  () => process.stdin,
+  (cause) => new StdioError({ reason: "read", cause }),
+  { closeOnDone: false }
+)
+
+const stdout = NodeSink.fromWritable<StdioError, Uint8Array>(
+  () => process.stdout,
+  (cause) => new StdioError({ reason: "write", cause }),
+  { endOnDone: false }
+)
+
+/**
+ * Serves a backend on the process's stdin and stdout until end of input. The backend
+ * layer is built first and released when serving ends. A failure (of the backend layer, or
+ * of stdin/stdout) is logged to stderr before `serve` fails with it.
+ *
+ * @since 0.1.0
+ * @category serving
+ */
+export const serve = <E, R>(
+  backend: Layer.Layer<Backend.Handlers, E, R>,
+  options?: Options
+): Effect.Effect<void, E | StdioError, R> =>
+  stdin.pipe(
+    respond(options),
+    Stream.run(stdout),
+    Effect.provide(Server.layerBackend(backend)),
+    Effect.tapErrorCause((cause) =>
+      Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError("stdio backend failed", cause)
+    ),
+    Effect.locallyWith(FiberRef.currentLoggers, loggersToStderr)
+  )
+
+/**
+ * Runs a stdio backend as the program's main effect (`NodeRuntime.runMain`, with its error
+ * reporting turned off because `serve` already reports to stderr): exit code 0 at end of
+ * input or on SIGINT/SIGTERM, 1 on failure.
+ *
+ * @example
+ * ```ts
+ * // bin.ts
+ * Stdio.run(Backend.make(guard, audit))
+ * ```
+ *
+ * @since 0.1.0
+ * @category serving
+ */
+export const run = <E>(backend: Layer.Layer<Backend.Handlers, E>, options?: Options): void =>
+  NodeRuntime.runMain(serve(backend, options), { disableErrorReporting: true, disablePrettyLogger: true })

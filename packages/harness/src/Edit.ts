@@ -1,0 +1,158 @@
+/**
+ * The modification algebra, pure. Lists: `replace` substitutes the whole list, `merge`
+ * appends in order without deduplication. Objects: `replace` drops omitted members,
+ * `merge` is shallow (nested values replaced whole, `null` a literal). Guards make sure an
+ * edit never supplies hidden views, never introduces or alters an attachment, and only
+ * writes content categories the subscription may read.
+ *
+ * @since 0.1.0
+ */
+import type { Content, HookEffect, Json, Registration } from "@effect-ahp/protocol"
+import * as Either from "effect/Either"
+import { categoryOf, selectionFor } from "./Projection.js"
+
+/**
+ * Applies a list operation.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const applyList = <A>(
+  current: ReadonlyArray<A>,
+  operation: HookEffect.ModifyOperation,
+  value: ReadonlyArray<A>
+): ReadonlyArray<A> => {
+  if (operation === "replace") return value
+  if (value.length === 0) return current
+  return current.length === 0 ? value : [...current, ...value]
+}
+
+/**
+ * Applies an object operation (shallow merge; `null` is a literal value).
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const applyObject = (
+  current: Json.JsonObject,
+  operation: HookEffect.ModifyOperation,
+  value: Json.JsonObject
+): Json.JsonObject => operation === "replace" ? value : { ...current, ...value }
+
+/**
+ * Why an edit value is refused.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface EditProblem {
+  readonly code: "attachment-edit" | "unauthorized-content" | "invalid-value"
+  /** JSON Pointer inside the supplied value. */
+  readonly path: string
+  readonly detail: string
+}
+
+const existingAttachments = (current: ReadonlyArray<Content.Message | Content.Part>): Map<string, Content.Part> => {
+  const found = new Map<string, Content.Part>()
+  const visit = (part: Content.Part) => {
+    if (part.kind === "attachment") found.set(part.id, part)
+  }
+  for (const item of current) {
+    if ("parts" in item) item.parts.forEach(visit)
+    else visit(item)
+  }
+  return found
+}
+
+const sameBody = (incoming: Content.Part, existing: Content.Part): boolean =>
+  !("body" in incoming) || ("body" in existing && incoming.body.ref === existing.body.ref)
+
+/**
+ * Checks the parts of a supplied value and resolves attachment references: an attachment
+ * is accepted only if it is an existing attachment of the target (same id and media type,
+ * same body reference if one is given) and is replaced by that existing part; text must
+ * be a text body in a category the subscription can read.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const checkParts = (
+  parts: ReadonlyArray<Content.Part>,
+  pointer: string,
+  options: {
+    readonly attachmentsAllowed: boolean
+    readonly attachments: ReadonlyMap<string, Content.Part>
+    readonly selection: Registration.ContentSelection
+  }
+): Either.Either<ReadonlyArray<Content.Part>, EditProblem> => {
+  let out: Array<Content.Part> | undefined
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!
+    const path = `${pointer}/${i}`
+    let resolved = part
+    if (part.kind === "attachment") {
+      const existing = options.attachments.get(part.id)
+      if (!options.attachmentsAllowed) {
+        return Either.left({ code: "attachment-edit", path, detail: "this target takes text parts only" })
+      }
+      if (existing === undefined || existing.mediaType !== part.mediaType || !sameBody(part, existing)) {
+        return Either.left({
+          code: "attachment-edit",
+          path,
+          detail: "an edit may keep an existing attachment unchanged but never add or alter one"
+        })
+      }
+      resolved = existing
+    } else {
+      if (part.selection !== "body" || "gap" in part) {
+        return Either.left({ code: "invalid-value", path, detail: "an edit must supply text inline, not a hidden view" })
+      }
+      if (selectionFor(options.selection, categoryOf(part)) !== "body") {
+        return Either.left({
+          code: "unauthorized-content",
+          path,
+          detail: `the subscription cannot read content of category ${categoryOf(part)}`
+        })
+      }
+    }
+    if (resolved !== part && out === undefined) out = parts.slice(0, i)
+    if (out !== undefined) out.push(resolved)
+  }
+  return Either.right(out ?? parts)
+}
+
+/**
+ * Checks and resolves a supplied message list against the current target.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const checkMessages = (
+  value: ReadonlyArray<Content.Message>,
+  current: ReadonlyArray<Content.Message>,
+  selection: Registration.ContentSelection
+): Either.Either<ReadonlyArray<Content.Message>, EditProblem> => {
+  const attachments = existingAttachments(current)
+  let out: Array<Content.Message> | undefined
+  for (let i = 0; i < value.length; i++) {
+    const message = value[i]!
+    const parts = checkParts(message.parts, `/${i}/parts`, { attachmentsAllowed: true, attachments, selection })
+    if (Either.isLeft(parts)) return Either.left(parts.left)
+    const resolved = parts.right === message.parts ? message : { ...message, parts: parts.right }
+    if (resolved !== message && out === undefined) out = value.slice(0, i)
+    if (out !== undefined) out.push(resolved)
+  }
+  return Either.right(out ?? value)
+}
+
+/**
+ * Checks a supplied text-part list (attachments are never allowed).
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const checkTextParts = (
+  value: ReadonlyArray<Content.Part>,
+  selection: Registration.ContentSelection
+): Either.Either<ReadonlyArray<Content.Part>, EditProblem> =>
+  checkParts(value, "", { attachmentsAllowed: false, attachments: new Map(), selection })

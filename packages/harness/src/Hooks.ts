@@ -1,0 +1,335 @@
+/**
+ * The service hosts use at every boundary. `dispatch(type, input, options)` fills in and
+ * validates the event, runs the serial interceptor chain, settles one decision and
+ * delivers observations inside a scope the call owns, then returns the effective event,
+ * the decision, per-route failures, observation outcomes and whether it was interrupted.
+ *
+ * Interruption: pass `options.interrupt` (an effect that completes when the call should
+ * stop) to get a result with `interrupted: true` — the pending exchange is retired, no
+ * observation starts, and the decision never grants execution. Interrupting the fiber
+ * running `dispatch` also stops everything the call owns.
+ *
+ * Observations: by default the call waits for every delivery (each bounded by the
+ * observation timeout). With `options.observers = { scope }` the decision returns at once
+ * and the deliveries run in the host's scope; `observationsDone` yields their outcomes.
+ *
+ * @since 0.1.0
+ */
+import { Capabilities, Event, Intercept, Issue, Json } from "@effect-ahp/protocol"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Random from "effect/Random"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as Boundary from "./Boundary.js"
+import * as Chain from "./Chain.js"
+import * as Grant from "./Grant.js"
+import * as Observation from "./Observation.js"
+import * as Registry from "./Registry.js"
+import type { RouteFailure } from "./RouteFailure.js"
+import * as Settlement from "./Settlement.js"
+import { type Endpoint, TransportError, Transports } from "./Transport.js"
+
+/**
+ * A boundary input that is not a valid event of its type.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InvalidEvent extends Schema.TaggedError<InvalidEvent>("@effect-ahp/harness/InvalidEvent")("InvalidEvent", {
+  type: Schema.String,
+  issues: Schema.Array(Schema.Struct({ path: Schema.String, message: Schema.String }))
+}) {
+  override get message(): string {
+    return `invalid ${this.type} event: ${this.issues.map((i) => `${i.path || "/"}: ${i.message}`).join("; ")}`
+  }
+}
+
+/**
+ * A per-call capability narrowing that would widen the grant (nothing was sent).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InvalidNarrowing extends Schema.TaggedError<InvalidNarrowing>("@effect-ahp/harness/InvalidNarrowing")(
+  "InvalidNarrowing",
+  { issues: Schema.Array(Schema.Struct({ path: Schema.String, message: Schema.String })) }
+) {
+  override get message(): string {
+    return `capabilities cannot widen the grant: ${this.issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`
+  }
+}
+
+/**
+ * The errors `dispatch` can fail with (both are detected before anything is sent).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type DispatchError = InvalidEvent | InvalidNarrowing
+
+/**
+ * An event's fields without the envelope members the harness fills in when absent.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Input<E = Event.Event> = E extends unknown
+  ? Omit<E, "type" | "id" | "time" | "source"> & { readonly id?: string; readonly time?: string; readonly source?: string }
+  : never
+
+/**
+ * Per-call options.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface DispatchOptions {
+  /** Narrows the granted capabilities for this call; may never widen them. */
+  readonly capabilities?: Capabilities.Capabilities | undefined
+  /** The pending state before the first interceptor. */
+  readonly state?: Intercept.State | undefined
+  /** The continuation allowance; defaults from the grant and the event's continuationCount. */
+  readonly continuation?: { readonly remaining?: number; readonly count?: number } | undefined
+  /** The requested form schema an elicitation answer edit must satisfy. */
+  readonly elicitationSchema?: Event.RequestedSchema | undefined
+  /** Completes when the call must be interrupted. */
+  readonly interrupt?: Effect.Effect<void> | undefined
+  /** `"wait"` (default) or a host scope that owns the observation deliveries. */
+  readonly observers?: "wait" | { readonly scope: Scope.Scope } | undefined
+}
+
+/**
+ * The result of one boundary call.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface DispatchResult {
+  /** The effective event after accepted edits. */
+  readonly event: Json.JsonObject
+  readonly decision: Settlement.Decision
+  /** One entry per failed route. */
+  readonly errors: ReadonlyArray<RouteFailure>
+  /** One entry per observation delivery. */
+  readonly observations: ReadonlyArray<Observation.Observation>
+  readonly interrupted: boolean
+  /** The final observation outcomes (immediate unless deliveries run in a host scope). */
+  readonly observationsDone: Effect.Effect<ReadonlyArray<Observation.Observation>>
+}
+
+/**
+ * Construction options.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** What the host can enforce; defaults to everything each boundary permits. */
+  readonly grant?: Grant.Grant | undefined
+  /** The stable URI of this harness installation, used when an input has no source. */
+  readonly source?: string | undefined
+  /** The bound of each observation delivery (default 5000 ms). */
+  readonly observationTimeoutMs?: number | undefined
+}
+
+/**
+ * The Hooks service.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class Hooks extends Context.Tag("@effect-ahp/harness/Hooks")<Hooks, {
+  readonly dispatch: (
+    type: Event.EventType,
+    input: Json.JsonObject | Input,
+    options?: DispatchOptions
+  ) => Effect.Effect<DispatchResult, DispatchError>
+  readonly registry: Registry.Registry
+  readonly grant: Grant.Grant
+}>() {}
+
+const eventDecoders = new Map<string, (u: unknown) => Either.Either<unknown, Array<Issue.Issue>>>()
+const decoderFor = (type: Event.EventType) => {
+  let decode = eventDecoders.get(type)
+  if (decode === undefined) {
+    decode = Issue.decoder(Event.schemaFor(type) as Schema.Schema<unknown, unknown>)
+    eventDecoders.set(type, decode)
+  }
+  return decode
+}
+
+const newId = Effect.map(Effect.zip(Random.nextInt, Random.nextInt), ([a, b]) =>
+  `evt_${(a >>> 0).toString(36)}${(b >>> 0).toString(36)}`)
+
+const prepare = (type: Event.EventType, input: Json.JsonObject, source: string) =>
+  Effect.gen(function*() {
+    const id = typeof input.id === "string" ? input.id : yield* newId
+    const time = typeof input.time === "string" ? input.time : new Date(yield* Effect.clockWith((c) => c.currentTimeMillis)).toISOString()
+    const event: Json.JsonObject = { ...input, id, source: typeof input.source === "string" ? input.source : source, type, time }
+    if ("type" in input && input.type !== type) {
+      return yield* new InvalidEvent({ type, issues: [{ path: "/type", message: `must be ${type}` }] })
+    }
+    const decoded = decoderFor(type)(event)
+    if (Either.isLeft(decoded)) return yield* new InvalidEvent({ type, issues: decoded.left })
+    return event
+  })
+
+/**
+ * Builds the service from a registration document (any JSON value), connecting every
+ * backend for the lifetime of the scope.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (registration: unknown, options?: Options) =>
+  Effect.gen(function*() {
+    const grant = options?.grant ?? Grant.full()
+    const source = options?.source ?? "urn:effect-ahp:harness"
+    const observationTimeoutMs = options?.observationTimeoutMs ?? 5000
+    const registry = yield* Either.match(Registry.compile(registration, grant), {
+      onLeft: (e) => Effect.fail(e),
+      onRight: (r) => Effect.succeed(r)
+    })
+    const transports = yield* Transports
+    const endpoints = new Map<string, Either.Either<Endpoint, TransportError>>()
+    for (const backend of registry.registration.hooks) {
+      endpoints.set(backend.id, yield* Effect.either(transports.connect(backend)))
+    }
+    const endpoint = (route: Registry.Route): Effect.Effect<Endpoint, TransportError> =>
+      endpoints.get(route.backend.id) ??
+        Effect.fail(new TransportError({ reason: "unsupported", detail: `backend ${route.backend.id} is not connected` }))
+
+    const dispatch = Effect.fn("Hooks.dispatch")(function*(
+      type: Event.EventType,
+      input: Json.JsonObject | Input,
+      dispatchOptions?: DispatchOptions
+    ) {
+      yield* Effect.annotateCurrentSpan("event.type", type)
+      const event = yield* prepare(type, input as Json.JsonObject, source)
+      const boundary = Boundary.of(type)
+      const routes = registry.routes(type)
+      const granted = grant.events[type]?.intercept ?? { effects: [] }
+      const capabilities = dispatchOptions?.capabilities === undefined
+        ? granted
+        : yield* Either.match(Grant.narrow(granted, dispatchOptions.capabilities), {
+          onLeft: (issues) => Effect.fail(new InvalidNarrowing({ issues })),
+          onRight: Effect.succeed
+        })
+      const count = dispatchOptions?.continuation?.count ??
+        (typeof event.continuationCount === "number" ? event.continuationCount : 0)
+      const allowance: Grant.Allowance = {
+        count,
+        remaining: dispatchOptions?.continuation?.remaining ?? Math.max(0, grant.maxContinuations - count)
+      }
+      const progress = yield* Ref.make(Chain.start(event, Settlement.initial(dispatchOptions?.state)))
+      const chain = Chain.run({
+        boundary,
+        routes: routes.intercept,
+        endpoint,
+        capabilities,
+        allowance,
+        elicitationSchema: dispatchOptions?.elicitationSchema
+      }, progress).pipe(Effect.as(false))
+      const interrupted = dispatchOptions?.interrupt === undefined
+        ? yield* chain
+        : yield* Effect.raceFirst(chain, Effect.as(dispatchOptions.interrupt, true))
+      const final = yield* Ref.get(progress)
+      const decision = Settlement.settle(final.state, { interrupted })
+      const recipients = interrupted ? [] : Observation.plan(routes, {
+        observed: grant.events[type]?.observe === true,
+        shortCircuit: Settlement.isShortCircuit(final.state),
+        called: final.called
+      })
+      const deliveries = Observation.deliverAll(boundary, final.event, recipients, endpoint, observationTimeoutMs)
+      const observers = dispatchOptions?.observers
+      if (observers !== undefined && observers !== "wait" && recipients.length > 0) {
+        const fiber = yield* Effect.forkIn(deliveries, observers.scope)
+        return {
+          event: final.event,
+          decision,
+          errors: final.failures,
+          observations: Observation.pending(recipients),
+          interrupted,
+          observationsDone: Fiber.join(fiber)
+        } satisfies DispatchResult
+      }
+      const observations = yield* deliveries
+      return {
+        event: final.event,
+        decision,
+        errors: final.failures,
+        observations,
+        interrupted,
+        observationsDone: Effect.succeed(observations)
+      } satisfies DispatchResult
+    })
+    return Hooks.of({ dispatch, registry, grant })
+  })
+
+/**
+ * A layer building the service from a registration document.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (registration: unknown, options?: Options): Layer.Layer<Hooks, Registry.ConfigurationError, Transports> =>
+  Layer.scoped(Hooks, make(registration, options))
+
+/**
+ * Dispatches a `tool.before` boundary.
+ *
+ * @since 0.1.0
+ * @category helpers
+ */
+export const toolBefore = (input: Input<Event.ToolBefore>, options?: DispatchOptions) =>
+  Effect.flatMap(Hooks, (hooks) => hooks.dispatch("tool.before", input, options))
+
+/**
+ * Dispatches a `tool.after` boundary.
+ *
+ * @since 0.1.0
+ * @category helpers
+ */
+export const toolAfter = (input: Input<Event.ToolAfter>, options?: DispatchOptions) =>
+  Effect.flatMap(Hooks, (hooks) => hooks.dispatch("tool.after", input, options))
+
+/**
+ * Dispatches a `turn.start` boundary.
+ *
+ * @since 0.1.0
+ * @category helpers
+ */
+export const turnStart = (input: Input<Event.TurnStart>, options?: DispatchOptions) =>
+  Effect.flatMap(Hooks, (hooks) => hooks.dispatch("turn.start", input, options))
+
+/**
+ * Dispatches a `model.request.before` boundary.
+ *
+ * @since 0.1.0
+ * @category helpers
+ */
+export const modelRequestBefore = (input: Input<Event.ModelRequestBefore>, options?: DispatchOptions) =>
+  Effect.flatMap(Hooks, (hooks) => hooks.dispatch("model.request.before", input, options))
+
+/**
+ * Dispatches a `user.message.inbound` boundary.
+ *
+ * @since 0.1.0
+ * @category helpers
+ */
+export const userMessageInbound = (input: Input<Event.UserMessageInbound>, options?: DispatchOptions) =>
+  Effect.flatMap(Hooks, (hooks) => hooks.dispatch("user.message.inbound", input, options))
+
+/**
+ * Dispatches any boundary through the service in context.
+ *
+ * @since 0.1.0
+ * @category helpers
+ */
+export const dispatch = (type: Event.EventType, input: Json.JsonObject | Input, options?: DispatchOptions) =>
+  Effect.flatMap(Hooks, (hooks) => hooks.dispatch(type, input, options))

@@ -1,0 +1,300 @@
+/**
+ * The pending decision state and its laws, pure.
+ *
+ * - Permission: deny > ask > allow > none. Deny is sticky; ask survives a later allow; no
+ *   effect is never permission.
+ * - A response that changes the operation (the boundary's operation target, e.g. the tool
+ *   input) invalidates an earlier candidate and an earlier `allow` before its own effects
+ *   apply; within one response, modifications apply before its `return` is bound.
+ * - A later `return` replaces the candidate; deny, stop and fail-closed discard it.
+ * - Stop beats continue in either order. Continue instructions accumulate in order; the
+ *   boundary requests one continuation step and consumes one allowance unit when the
+ *   settled flow is continue (none when stop wins).
+ * - Injections and messages accumulate in acceptance order.
+ * - Interruption never adds a denial and never leaves a result that grants execution:
+ *   an accepted `allow`, a candidate and a pending continuation are dropped.
+ *
+ * @since 0.1.0
+ */
+import type { Content, HookEffect, Intercept, Json } from "@effect-ahp/protocol"
+
+/**
+ * Where an accepted effect came from (harness-local; never sent on the wire).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Provenance {
+  readonly backend: string
+  readonly subscription: string
+  readonly requestId: string
+}
+
+/**
+ * An accepted effect with its provenance.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Accepted {
+  readonly effect: HookEffect.HookEffect
+  readonly provenance: Provenance
+}
+
+/**
+ * Why the operation is denied. A synthetic denial comes from a fail-closed failure, never
+ * from a backend.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Denial {
+  readonly reason: string
+  readonly code?: string | undefined
+  readonly synthetic: boolean
+  readonly provenance?: Provenance | undefined
+}
+
+/**
+ * A supplied result bound to the effective operation (its value may be JSON `null`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Candidate {
+  readonly value: Json.JsonValue
+  readonly provenance?: Provenance | undefined
+}
+
+/**
+ * Accumulated context injection.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Injection {
+  readonly deliverAt: HookEffect.DeliverAt
+  readonly messages: ReadonlyArray<Content.Message>
+}
+
+/**
+ * The flow state.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Flow = "none" | "stop" | "continue"
+
+/**
+ * The pending state between interceptors.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PendingState {
+  readonly permission: Intercept.Permission
+  readonly denial: Denial | undefined
+  readonly candidate: Candidate | undefined
+  readonly flow: Flow
+  readonly stopReason: string | undefined
+  readonly instructions: ReadonlyArray<string>
+  readonly injections: ReadonlyArray<Injection | Json.JsonValue>
+  readonly messages: ReadonlyArray<string>
+  readonly accepted: ReadonlyArray<Accepted>
+}
+
+/**
+ * The state before any interceptor, optionally from an incoming `Intercept.State`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const initial = (incoming?: Intercept.State): PendingState => ({
+  permission: incoming?.permission ?? "none",
+  denial: incoming?.permission === "deny" ? { reason: "denied by the incoming state", synthetic: false } : undefined,
+  candidate: incoming?.candidate === null || incoming?.candidate === undefined
+    ? undefined
+    : { value: incoming.candidate.value },
+  flow: incoming?.flow ?? "none",
+  stopReason: incoming?.flow === "stop" ? "stopped by the incoming state" : undefined,
+  instructions: incoming?.instructions ?? [],
+  injections: incoming?.injections ?? [],
+  messages: [],
+  accepted: []
+})
+
+const rank: Record<Intercept.Permission, number> = { none: 0, allow: 1, ask: 2, deny: 3 }
+
+/**
+ * The stronger of two permissions.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const maxPermission = (a: Intercept.Permission, b: Intercept.Permission): Intercept.Permission =>
+  rank[a] >= rank[b] ? a : b
+
+/**
+ * One staged, fully validated response ready to be published.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StagedResponse {
+  readonly effects: ReadonlyArray<HookEffect.HookEffect>
+  /** Whether this response's modifications changed the operation a candidate or approval is bound to. */
+  readonly operationChanged: boolean
+}
+
+/**
+ * Publishes a staged response into the pending state.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const accept = (state: PendingState, staged: StagedResponse, provenance: Provenance): PendingState => {
+  let permission = state.permission
+  let denial = state.denial
+  let candidate = state.candidate
+  let flow = state.flow
+  let stopReason = state.stopReason
+  let accepted = state.accepted
+  if (staged.operationChanged) {
+    candidate = undefined
+    if (permission === "allow") permission = "none"
+    accepted = accepted.filter((a) => a.effect.type !== "allow" && a.effect.type !== "return")
+  }
+  const instructions = [...state.instructions]
+  const injections = [...state.injections]
+  const messages = [...state.messages]
+  let returned: HookEffect.Return | undefined
+  for (const effect of staged.effects) {
+    switch (effect.type) {
+      case "deny":
+        permission = "deny"
+        denial ??= { reason: effect.reason, code: effect.code, synthetic: false, provenance }
+        break
+      case "ask":
+      case "allow":
+        permission = maxPermission(permission, effect.type)
+        break
+      case "return":
+        returned = effect
+        break
+      case "flow":
+        if (effect.operation === "stop") {
+          flow = "stop"
+          stopReason ??= effect.reason
+        } else {
+          if (flow !== "stop") flow = "continue"
+          if (effect.instruction !== undefined) instructions.push(effect.instruction)
+        }
+        break
+      case "inject":
+        injections.push({ deliverAt: effect.deliverAt, messages: effect.value })
+        break
+      case "message":
+        messages.push(effect.text)
+        break
+      case "modify":
+        break
+    }
+  }
+  if (returned !== undefined) {
+    candidate = { value: returned.value, provenance }
+    accepted = accepted.filter((a) => a.effect.type !== "return")
+  }
+  const mine = staged.effects
+    .filter((e) => e.type !== "return" || e === returned)
+    .map((effect) => ({ effect, provenance }))
+  return {
+    permission,
+    denial,
+    candidate,
+    flow,
+    stopReason,
+    instructions,
+    injections,
+    messages,
+    accepted: [...accepted, ...mine]
+  }
+}
+
+/**
+ * The generic reason of a fail-closed synthetic denial (no backend details).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const syntheticDenialReason = "Required policy backend unavailable"
+
+/**
+ * Applies a fail-closed operational failure: a synthetic denial.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const failClosed = (state: PendingState, provenance: Provenance): PendingState => ({
+  ...state,
+  permission: "deny",
+  denial: state.denial ?? { reason: syntheticDenialReason, synthetic: true, provenance }
+})
+
+/**
+ * Whether decision-making stops after this state (deny or flow stop).
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const isShortCircuit = (state: PendingState): boolean => state.permission === "deny" || state.flow === "stop"
+
+/**
+ * The settled decision of a boundary call.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Decision {
+  readonly permission: Intercept.Permission
+  readonly denial: Denial | undefined
+  /** The supplied result that replaces execution, if any survived settlement. */
+  readonly candidate: Candidate | undefined
+  readonly flow: Flow
+  readonly stopReason: string | undefined
+  readonly instructions: ReadonlyArray<string>
+  /** Continuation allowance units consumed by this boundary (0 or 1). */
+  readonly continuationsConsumed: number
+  readonly injections: ReadonlyArray<Injection | Json.JsonValue>
+  readonly messages: ReadonlyArray<string>
+  /** The accepted effects still in force, in acceptance order. */
+  readonly effects: ReadonlyArray<Accepted>
+}
+
+/**
+ * Settles the pending state into the decision.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const settle = (state: PendingState, options?: { readonly interrupted?: boolean }): Decision => {
+  const interrupted = options?.interrupted === true
+  const blocked = state.permission === "deny" || state.flow === "stop"
+  const permission = interrupted && state.permission === "allow" ? "none" : state.permission
+  const flow: Flow = interrupted && state.flow === "continue" ? "none" : state.flow
+  const dropped = (a: Accepted) =>
+    (a.effect.type === "return" && (blocked || interrupted)) ||
+    (a.effect.type === "flow" && a.effect.operation === "continue" && (flow !== "continue")) ||
+    (a.effect.type === "allow" && permission !== "allow")
+  return {
+    permission,
+    denial: permission === "deny" ? state.denial : undefined,
+    candidate: blocked || interrupted ? undefined : state.candidate,
+    flow,
+    stopReason: flow === "stop" ? state.stopReason : undefined,
+    instructions: state.instructions,
+    continuationsConsumed: flow === "continue" ? 1 : 0,
+    injections: state.injections,
+    messages: state.messages,
+    effects: state.accepted.filter((a) => !dropped(a))
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * The `Transports` service for Node: stdio backends through the platform's
+ * `CommandExecutor`, HTTP backends through its `HttpClient`, credentials through the
+ * `CredentialResolver`.
+ *
+ * @since 0.1.0
+ */
+import * as TransportApi from "@effect-ahp/harness/Transport"
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import type * as HttpClient from "@effect/platform/HttpClient"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
+import * as Credentials from "./Credentials.js"
+import * as HttpTransport from "./HttpTransport.js"
+import * as StdioTransport from "./StdioTransport.js"
+
+/**
+ * Options per binding.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly stdio?: StdioTransport.Options | undefined
+  readonly http?: HttpTransport.Options | undefined
+}
+
+/**
+ * What the service needs from its environment.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Requirements = Credentials.CredentialResolver | CommandExecutor.CommandExecutor | HttpClient.HttpClient
+
+/**
+ * Builds the service from the platform services it uses.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options: Options = {}): Effect.Effect<TransportApi.Transports["Type"], never, Requirements> =>
+  Effect.map(Effect.context<Requirements>(), (context) =>
+    TransportApi.Transports.of({
+      connect: (backend) => {
+        const transport = backend.transport
+        const endpoint: Effect.Effect<TransportApi.Endpoint, never, Requirements | Scope.Scope> =
+          transport.type === "stdio"
+            ? StdioTransport.connect(transport, options.stdio)
+            : HttpTransport.connect(transport, backend.authentication, options.http)
+        return Effect.provide(endpoint, context)
+      }
+    }))
+
+/**
+ * The service, requiring the platform services and a credential resolver.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  options: Options = {}
+): Layer.Layer<TransportApi.Transports, never, Requirements> => Layer.effect(TransportApi.Transports, make(options))
+
+/**
+ * The service with the Node platform: `NodeContext` for processes, the undici HTTP client
+ * (keep-alive, never follows redirects) and `Credentials.layerEnv(credentialRefs)`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerNode = (
+  options: Options & {
+    /** Values for `tokenRef` / `clientSecretRef` references (none by default). */
+    readonly credentialRefs?: Readonly<Record<string, string | Redacted.Redacted<string>>> | undefined
+  } = {}
+): Layer.Layer<TransportApi.Transports> =>
+  layer(options).pipe(
+    Layer.provide(Layer.mergeAll(
+      NodeContext.layer,
+      NodeHttpClient.layerUndici,
+      Credentials.layerEnv(options.credentialRefs)
+    ))
+  )

@@ -1,0 +1,161 @@
+/**
+ * OAuth 2.0 client credentials for an explicit `oauth` binding: authorization server
+ * metadata discovery (RFC 8414, then OpenID Connect, in MCP's order), a token request
+ * bound to the protected resource (RFC 8707), and a token cache that expires shortly
+ * before `expires_in` and can be invalidated after a 401.
+ *
+ * @internal
+ */
+import type * as TransportApi from "@effect-ahp/harness/Transport"
+import { Json } from "@effect-ahp/protocol"
+import type { Registration } from "@effect-ahp/protocol"
+import type * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
+import * as SynchronizedRef from "effect/SynchronizedRef"
+import * as Credentials from "../Credentials.js"
+import * as http from "./http.js"
+
+/** @internal */
+export interface TokenSource {
+  readonly get: Effect.Effect<Redacted.Redacted<string>, TransportApi.TransportError>
+  readonly invalidate: Effect.Effect<void>
+}
+
+/** @internal */
+export interface OAuthConfig {
+  readonly client: HttpClient.HttpClient.With<HttpClientError.HttpClientError, Scope.Scope>
+  readonly credentials: Credentials.CredentialResolver["Type"]
+  readonly maxBodyBytes: number
+  readonly refreshMargin: Duration.Duration
+}
+
+interface Cached {
+  readonly token: Redacted.Redacted<string>
+  readonly expiresAt: number | undefined
+}
+
+const credentialFailure = (detail: string) => http.failure("credential", detail)
+
+/**
+ * The metadata locations to try for an issuer, in order: RFC 8414 (path inserted after
+ * the well-known prefix), OpenID Connect with path insertion, OpenID Connect appended.
+ *
+ * @internal
+ */
+export const metadataUrls = (issuer: URL): Array<string> => {
+  const path = issuer.pathname === "/" ? "" : issuer.pathname.replace(/\/$/, "")
+  const urls = [
+    `${issuer.origin}/.well-known/oauth-authorization-server${path}`,
+    `${issuer.origin}/.well-known/openid-configuration${path}`,
+    `${issuer.origin}${path}/.well-known/openid-configuration`
+  ]
+  return urls.filter((url, i) => urls.indexOf(url) === i)
+}
+
+const readJsonObject = (
+  config: OAuthConfig,
+  request: HttpClientRequest.HttpClientRequest,
+  what: string
+): Effect.Effect<Option.Option<Json.JsonObject>, TransportApi.TransportError> =>
+  Effect.scoped(Effect.gen(function*() {
+    const response = yield* config.client.execute(request).pipe(Effect.mapError((e) => http.clientFailure(e, what)))
+    if (response.status !== 200 || !http.isJson(response)) return Option.none()
+    const body = yield* http.readBody(response, config.maxBodyBytes, what)
+    return Either.match(Json.parseBytes(body), {
+      onLeft: () => Option.none(),
+      onRight: (value) => Json.isObject(value) ? Option.some(value) : Option.none()
+    })
+  }))
+
+const discover = (config: OAuthConfig, issuer: string) =>
+  Effect.gen(function*() {
+    const issuerUrl = yield* http.checkTarget(issuer, "OAuth issuer")
+    for (const url of metadataUrls(issuerUrl)) {
+      const metadata = yield* readJsonObject(
+        config,
+        HttpClientRequest.get(url, { acceptJson: true }),
+        "authorization server metadata"
+      )
+      if (Option.isNone(metadata)) continue
+      if (metadata.value.issuer !== issuer) {
+        return yield* credentialFailure("the authorization server metadata names a different issuer")
+      }
+      const endpoint = metadata.value.token_endpoint
+      if (typeof endpoint !== "string") {
+        return yield* credentialFailure("the authorization server metadata has no token endpoint")
+      }
+      return yield* http.checkTarget(endpoint, "token endpoint").pipe(
+        Effect.mapError(() => credentialFailure("the token endpoint must use https"))
+      )
+    }
+    return yield* credentialFailure("no authorization server metadata was found for the issuer")
+  })
+
+const requestToken = (config: OAuthConfig, oauth: Registration.OAuth, endpoint: URL) =>
+  Effect.gen(function*() {
+    const secret = oauth.clientSecretRef === undefined
+      ? Option.none<Redacted.Redacted<string>>()
+      : Option.some(
+        yield* config.credentials.resolve({ kind: "ref", name: oauth.clientSecretRef }).pipe(
+          Effect.mapError((error) => credentialFailure(`the OAuth client secret is unavailable: ${error.message}`))
+        )
+      )
+    const form: Array<[string, string]> = [
+      ["grant_type", "client_credentials"],
+      ["client_id", oauth.clientId],
+      ["resource", oauth.resource]
+    ]
+    if (Option.isSome(secret)) form.push(["client_secret", Redacted.value(secret.value)])
+    if (oauth.scopes !== undefined && oauth.scopes.length > 0) form.push(["scope", oauth.scopes.join(" ")])
+    const request = HttpClientRequest.post(endpoint, { acceptJson: true }).pipe(HttpClientRequest.bodyUrlParams(form))
+    const answer = yield* readJsonObject(config, request, "token endpoint")
+    if (Option.isNone(answer)) return yield* credentialFailure("the token endpoint did not issue a token")
+    const { access_token, expires_in, token_type } = answer.value
+    if (typeof access_token !== "string" || !/^[\x21-\x7e]+$/.test(access_token)) {
+      return yield* credentialFailure("the token endpoint answered without a usable access token")
+    }
+    if (typeof token_type !== "string" || token_type.toLowerCase() !== "bearer") {
+      return yield* credentialFailure("the token endpoint issued a token that is not a bearer token")
+    }
+    const now = yield* Clock.currentTimeMillis
+    const expiresAt = typeof expires_in === "number" && expires_in > 0
+      ? now + expires_in * 1000 - Duration.toMillis(config.refreshMargin)
+      : undefined
+    return { token: Redacted.make(access_token), expiresAt } satisfies Cached
+  })
+
+/**
+ * A token source for the `client_credentials` flow. The token endpoint is discovered once
+ * per endpoint; tokens are cached until shortly before they expire (or until invalidated;
+ * a token without `expires_in` is kept until a 401 invalidates it).
+ *
+ * @internal
+ */
+export const clientCredentials = (config: OAuthConfig, oauth: Registration.OAuth): Effect.Effect<TokenSource> =>
+  Effect.gen(function*() {
+    const endpoint = yield* SynchronizedRef.make(Option.none<URL>())
+    const cache = yield* SynchronizedRef.make(Option.none<Cached>())
+    const tokenEndpoint = SynchronizedRef.modifyEffect(endpoint, (known) =>
+      Option.match(known, {
+        onSome: (url) => Effect.succeed([url, known] as const),
+        onNone: () => Effect.map(discover(config, oauth.issuer), (url) => [url, Option.some(url)] as const)
+      }))
+    const get = SynchronizedRef.modifyEffect(cache, (cached) =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        if (Option.isSome(cached) && (cached.value.expiresAt === undefined || now < cached.value.expiresAt)) {
+          return [cached.value.token, cached] as const
+        }
+        const fresh = yield* Effect.flatMap(tokenEndpoint, (url) => requestToken(config, oauth, url))
+        return [fresh.token, Option.some(fresh)] as const
+      }))
+    return { get, invalidate: SynchronizedRef.set(cache, Option.none()) }
+  })

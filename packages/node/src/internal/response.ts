@@ -1,0 +1,52 @@
+/**
+ * Classifies one JSON-RPC frame received while a request with a known id is pending.
+ * Details never quote the frame: backend output stays out of diagnostics.
+ *
+ * @internal
+ */
+import { Json, JsonRpc } from "@effect-ahp/protocol"
+import * as Either from "effect/Either"
+
+/** @internal */
+export type Verdict =
+  | { readonly _tag: "Response"; readonly value: Json.JsonValue }
+  | { readonly _tag: "Unrelated"; readonly detail: string }
+  | { readonly _tag: "Malformed"; readonly detail: string }
+
+const malformed = (detail: string): Verdict => ({ _tag: "Malformed", detail })
+
+const unrelated = (detail: string): Verdict => ({ _tag: "Unrelated", detail })
+
+const has = (object: Json.JsonObject, key: string) => Object.prototype.hasOwnProperty.call(object, key)
+
+/**
+ * `Response` when the value is a JSON-RPC 2.0 response whose id equals `id`; `Unrelated`
+ * for a request, notification or response to another id; `Malformed` for anything that is
+ * not a single JSON-RPC message, or a correlated response with a broken envelope. With no
+ * id (nothing pending) every well-formed message is `Unrelated`.
+ *
+ * @internal
+ */
+export const classify = (value: Json.JsonValue, id: Json.JsonValue | undefined): Verdict => {
+  if (Array.isArray(value)) return malformed("received a JSON array (batches are not allowed)")
+  if (!Json.isObject(value)) return malformed("received a JSON value that is not an object")
+  if (has(value, "method")) return unrelated("received a request or notification instead of a response")
+  const result = has(value, "result")
+  const error = has(value, "error")
+  if (!result && !error) return malformed("received an object that is not a JSON-RPC message")
+  if (!JsonRpc.sameId(value.id, id)) return unrelated("received a response with another id")
+  if (value.jsonrpc !== "2.0") return malformed("the response is not a JSON-RPC 2.0 message")
+  if (result && error) return malformed("the response carries both result and error")
+  return { _tag: "Response", value }
+}
+
+/**
+ * Parses bytes as one JSON text (strict UTF-8) and classifies it.
+ *
+ * @internal
+ */
+export const classifyBytes = (bytes: Uint8Array, id: Json.JsonValue | undefined): Verdict =>
+  Either.match(Json.parseBytes(bytes), {
+    onLeft: () => malformed("received bytes that are not UTF-8 JSON"),
+    onRight: (value) => classify(value, id)
+  })

@@ -1,0 +1,260 @@
+/**
+ * Interception capabilities: what a harness advertises it can enforce for one
+ * `hooks/intercept` request, and the per-event bounds no advertisement may exceed.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import { NonNegativeInt, ReverseDns } from "./Common.js"
+import * as HookEffect from "./HookEffect.js"
+
+/**
+ * Which operations one modify target allows; at least one is true.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const TargetOperations = Schema.Struct({ replace: Schema.Boolean, merge: Schema.Boolean }).pipe(
+  Schema.filter((ops) => ops.replace || ops.merge || "at least one of replace and merge must be true")
+).annotations({ identifier: "TargetOperations" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type TargetOperations = typeof TargetOperations.Type
+
+const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
+/**
+ * Advertised modify targets and their operations.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Modify = Schema.Struct({
+  input: optional(TargetOperations),
+  output: optional(TargetOperations),
+  prompt: optional(TargetOperations),
+  request: optional(TargetOperations),
+  response: optional(TargetOperations),
+  content: optional(TargetOperations),
+  instructions: optional(TargetOperations),
+  summary: optional(TargetOperations),
+  workspace: optional(TargetOperations)
+}).pipe(
+  Schema.filter((modify) =>
+    HookEffect.modifyTargets.some((t) => modify[t] !== undefined) || "must advertise at least one target"
+  )
+).annotations({ identifier: "ModifyCapabilities" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Modify = typeof Modify.Type
+
+/**
+ * Flow operations.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const FlowOperation = Schema.Literal("stop", "continue")
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type FlowOperation = typeof FlowOperation.Type
+
+const uniqueArray = <S extends Schema.Schema.Any>(item: S) =>
+  Schema.Array(item).pipe(
+    Schema.filter((items) => new Set(items).size === items.length || "must not contain duplicates")
+  )
+
+/**
+ * Advertised flow operations; `continue` carries the remaining continuation allowance.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Flow = Schema.Struct({
+  operations: uniqueArray(FlowOperation).pipe(Schema.minItems(1)),
+  remainingContinuations: optional(NonNegativeInt),
+  continuationCount: optional(NonNegativeInt),
+  maxContinuations: optional(NonNegativeInt)
+}).pipe(
+  Schema.filter((flow) => {
+    if (!flow.operations.includes("continue")) return undefined
+    const missing = (["remainingContinuations", "continuationCount"] as const).filter((k) => flow[k] === undefined)
+    return missing.map((k) => ({ path: [k], message: `is required when continue is advertised` }))
+  })
+).annotations({ identifier: "FlowCapabilities" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Flow = typeof Flow.Type
+
+/**
+ * Advertised context injection.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Inject = Schema.Struct({
+  context: Schema.Struct({
+    append: Schema.Literal(true),
+    deliverAt: uniqueArray(HookEffect.DeliverAt).pipe(Schema.minItems(1))
+  })
+}).annotations({ identifier: "InjectCapabilities" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Inject = typeof Inject.Type
+
+/**
+ * Elicitation modes the harness supports (each present mode is supported).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Elicitation = Schema.Struct({
+  form: optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  url: optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+})
+
+/**
+ * An effect name: one of the eight core kinds, or a reverse-DNS extension name (which a
+ * harness implementing this package never advertises).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const EffectName = Schema.Union(HookEffect.Kind, ReverseDns)
+
+/**
+ * The capabilities carried by one `hooks/intercept` request.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Capabilities = Schema.Struct({
+  effects: uniqueArray(EffectName),
+  modify: optional(Modify),
+  flow: optional(Flow),
+  inject: optional(Inject),
+  elicitation: optional(Elicitation)
+}).pipe(
+  Schema.filter((caps) => {
+    const issues: Array<{ path: ReadonlyArray<string>; message: string }> = []
+    for (const block of ["modify", "flow", "inject"] as const) {
+      const advertised = caps.effects.includes(block)
+      if (advertised && caps[block] === undefined) {
+        issues.push({ path: [block], message: `is required when ${block} is in effects` })
+      }
+      if (!advertised && caps[block] !== undefined) {
+        issues.push({ path: [block], message: `must be absent unless ${block} is in effects` })
+      }
+    }
+    return issues
+  })
+).annotations({ identifier: "Capabilities" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Capabilities = typeof Capabilities.Type
+
+/**
+ * The most an interceptable event can ever carry: its effect kinds, modify targets and
+ * flow operations (from the official per-event capability definitions).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Bounds {
+  readonly effects: ReadonlyArray<HookEffect.Kind>
+  readonly modifyTargets: ReadonlyArray<HookEffect.ModifyTarget>
+  readonly flowOperations: ReadonlyArray<FlowOperation>
+}
+
+const bounds = (
+  effects: ReadonlyArray<HookEffect.Kind>,
+  modifyTargets: ReadonlyArray<HookEffect.ModifyTarget> = [],
+  flowOperations: ReadonlyArray<FlowOperation> = []
+): Bounds => ({ effects, modifyTargets, flowOperations })
+
+/**
+ * Per-event bounds for the 19 interceptable events.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const boundsByEvent: Readonly<Record<string, Bounds>> = {
+  "session.start": bounds(["inject", "message"]),
+  "config.change.before": bounds(["deny", "message"]),
+  "turn.start": bounds(["deny", "modify", "inject", "flow", "message"], ["prompt"], ["stop"]),
+  "turn.finish.before": bounds(["modify", "flow", "message"], ["response"], ["stop", "continue"]),
+  "model.request.before": bounds(["deny", "modify", "inject", "return", "flow", "message"], ["request"], ["stop"]),
+  "model.response.after": bounds(["modify", "flow", "message"], ["response"], ["stop"]),
+  "model.switch.before": bounds(["deny", "flow", "message"], [], ["stop"]),
+  "tool.before": bounds(["deny", "allow", "ask", "modify", "inject", "flow", "return", "message"], ["input"], ["stop"]),
+  "tool.after": bounds(["modify", "inject", "flow", "message"], ["output"], ["stop", "continue"]),
+  "tool.permission.request": bounds(["allow", "deny", "modify", "flow", "message"], ["input"], ["stop"]),
+  "tool.batch.after": bounds(["flow", "inject", "message"], [], ["stop"]),
+  "context.compact.before": bounds(["deny", "modify", "return", "inject", "message"], ["instructions"]),
+  "context.compact.after": bounds(["inject", "modify", "message"], ["summary"]),
+  "task.change.before": bounds(["deny", "message"]),
+  "user.elicitation.request": bounds(["deny", "return", "message"]),
+  "user.elicitation.result": bounds(["modify", "message"], ["content"]),
+  "user.message.inbound": bounds(["deny", "modify", "message"], ["prompt"]),
+  "user.message.outbound": bounds(["deny", "modify", "message"], ["content"]),
+  "workspace.change.before": bounds(["deny", "modify", "message"], ["workspace"])
+}
+
+/**
+ * The bounds of an event type, or `undefined` when the event is observation-only.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const boundsOf = (eventType: string): Bounds | undefined =>
+  Object.prototype.hasOwnProperty.call(boundsByEvent, eventType) ? boundsByEvent[eventType] : undefined
+
+/**
+ * Problems that make `capabilities` exceed the bounds of `eventType` (JSON Pointer paths
+ * relative to the capabilities object). Empty when within bounds.
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const boundsProblems = (
+  eventType: string,
+  capabilities: Capabilities
+): Array<{ readonly path: ReadonlyArray<string | number>; readonly message: string }> => {
+  const b = boundsOf(eventType)
+  if (b === undefined) return [{ path: [], message: `${eventType} is observation-only and cannot be intercepted` }]
+  const problems: Array<{ readonly path: ReadonlyArray<string | number>; readonly message: string }> = []
+  capabilities.effects.forEach((effect, i) => {
+    if (!(b.effects as ReadonlyArray<string>).includes(effect)) {
+      problems.push({ path: ["effects", i], message: `${effect} is not permitted at ${eventType}` })
+    }
+  })
+  for (const target of HookEffect.modifyTargets) {
+    if (capabilities.modify?.[target] !== undefined && !b.modifyTargets.includes(target)) {
+      problems.push({ path: ["modify", target], message: `modify(${target}) is not permitted at ${eventType}` })
+    }
+  }
+  capabilities.flow?.operations.forEach((op, i) => {
+    if (!b.flowOperations.includes(op)) {
+      problems.push({ path: ["flow", "operations", i], message: `flow ${op} is not permitted at ${eventType}` })
+    }
+  })
+  return problems
+}

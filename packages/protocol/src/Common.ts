@@ -1,0 +1,209 @@
+/**
+ * Small shared pieces of the AHP wire: the protocol version literal, identifiers,
+ * timestamps, URIs, extensions, gaps and the session object.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import * as Json from "./Json.js"
+
+/**
+ * The protocol snapshot this package implements.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const protocolVersion = "draft" as const
+
+/**
+ * `protocolVersion`: exactly `"draft"` (exact string matching, no ordering).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ProtocolVersion = Schema.Literal(protocolVersion).annotations({ identifier: "ProtocolVersion" })
+
+/**
+ * A non-empty string.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const NonEmpty = Schema.String.pipe(Schema.minLength(1, { message: () => "must be a non-empty string" }))
+
+/**
+ * A JavaScript-safe non-negative integer. A `LosslessNumber` (beyond 2^53) is rejected.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const NonNegativeInt = Schema.Number.pipe(
+  Schema.int({ message: () => "must be an integer" }),
+  Schema.greaterThanOrEqualTo(0, { message: () => "must be a non-negative integer" })
+)
+
+/**
+ * A JavaScript-safe positive integer.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const PositiveInt = Schema.Number.pipe(
+  Schema.int({ message: () => "must be an integer" }),
+  Schema.greaterThanOrEqualTo(1, { message: () => "must be a positive integer" })
+)
+
+const reverseDnsPattern = /^(?:[A-Za-z][A-Za-z0-9_-]*\.)+[A-Za-z][A-Za-z0-9_-]*$/
+
+/**
+ * Whether a string is a reverse-DNS name such as `com.example.policy`.
+ *
+ * @since 0.1.0
+ * @category refinements
+ */
+export const isReverseDns = (s: string): boolean => reverseDnsPattern.test(s)
+
+/**
+ * A reverse-DNS name (`com.example.policy`): backend ids, extension keys, deny codes.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ReverseDns = Schema.String.pipe(
+  Schema.pattern(reverseDnsPattern, { message: () => "must be a reverse-DNS name such as com.example.policy" })
+)
+
+/**
+ * Extension members keyed by reverse-DNS names; values are any JSON.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Extensions = Schema.Record({ key: ReverseDns, value: Json.Value }).annotations({
+  identifier: "Extensions"
+})
+
+const timestampPattern = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/
+
+const daysInMonth = (year: number, month: number): number =>
+  month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31
+
+/**
+ * Whether a string is an RFC 3339 date-time with a valid calendar date and time.
+ *
+ * @since 0.1.0
+ * @category refinements
+ */
+export const isTimestamp = (s: string): boolean => {
+  const m = timestampPattern.exec(s)
+  if (m === null) return false
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number]
+  const offsetHour = m[7] === undefined ? 0 : Number(m[7])
+  const offsetMinute = m[8] === undefined ? 0 : Number(m[8])
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) && hour <= 23 && minute <= 59 &&
+    second <= 60 && offsetHour <= 23 && offsetMinute <= 59
+}
+
+/**
+ * An RFC 3339 timestamp such as `2026-08-24T08:51:14Z`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Timestamp = Schema.String.pipe(
+  Schema.filter(isTimestamp, { message: () => "must be an RFC 3339 date-time such as 2026-08-24T08:51:14Z" })
+).annotations({ arbitrary: () => (fc) => fc.date({ noInvalidDate: true, min: new Date(0), max: new Date(4102444800000) }).map((d) => d.toISOString()) })
+
+const uriPattern = /^[A-Za-z][A-Za-z0-9+.-]*:(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?#[\]]|%[0-9A-Fa-f]{2})*$/
+
+/**
+ * Whether a string is an RFC 3986 absolute URI (scheme, no spaces, valid percent-escapes).
+ *
+ * @since 0.1.0
+ * @category refinements
+ */
+export const isAbsoluteUri = (s: string): boolean => uriPattern.test(s)
+
+/**
+ * An RFC 3986 absolute URI.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const AbsoluteUri = Schema.String.pipe(
+  Schema.filter(isAbsoluteUri, { message: () => "must be an absolute URI (RFC 3986)" })
+).annotations({ arbitrary: () => (fc) => fc.webUrl() })
+
+/**
+ * A lowercase hex SHA-256 digest.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Sha256 = Schema.String.pipe(
+  Schema.pattern(/^[a-f0-9]{64}$/, { message: () => "must be 64 lowercase hexadecimal characters" })
+)
+
+/**
+ * The optional `synthesized` marker of adapter-made identities.
+ *
+ * @since 0.1.0
+ * @category fields
+ */
+export const synthesized = Schema.optionalWith(Schema.Boolean, { exact: true })
+
+/**
+ * An explicit gap in a field: what is missing and why.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const FieldGap = Schema.Struct({ path: NonEmpty, reason: NonEmpty }).annotations({ identifier: "FieldGap" })
+
+/**
+ * A simple identity object `{ id, synthesized? }` (turn, call, item references).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Identity = Schema.Struct({ id: NonEmpty, synthesized })
+
+/**
+ * The session object carried by events.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Session = Schema.Struct({
+  id: NonEmpty,
+  cwd: Schema.optionalWith(Schema.String, { exact: true }),
+  workspaceRoots: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }),
+  model: Schema.optionalWith(Schema.String, { exact: true }),
+  agent: Schema.optionalWith(Schema.Struct({ id: NonEmpty, type: Schema.optionalWith(Schema.String, { exact: true }) }), {
+    exact: true
+  }),
+  synthesized
+}).annotations({ identifier: "Session" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Session = typeof Session.Type
+
+/**
+ * A member that must not be present (the official schemas' `not: { required: [...] }`).
+ *
+ * @since 0.1.0
+ * @category fields
+ */
+export const forbidden = (message: string) =>
+  Schema.optionalWith(Schema.Never.annotations({ message: () => message }), { exact: true })
+
+/**
+ * Schema annotations that make an object closed: an unknown member is an error.
+ *
+ * @since 0.1.0
+ * @category annotations
+ */
+export const closed = { parseOptions: { onExcessProperty: "error" } } as const

@@ -1,0 +1,277 @@
+/**
+ * Canonical content: messages made of ordered, selection-aware parts. Text is inline;
+ * only immutable non-text, non-JSON media attachments travel as body references.
+ * Parts and messages are closed objects (an unknown member is an error).
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import { closed, NonEmpty, NonNegativeInt, Sha256, synthesized } from "./Common.js"
+
+const strict = closed
+
+/**
+ * How much of a part a subscription receives: the body, only metadata, or nothing.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Selection = Schema.Literal("body", "metadata", "omit")
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Selection = typeof Selection.Type
+
+/**
+ * Canonical message roles.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Role = Schema.Literal("system", "developer", "user", "assistant", "tool")
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Role = typeof Role.Type
+
+/**
+ * Why a requested body is missing.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const PartGap = Schema.Struct({
+  reason: NonEmpty,
+  path: Schema.optionalWith(NonEmpty, { exact: true })
+}).annotations({ identifier: "PartGap", ...strict })
+
+/**
+ * A receiver-allocated immutable content reference: only `ref`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Reference = Schema.Struct({ ref: NonEmpty }).annotations({ identifier: "ContentReference", ...strict })
+
+const attachmentMediaTypePattern = /^(?:[Tt][Ee][Xx][Tt]\/|[^/]+\/(?:[^;]+\+)?[Jj][Ss][Oo][Nn](?:;|$))/
+
+/**
+ * Whether a media type may be carried as an attachment (not text, not JSON or `+json`).
+ *
+ * @since 0.1.0
+ * @category refinements
+ */
+export const isAttachmentMediaType = (mediaType: string): boolean =>
+  mediaType.length > 0 && !attachmentMediaTypePattern.test(mediaType)
+
+const AttachmentMediaType = Schema.String.pipe(
+  Schema.filter(isAttachmentMediaType, {
+    message: () => "an attachment media type must be non-empty and neither text/* nor JSON (text stays inline)"
+  })
+).annotations({ arbitrary: () => (fc) => fc.constantFrom("image/png", "audio/wav", "application/pdf", "video/mp4") })
+
+const common = {
+  id: NonEmpty,
+  category: Schema.optionalWith(NonEmpty, { exact: true }),
+  synthesized
+}
+const disclosed = {
+  size: Schema.optionalWith(NonNegativeInt, { exact: true }),
+  sha256: Schema.optionalWith(Sha256, { exact: true })
+}
+const text = { kind: Schema.Literal("text"), mediaType: Schema.Literal("text/plain") }
+const attachment = { kind: Schema.Literal("attachment"), mediaType: AttachmentMediaType }
+
+/**
+ * A text part with its text inline.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const TextBody = Schema.Struct({ ...common, ...text, selection: Schema.Literal("body"), text: Schema.String })
+  .annotations({ identifier: "TextBodyPart", ...strict })
+
+/**
+ * A text part whose requested body is missing.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const TextGap = Schema.Struct({ ...common, ...text, ...disclosed, selection: Schema.Literal("body"), gap: PartGap })
+  .annotations({ identifier: "TextGapPart", ...strict })
+
+/**
+ * A text part delivered as metadata only.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const TextMetadata = Schema.Struct({ ...common, ...text, ...disclosed, selection: Schema.Literal("metadata") })
+  .annotations({ identifier: "TextMetadataPart", ...strict })
+
+/**
+ * A text part whose content is omitted.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const TextOmitted = Schema.Struct({ ...common, ...text, ...disclosed, selection: Schema.Literal("omit") })
+  .annotations({ identifier: "TextOmittedPart", ...strict })
+
+/**
+ * An attachment with a ready body reference.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const AttachmentBody = Schema.Struct({ ...common, ...attachment, selection: Schema.Literal("body"), body: Reference })
+  .annotations({ identifier: "AttachmentBodyPart", ...strict })
+
+/**
+ * An attachment whose requested body is missing.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const AttachmentGap = Schema.Struct({
+  ...common,
+  ...attachment,
+  ...disclosed,
+  selection: Schema.Literal("body"),
+  gap: PartGap
+}).annotations({ identifier: "AttachmentGapPart", ...strict })
+
+/**
+ * An attachment delivered as metadata only.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const AttachmentMetadata = Schema.Struct({
+  ...common,
+  ...attachment,
+  ...disclosed,
+  selection: Schema.Literal("metadata")
+}).annotations({ identifier: "AttachmentMetadataPart", ...strict })
+
+/**
+ * An attachment whose content is omitted.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const AttachmentOmitted = Schema.Struct({
+  ...common,
+  ...attachment,
+  ...disclosed,
+  selection: Schema.Literal("omit")
+}).annotations({ identifier: "AttachmentOmittedPart", ...strict })
+
+/**
+ * A text part in any view.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const TextPart = Schema.Union(TextBody, TextGap, TextMetadata, TextOmitted).annotations({ identifier: "TextPart" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type TextPart = typeof TextPart.Type
+
+/**
+ * An attachment part in any view.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const AttachmentPart = Schema.Union(AttachmentBody, AttachmentGap, AttachmentMetadata, AttachmentOmitted)
+  .annotations({ identifier: "AttachmentPart" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type AttachmentPart = typeof AttachmentPart.Type
+
+/**
+ * Any content part.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Part = Schema.Union(
+  TextBody,
+  TextGap,
+  TextMetadata,
+  TextOmitted,
+  AttachmentBody,
+  AttachmentGap,
+  AttachmentMetadata,
+  AttachmentOmitted
+).annotations({ identifier: "Part" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Part = typeof Part.Type
+
+/**
+ * An ordered list of text parts (compaction instructions and summaries).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const TextParts = Schema.Array(TextPart)
+
+/**
+ * A canonical message: a role and ordered parts.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Message = Schema.Struct({
+  id: NonEmpty,
+  role: Role,
+  parts: Schema.Array(Part),
+  synthesized
+}).annotations({ identifier: "Message", ...strict })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Message = typeof Message.Type
+
+/**
+ * An ordered list of canonical messages.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Messages = Schema.Array(Message)
+
+/**
+ * Whether a part is text the receiver cannot see: a metadata or omitted view, or a gap.
+ *
+ * @since 0.1.0
+ * @category refinements
+ */
+export const isHiddenText = (part: Part): boolean =>
+  part.kind === "text" && (part.selection !== "body" || "gap" in part)
+
+/**
+ * Whether any part of the messages is hidden text.
+ *
+ * @since 0.1.0
+ * @category refinements
+ */
+export const hasHiddenText = (messages: ReadonlyArray<Message>): boolean =>
+  messages.some((m) => m.parts.some(isHiddenText))

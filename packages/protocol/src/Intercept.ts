@@ -1,0 +1,194 @@
+/**
+ * `hooks/intercept`: the request a harness sends to one subscription and the response
+ * that carries the backend's ordered effects.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import { Extensions, forbidden, NonEmpty, ProtocolVersion } from "./Common.js"
+import * as Capabilities from "./Capabilities.js"
+import * as Event from "./Event.js"
+import * as HookEffect from "./HookEffect.js"
+import * as Json from "./Json.js"
+import * as JsonRpc from "./JsonRpc.js"
+
+/**
+ * The method name.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const method = "hooks/intercept" as const
+
+/**
+ * Pending permission state: none < allow < ask < deny.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Permission = Schema.Literal("none", "allow", "ask", "deny")
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Permission = typeof Permission.Type
+
+/**
+ * A supplied-result candidate (its value may be any JSON, including `null`).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Candidate = Schema.Struct({
+  value: Json.Value,
+  provenance: Schema.optionalWith(Json.AnyObject, { exact: true })
+}).annotations({ identifier: "Candidate" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Candidate = typeof Candidate.Type
+
+/**
+ * The optional incoming decision state of an intercept request.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const State = Schema.Struct({
+  permission: Permission,
+  candidate: Schema.NullOr(Candidate),
+  flow: Schema.optionalWith(Schema.Literal("none", "stop", "continue"), { exact: true }),
+  instructions: Schema.optionalWith(Schema.Array(NonEmpty), { exact: true }),
+  injections: Schema.optionalWith(Schema.Array(Json.Value), { exact: true })
+}).annotations({ identifier: "InterceptState" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type State = typeof State.Type
+
+/**
+ * The params of an intercept request; capabilities must stay within the event's bounds.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Params = Schema.Struct({
+  protocolVersion: ProtocolVersion,
+  event: Event.InterceptableEvent,
+  capabilities: Capabilities.Capabilities,
+  extensions: Schema.optionalWith(Extensions, { exact: true }),
+  state: Schema.optionalWith(State, { exact: true })
+}).pipe(
+  Schema.filter((params) =>
+    Capabilities.boundsProblems(params.event.type, params.capabilities).map((p) => ({
+      path: ["capabilities", ...p.path],
+      message: p.message
+    }))
+  )
+).annotations({ identifier: "InterceptParams" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Params = typeof Params.Type
+
+/**
+ * A `hooks/intercept` request. Its JSON-RPC id must equal its event's id.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Request = Schema.Struct({
+  jsonrpc: Schema.Literal("2.0"),
+  id: JsonRpc.Id,
+  method: Schema.Literal(method),
+  params: Params
+}).pipe(
+  Schema.filter((request) =>
+    JsonRpc.sameId(request.id, request.params.event.id) ||
+    { path: ["id"], message: "the request id must equal params.event.id" }
+  )
+).annotations({ identifier: "InterceptRequest" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Request = typeof Request.Type
+
+const resultFields = {
+  protocolVersion: ProtocolVersion,
+  extensions: Schema.optionalWith(Extensions, { exact: true }),
+  manifest: forbidden("an intercept result must not carry a discovery manifest")
+}
+
+/**
+ * The result of an intercept: the ordered effects (empty means no change, never permission).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Result = Schema.Struct({ ...resultFields, effects: Schema.Array(HookEffect.HookEffect) })
+  .annotations({ identifier: "InterceptResult" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Result = typeof Result.Type
+
+const response = <R extends Schema.Schema.Any>(result: R, identifier: string) =>
+  Schema.Struct({
+    jsonrpc: Schema.Literal("2.0"),
+    id: JsonRpc.ResponseId,
+    result,
+    error: forbidden("a response cannot carry both result and error")
+  }).annotations({ identifier })
+
+/**
+ * A successful intercept response.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Response = response(Result, "InterceptResponse")
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Response = typeof Response.Type
+
+/**
+ * An intercept response with exactly one `deny`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const DenyResponse = response(
+  Schema.Struct({
+    ...resultFields,
+    effects: Schema.Tuple(HookEffect.Deny).annotations({ message: () => "a deny response carries exactly one deny effect" })
+  }),
+  "InterceptDenyResponse"
+)
+
+/**
+ * An intercept response with no effects.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const NoEffectResponse = response(
+  Schema.Struct({
+    ...resultFields,
+    effects: Schema.Tuple().annotations({ message: () => "a no-effect response carries an empty effects list" })
+  }),
+  "InterceptNoEffectResponse"
+)

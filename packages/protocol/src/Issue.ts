@@ -1,0 +1,247 @@
+/**
+ * Validation problems as data: a JSON Pointer (RFC 6901) to the offending value and a
+ * message. Every decoder in this package reports all problems, never only the first.
+ *
+ * @since 0.1.0
+ */
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import type * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import * as AST from "effect/SchemaAST"
+import * as Json from "./Json.js"
+
+/**
+ * One problem found in a JSON value.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Issue {
+  /** JSON Pointer to the offending value; `""` is the whole document. */
+  readonly path: string
+  readonly message: string
+}
+
+/**
+ * Makes an issue.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (path: ReadonlyArray<PropertyKey>, message: string): Issue => ({ path: pointer(path), message })
+
+/**
+ * Renders a path as a JSON Pointer.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const pointer = (path: ReadonlyArray<PropertyKey>): string =>
+  path.map((segment) => "/" + String(segment).replace(/~/g, "~0").replace(/\//g, "~1")).join("")
+
+/**
+ * Prefixes every issue's path with a parent path.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const within = (issues: ReadonlyArray<Issue>, parent: ReadonlyArray<PropertyKey>): Array<Issue> =>
+  issues.map((issue) => ({ path: pointer(parent) + issue.path, message: issue.message }))
+
+const describeActual = (actual: unknown): string => {
+  if (actual === undefined) return "nothing"
+  if (actual === null) return "null"
+  if (Array.isArray(actual)) return "an array"
+  switch (typeof actual) {
+    case "string":
+      return actual.length > 40 ? "a string" : JSON.stringify(actual)
+    case "number":
+    case "boolean":
+      return String(actual)
+    case "object":
+      return actual instanceof Json.LosslessNumber ? `${actual.source}, beyond exact number precision` : "an object"
+    default:
+      return typeof actual
+  }
+}
+
+const expected = (ast: AST.AST): string => {
+  const identifier = AST.getIdentifierAnnotation(ast)
+  switch (ast._tag) {
+    case "TypeLiteral":
+      return "an object"
+    case "TupleType":
+      return "an array"
+    case "StringKeyword":
+      return "a string"
+    case "NumberKeyword":
+      return "a number"
+    case "BooleanKeyword":
+      return "a boolean"
+    case "Declaration":
+      return AST.getDescriptionAnnotation(ast).pipe(Option.orElse(() => identifier), Option.getOrElse(() => "a valid value"))
+    case "Refinement":
+    case "Transformation":
+      return Option.getOrElse(identifier, () => expected(ast._tag === "Refinement" ? ast.from : ast.to))
+    case "Union": {
+      const members = ast.types.map(expected)
+      const text = members.join(" or ")
+      return text.length <= 120 ? text : Option.getOrElse(identifier, () => "one of the allowed shapes")
+    }
+    default:
+      return String(ast)
+  }
+}
+
+const annotatedMessage = (issue: ParseResult.ParseIssue): string | undefined => {
+  const ast = "ast" in issue ? issue.ast : undefined
+  if (ast === undefined) return undefined
+  const annotation = AST.getMessageAnnotation(ast)
+  if (Option.isNone(annotation)) return undefined
+  const result = annotation.value(issue)
+  if (typeof result === "string") return result
+  if (typeof result === "object" && result !== null && "message" in result && typeof result.message === "string") {
+    return result.message
+  }
+  return undefined
+}
+
+const childrenOf = (issue: ParseResult.Composite): ReadonlyArray<ParseResult.ParseIssue> =>
+  Array.isArray(issue.issues) ? (issue.issues as ReadonlyArray<ParseResult.ParseIssue>) : [issue.issues as ParseResult.ParseIssue]
+
+const isLiteralMismatch = (issue: ParseResult.ParseIssue): boolean =>
+  issue._tag === "Type" && (issue.ast._tag === "Literal" || (issue.ast._tag === "Union" && issue.ast.types.every((t) => t._tag === "Literal")))
+
+/** Whether a member's failure is a mismatch of one of its literal (discriminating) members. */
+const failsDiscriminator = (issue: ParseResult.ParseIssue): boolean => {
+  if (isLiteralMismatch(issue)) return true
+  if (issue._tag === "Composite" && issue.ast._tag === "TypeLiteral") {
+    const children = childrenOf(issue)
+    return children.some((c) => c._tag === "Pointer" && isLiteralMismatch(c.issue))
+  }
+  return false
+}
+
+/**
+ * A union failed: report the member the value most plausibly meant (its literal members
+ * match, fewest problems) rather than every member's failure.
+ */
+const walkUnion = (
+  ast: AST.Union,
+  actual: unknown,
+  children: ReadonlyArray<ParseResult.ParseIssue>,
+  path: ReadonlyArray<PropertyKey>,
+  out: Array<Issue>
+): void => {
+  if (children.every(isLiteralMismatch)) {
+    out.push(make(path, `expected ${expected(ast)}, got ${describeActual(actual)}`))
+    return
+  }
+  const plausible = children.filter((c) => !failsDiscriminator(c))
+  const candidates = plausible.length > 0 ? plausible : children
+  let best: Array<Issue> | undefined
+  for (const child of candidates) {
+    const collected: Array<Issue> = []
+    walk(child, path, collected)
+    if (best === undefined || collected.length < best.length) best = collected
+  }
+  if (plausible.length === 0 && candidates.length > 1) {
+    out.push(make(path, `expected ${expected(ast)}`))
+    return
+  }
+  out.push(...(best ?? []))
+}
+
+const walk = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>, out: Array<Issue>): void => {
+  switch (issue._tag) {
+    case "Pointer":
+      return walk(issue.issue, [...path, ...(Array.isArray(issue.path) ? issue.path : [issue.path])], out)
+    case "Composite": {
+      const own = annotatedMessage(issue)
+      if (own !== undefined) {
+        out.push(make(path, own))
+        return
+      }
+      const children = childrenOf(issue)
+      if (issue.ast._tag === "Union" && children.length > 1) return walkUnion(issue.ast, issue.actual, children, path, out)
+      for (const child of children) walk(child, path, out)
+      return
+    }
+    case "Refinement": {
+      const own = annotatedMessage(issue)
+      if (issue.kind === "From" || own === undefined) {
+        if (issue.kind === "From") return walk(issue.issue, path, out)
+        out.push(make(path, `does not satisfy ${expected(issue.ast)}`))
+        return
+      }
+      out.push(make(path, own))
+      return
+    }
+    case "Transformation":
+      return walk(issue.issue, path, out)
+    case "Type":
+      out.push(make(path, annotatedMessage(issue) ?? issue.message ?? `expected ${expected(issue.ast)}, got ${describeActual(issue.actual)}`))
+      return
+    case "Missing":
+      out.push(make(path, "is required"))
+      return
+    case "Unexpected":
+      out.push(make(path, "is not an allowed member here"))
+      return
+    case "Forbidden":
+      out.push(make(path, issue.message ?? "cannot be checked"))
+      return
+  }
+}
+
+/**
+ * Converts a Schema `ParseError` into issues with JSON Pointer paths.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const fromParseError = (error: ParseResult.ParseError): Array<Issue> => {
+  const out: Array<Issue> = []
+  walk(error.issue, [], out)
+  return dedupe(out)
+}
+
+const dedupe = (issues: Array<Issue>): Array<Issue> => {
+  const seen = new Set<string>()
+  return issues.filter((i) => {
+    const key = i.path + "\u0000" + i.message
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+}
+
+/**
+ * Describes a value briefly for a message without echoing long or secret text.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const describe = describeActual
+
+/**
+ * Parse options used by every decoder here: report all errors; keep unknown members of
+ * open objects (they are ignored, and forwarded untouched). Closed objects (effects,
+ * content parts) override this with `onExcessProperty: "error"`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const parseOptions = { errors: "all", onExcessProperty: "preserve" } as const
+
+/**
+ * Builds a decoder that reports issues instead of a `ParseError`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const decoder = <A, I>(schema: Schema.Schema<A, I>) => {
+  const decode = Schema.decodeUnknownEither(schema, parseOptions)
+  return (input: unknown): Either.Either<A, Array<Issue>> => Either.mapLeft(decode(input), fromParseError)
+}

@@ -1,0 +1,257 @@
+/**
+ * JSON values as they travel on the AHP wire.
+ *
+ * `parse` never loses precision silently: an integer literal beyond ±(2^53 − 1), or a number
+ * that would overflow to ±Infinity, is kept as a `LosslessNumber` holding its exact source
+ * text, and `stringify` writes that text back unchanged. Schemas that need a JavaScript
+ * number (timeouts, sizes, counters) therefore reject such a value with a clear message
+ * instead of accepting a rounded one.
+ *
+ * @since 0.1.0
+ */
+import * as Arbitrary from "effect/Arbitrary"
+import * as Data from "effect/Data"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import * as internal from "./internal/jsonParser.js"
+
+/**
+ * A JSON number literal kept verbatim because a JavaScript number cannot hold it exactly.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class LosslessNumber {
+  constructor(
+    /** The literal exactly as it appeared in the JSON text. */
+    readonly source: string
+  ) {}
+  /** The nearest JavaScript number (may be rounded or infinite). */
+  get approximate(): number {
+    return Number(this.source)
+  }
+  /** Whether the literal is an integer (no fraction or exponent). */
+  get isInteger(): boolean {
+    return /^-?\d+$/.test(this.source)
+  }
+  toString(): string {
+    return `${this.source} (beyond exact number precision)`
+  }
+  toJSON(): string {
+    return `${marker}${this.source}`
+  }
+}
+
+const nonce = Math.random().toString(36).slice(2)
+const marker = `\u0000ahp-lossless-${nonce}:`
+const markerPattern = new RegExp(`"\\\\u0000ahp-lossless-${nonce}:([^"]+)"`, "g")
+
+/**
+ * Any JSON value. Numbers that JavaScript cannot hold exactly are `LosslessNumber`s.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type JsonValue =
+  | null
+  | boolean
+  | number
+  | string
+  | LosslessNumber
+  | ReadonlyArray<JsonValue>
+  | { readonly [key: string]: JsonValue }
+
+/**
+ * A JSON object.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type JsonObject = { readonly [key: string]: JsonValue }
+
+/**
+ * A JSON text that could not be parsed.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class JsonParseError extends Data.TaggedError("JsonParseError")<{
+  readonly message: string
+  /** Zero-based character offset of the problem, when known. */
+  readonly offset?: number | undefined
+}> {}
+
+/**
+ * Whether a value is a plain JSON object (not an array, not null).
+ *
+ * @since 0.1.0
+ * @category refinements
+ */
+export const isObject = (u: unknown): u is JsonObject =>
+  typeof u === "object" && u !== null && !Array.isArray(u) && !(u instanceof LosslessNumber)
+
+/**
+ * Whether a value is made only of JSON values (finite numbers, strings, booleans, null,
+ * arrays, plain objects, `LosslessNumber`s). Iterative, so deep values cannot overflow the stack.
+ *
+ * @since 0.1.0
+ * @category refinements
+ */
+export const isJsonValue = (u: unknown): u is JsonValue => {
+  const stack: Array<unknown> = [u]
+  while (stack.length > 0) {
+    const v = stack.pop()
+    switch (typeof v) {
+      case "string":
+      case "boolean":
+        continue
+      case "number":
+        if (!Number.isFinite(v)) return false
+        continue
+      case "object": {
+        if (v === null || v instanceof LosslessNumber) continue
+        if (Array.isArray(v)) {
+          for (let i = 0; i < v.length; i++) stack.push(v[i])
+          continue
+        }
+        const proto = Object.getPrototypeOf(v)
+        if (proto !== Object.prototype && proto !== null) return false
+        for (const key in v) stack.push((v as Record<string, unknown>)[key])
+        continue
+      }
+      default:
+        return false
+    }
+  }
+  return true
+}
+
+const jsonArbitrary = (fc: typeof import("effect/FastCheck")) =>
+  fc.jsonValue({ maxDepth: 3, noUnicodeString: false }).map((v) => normalizeNegativeZero(v) as JsonValue)
+
+const normalizeNegativeZero = (v: unknown): unknown => {
+  if (typeof v === "number") return Object.is(v, -0) ? 0 : v
+  if (Array.isArray(v)) return v.map(normalizeNegativeZero)
+  if (typeof v === "object" && v !== null) {
+    const out: Record<string, unknown> = {}
+    for (const [k, x] of Object.entries(v)) {
+      Object.defineProperty(out, k, { value: normalizeNegativeZero(x), enumerable: true, writable: true, configurable: true })
+    }
+    return out
+  }
+  return v
+}
+
+/**
+ * Schema for any JSON value.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Value: Schema.Schema<JsonValue> = Schema.declare(isJsonValue, {
+  identifier: "JsonValue",
+  description: "a JSON value",
+  arbitrary: () => jsonArbitrary
+})
+
+/**
+ * Schema for a JSON object whose members are any JSON values (open by design: tool input,
+ * native payloads, provider params).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const AnyObject: Schema.Schema<JsonObject> = Schema.declare(
+  (u: unknown): u is JsonObject => isObject(u) && isJsonValue(u),
+  {
+    identifier: "JsonObject",
+    description: "a JSON object",
+    arbitrary: () => (fc) => fc.dictionary(fc.string(), jsonArbitrary(fc), { maxKeys: 4 }) as any
+  }
+)
+
+const hasSuspiciousNumber = /\d{16,}|[eE][+-]?\d{3,}/
+
+/**
+ * Parses a JSON text. Precision is never lost silently: see the module comment.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const parse = (text: string): Either.Either<JsonValue, JsonParseError> => {
+  let value: JsonValue
+  try {
+    value = JSON.parse(text)
+  } catch (e) {
+    return Either.left(new JsonParseError(internal.describeSyntaxError(text, e)))
+  }
+  if (!hasSuspiciousNumber.test(text)) return Either.right(value)
+  return internal.parseLossless(text, (source) => new LosslessNumber(source)).pipe(
+    Either.map((v) => v as JsonValue),
+    Either.mapLeft((problem) => new JsonParseError(problem))
+  )
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+
+/**
+ * Decodes UTF-8 bytes (rejecting invalid sequences) and parses them as JSON.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const parseBytes = (bytes: Uint8Array): Either.Either<JsonValue, JsonParseError> => {
+  let text: string
+  try {
+    text = utf8.decode(bytes)
+  } catch {
+    return Either.left(new JsonParseError({ message: "invalid UTF-8" }))
+  }
+  return parse(text)
+}
+
+/**
+ * Writes a JSON value as compact JSON text (one line), restoring `LosslessNumber`s verbatim.
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const stringify = (value: unknown, space?: number): string => {
+  const text = JSON.stringify(value, null, space)
+  return text.includes("ahp-lossless-") ? text.replace(markerPattern, "$1") : text
+}
+
+/**
+ * Structural equality of two JSON values; object key order is irrelevant.
+ *
+ * @since 0.1.0
+ * @category equality
+ */
+export const equals = (a: unknown, b: unknown): boolean => {
+  if (a === b) return true
+  if (a instanceof LosslessNumber || b instanceof LosslessNumber) {
+    return a instanceof LosslessNumber && b instanceof LosslessNumber && a.source === b.source
+  }
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (!equals(a[i], b[i])) return false
+    return true
+  }
+  if (Array.isArray(b)) return false
+  const ka = Object.keys(a)
+  if (ka.length !== Object.keys(b).length) return false
+  for (const k of ka) {
+    if (!Object.prototype.hasOwnProperty.call(b, k)) return false
+    if (!equals((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false
+  }
+  return true
+}
+
+/**
+ * Arbitrary for JSON values, for property tests of open fields.
+ *
+ * @since 0.1.0
+ * @category testing
+ */
+export const arbitrary = Arbitrary.make(Value)

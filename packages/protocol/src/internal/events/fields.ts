@@ -1,0 +1,133 @@
+/**
+ * Building blocks shared by the event modules: optional and forbidden members, closed
+ * identities, cross-field rules and the common envelope.
+ *
+ * @internal
+ */
+import * as Arbitrary from "effect/Arbitrary"
+import type * as FastCheck from "effect/FastCheck"
+import * as Schema from "effect/Schema"
+import { AbsoluteUri, closed, Extensions, FieldGap, Identity, NonEmpty, Session, synthesized, Timestamp } from "../../Common.js"
+import * as Content from "../../Content.js"
+import * as Json from "../../Json.js"
+import { EventType } from "./type.js"
+
+/** @internal */
+export const optional = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
+const absent = Schema.Never.annotations({ arbitrary: () => (fc) => fc.constant(undefined as never) })
+
+/**
+ * A member that must be absent. Unlike `Common.forbidden` it supports `Arbitrary`: random
+ * generation yields `undefined` for it, which `struct` then drops.
+ *
+ * @internal
+ */
+export const forbidden = (message: string) => Schema.optionalWith(absent.annotations({ message: () => message }), { exact: true })
+
+const dropUndefined = <A>(value: A): A => {
+  const out: Record<string, unknown> = {}
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) if (v !== undefined) out[key] = v
+  return out as A
+}
+
+/**
+ * A struct that may contain `forbidden` members; its random values never carry them.
+ *
+ * @internal
+ */
+export const struct = <F extends Schema.Struct.Fields>(fields: F) => {
+  const plain = Schema.Struct(fields)
+  return plain.annotations({ arbitrary: () => (fc) => Arbitrary.makeLazy(plain)(fc).map(dropUndefined) })
+}
+
+/** @internal */
+export interface Problem {
+  readonly path: ReadonlyArray<PropertyKey>
+  readonly message: string
+}
+
+/**
+ * Adds cross-field rules (the official if/then/else conditions) to a struct. `rules` lists
+ * the problems of a value, each pointing at the offending member; `repair` turns any
+ * random value into one that satisfies the rules, so property tests need no rejection.
+ * Random values drop `forbidden` members first (a refinement's arbitrary is built from
+ * the struct's members, not from the struct's own arbitrary).
+ *
+ * @internal
+ */
+export const crossField = <S extends Schema.Schema.AnyNoContext>(
+  self: S,
+  rules: (value: Schema.Schema.Type<S>) => ReadonlyArray<Problem>,
+  repair: (value: Schema.Schema.Type<S>) => Schema.Schema.Type<S>
+) =>
+  Schema.filter<S>((value) => rules(value))(self).annotations({
+    arbitrary: (from: Arbitrary.LazyArbitrary<Schema.Schema.Type<S>>) => (fc: typeof FastCheck) =>
+      from(fc).map((value) => repair(dropUndefined(value)))
+  })
+
+/** @internal */
+export const NonNegativeNumber = Schema.Number.pipe(
+  Schema.finite({ message: () => "must be a finite number" }),
+  Schema.greaterThanOrEqualTo(0, { message: () => "must be a non-negative number" })
+).annotations({ arbitrary: () => (fc) => fc.double({ min: 0, max: 1e9, noNaN: true }).map((n) => n + 0) })
+
+/** @internal */
+export const Int = Schema.Number.pipe(Schema.int({ message: () => "must be an integer" }))
+
+/** @internal */
+export const Currency = Schema.String.pipe(
+  Schema.pattern(/^[A-Z]{3}$/, { message: () => "must be a three-letter uppercase currency code such as USD" })
+)
+
+/**
+ * A list of distinct non-empty strings.
+ *
+ * @internal
+ */
+export const uniqueStrings = (minItems: number) =>
+  Schema.Array(NonEmpty).pipe(
+    Schema.filter((items) => items.length >= minItems && new Set(items).size === items.length, {
+      message: (issue) =>
+        Array.isArray(issue.actual) && issue.actual.length < minItems
+          ? `must contain at least ${minItems} item(s)`
+          : "must not contain duplicates",
+      arbitrary: () => (fc) => fc.uniqueArray(fc.string({ minLength: 1 }), { minLength: minItems, maxLength: 4 })
+    })
+  )
+
+/**
+ * A closed `{ id, synthesized? }` identity (call, execution-event turn, item references).
+ *
+ * @internal
+ */
+export const ClosedIdentity = Identity.annotations({ ...closed })
+
+/**
+ * Extensions whose keys must all be reverse-DNS names (an unknown key is reported at its
+ * own path).
+ *
+ * @internal
+ */
+export const StrictExtensions = Extensions.annotations({ ...closed })
+
+/**
+ * The members every catalogue event may carry. Events narrow `type` to their own name and
+ * override `turn`, `items` and `parentEventId` where their official schema differs.
+ *
+ * @internal
+ */
+export const envelope = {
+  id: NonEmpty,
+  source: AbsoluteUri,
+  type: EventType,
+  time: Timestamp,
+  session: optional(Session),
+  parentEventId: optional(NonEmpty),
+  turn: optional(Identity),
+  items: optional(Schema.Array(Content.Part)),
+  gaps: optional(Schema.Array(FieldGap)),
+  native: optional(Json.Value),
+  extensions: optional(StrictExtensions),
+  synthesized
+}

@@ -1,0 +1,66 @@
+/**
+ * Session events: `session.start` and `session.end`.
+ *
+ * `session.start` carries the harness's discovery manifest. `Discovery.ts` depends on
+ * `Event.ts` for the event type names, so the manifest schema is reached lazily; the type
+ * names live in the leaf module `type.ts`, which `Event.ts` loads first.
+ *
+ * @internal
+ */
+import * as Schema from "effect/Schema"
+import { closed, NonEmpty, NonNegativeInt, Session } from "../../Common.js"
+import * as Content from "../../Content.js"
+import * as Discovery from "../../Discovery.js"
+import { ClosedIdentity, crossField, envelope, forbidden, optional, struct } from "./fields.js"
+
+const manifestSample: Discovery.Manifest = {
+  events: [{ event: "session.start", modes: ["observe"] }],
+  gaps: [],
+  transports: ["stdio"],
+  authentication: [],
+  toolPaths: ["native"],
+  contentCategories: [],
+  limits: {},
+  managedPolicy: { scopes: ["user"], disableable: true },
+  correlationIdentityFields: ["id", "session.id"]
+}
+
+const Manifest = Schema.suspend((): Schema.Schema<Discovery.Manifest, Schema.Schema.Encoded<typeof Discovery.Manifest>> =>
+  Discovery.Manifest
+).annotations({ identifier: "Manifest", arbitrary: () => (fc) => fc.constant(manifestSample) })
+
+/** @internal */
+export const SessionStart = crossField(
+  struct({
+    ...envelope,
+    type: Schema.Literal("session.start"),
+    session: Session,
+    trigger: Schema.Literal("startup", "resume", "clear", "compact", "fork"),
+    resumedFrom: optional(ClosedIdentity),
+    permissionMode: NonEmpty,
+    harness: Schema.Struct({ name: NonEmpty, version: NonEmpty }).annotations({ ...closed }),
+    manifest: Manifest,
+    items: Content.Messages,
+    tool: forbidden("session.start is not a tool event and has no tool"),
+    outcome: forbidden("session.start has no outcome; outcome belongs to session.end")
+  }),
+  (event) =>
+    (event.trigger === "clear" || event.trigger === "fork") && event.resumedFrom === undefined
+      ? [{ path: ["resumedFrom"], message: `is required when trigger is ${event.trigger}` }]
+      : [],
+  (event) =>
+    (event.trigger === "clear" || event.trigger === "fork") && event.resumedFrom === undefined
+      ? { ...event, resumedFrom: { id: `${event.session.id}-origin` } }
+      : event
+).annotations({ identifier: "SessionStart" })
+
+/** @internal */
+export const SessionEnd = struct({
+  ...envelope,
+  type: Schema.Literal("session.end"),
+  session: Session,
+  outcome: Schema.Literal("completed", "cancelled", "error", "unknown"),
+  reason: NonEmpty,
+  counters: optional(Schema.Record({ key: Schema.String, value: NonNegativeInt })),
+  tool: forbidden("session.end is not a tool event and has no tool")
+}).annotations({ identifier: "SessionEnd" })

@@ -1,0 +1,93 @@
+/**
+ * The catalogue's event type names. A leaf module: modules that `Event.ts` depends on
+ * (such as `Discovery.ts`) may use these names while `Event.ts` itself is still loading.
+ *
+ * @internal
+ */
+import * as Schema from "effect/Schema"
+
+/** @internal */
+export const eventTypes = [
+  "tool.before",
+  "tool.after",
+  "session.start",
+  "session.end",
+  "config.change.before",
+  "config.change.after",
+  "turn.start",
+  "turn.finish.before",
+  "turn.end",
+  "turn.progress",
+  "model.request.before",
+  "model.response.after",
+  "model.error",
+  "model.switch.before",
+  "model.switch.after",
+  "tool.permission.request",
+  "tool.permission.resolved",
+  "tool.progress",
+  "tool.batch.after",
+  "context.compact.before",
+  "context.compact.after",
+  "task.change.before",
+  "task.change.after",
+  "user.attention",
+  "user.elicitation.request",
+  "user.elicitation.result",
+  "user.message.inbound",
+  "user.message.outbound",
+  "workspace.change.before",
+  "workspace.change.after",
+  "file.changed",
+  "hook.failure"
+] as const
+
+/** @internal */
+export const EventType = Schema.Literal(...eventTypes).annotations({
+  identifier: "EventType",
+  message: () => "must be one of the 32 catalogue event types"
+})
+
+/** @internal */
+export type EventType = typeof EventType.Type
+
+/** @internal */
+export const interceptableEventTypes = [
+  "tool.before",
+  "tool.after",
+  "session.start",
+  "config.change.before",
+  "turn.start",
+  "turn.finish.before",
+  "model.request.before",
+  "model.switch.before",
+  "tool.permission.request",
+  "tool.batch.after",
+  "context.compact.before",
+  "context.compact.after",
+  "task.change.before",
+  "user.elicitation.request",
+  "user.elicitation.result",
+  "user.message.inbound",
+  "user.message.outbound",
+  "workspace.change.before",
+  "model.response.after"
+] as const
+
+/** @internal */
+export type InterceptableEventType = (typeof interceptableEventTypes)[number]
+
+const known: ReadonlySet<string> = new Set(eventTypes)
+const interceptable: ReadonlySet<string> = new Set(interceptableEventTypes)
+
+/** @internal */
+export const isEventType = (u: unknown): u is EventType => typeof u === "string" && known.has(u)
+
+/** @internal */
+export const isInterceptable = (type: string): type is InterceptableEventType => interceptable.has(type)
+
+/** @internal */
+export const family = (type: string): string => {
+  const dot = type.indexOf(".")
+  return dot === -1 ? type : type.slice(0, dot)
+}
