@@ -41,6 +41,8 @@
 //   multiline          answer with pretty-printed (multi-line) JSON
 //   no-newline         answer without the trailing newline, then exit
 //   stderr-flood       write 1 MiB to stderr, then answer ok
+//   introspect         answer ok with extra result members "env" (the names of the
+//                      environment variables it received) and "cwd"
 //   ignore-sigterm     ignore SIGTERM (installed at startup if named anywhere) and hang
 // http only:
 //   <status>           answer with that HTTP status (e.g. 500, 503, 404, 401, 202, 204);
@@ -52,6 +54,7 @@
 //                      otherwise 401
 //   require-oauth      ok only with the latest token issued by --oauth, otherwise 401
 //   non-json           200 with a text/plain body that is not JSON
+//   invalid-json       200 declared application/json whose body is not JSON
 //   reset              destroy the socket without answering
 //   never-answer       never answer
 //   notify-with-body   answer notifications 202 with a body (requests: ok)
@@ -63,7 +66,8 @@
 //                      in which order: {"event":"start","pid":…}, then stdio
 //                      {"event":"message","pid":…,"message":…} or http
 //                      {"event":"request","pid":…,"method":…,"path":…,"authorization":[…],
-//                      "contentType":…,"accept":…,"body":"<raw text>"}; http also logs
+//                      "contentType":…,"accept":…,"remotePort":…,"body":"<raw text>"}
+//                      (remotePort shows connection reuse); http also logs
 //                      {"event":"closed","path":…} when a client drops an unanswered
 //                      request, and {"event":"oauth","path":…,…} for --oauth endpoints
 //   --size N           size in bytes for `oversized` (default 9437184)
@@ -72,14 +76,24 @@
 //                      http://127.0.0.1:<port> (RFC 8414 metadata and POST /token with
 //                      client_credentials, issuing oauth-token-1, oauth-token-2, …)
 //   --client-secret S  http --oauth: the client secret /token requires (default: none)
-import { appendFileSync, renameSync, writeFileSync } from "node:fs"
+//   --linger           stdio: keep running after stdin has ended (until killed)
+//   --counter FILE     number requests across processes (per_event children, restarted
+//                      persistent children) with a counter kept in FILE, so --sequence
+//                      spans them; without it each process counts from 1
+//
+// stdio message log entries also carry "outstanding": how many requests had been received
+// but not yet answered when the message arrived (0 proves requests are serialised).
+import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 
 const argv = process.argv.slice(2)
 const mode = argv.shift()
 const portFile = mode === "http" ? argv.shift() : undefined
 
-const options = { behaviour: "ok", sequence: [], log: undefined, size: 9 * 1024 * 1024, manifest: undefined, oauth: false, clientSecret: undefined }
+const options = {
+  behaviour: "ok", sequence: [], log: undefined, size: 9 * 1024 * 1024, manifest: undefined, oauth: false,
+  clientSecret: undefined, linger: false, counter: undefined
+}
 for (let i = 0; i < argv.length; i++) {
   const arg = argv[i]
   if (arg === "--sequence") options.sequence = splitTopLevel(argv[++i])
@@ -88,6 +102,8 @@ for (let i = 0; i < argv.length; i++) {
   else if (arg === "--manifest") options.manifest = JSON.parse(argv[++i])
   else if (arg === "--oauth") options.oauth = true
   else if (arg === "--client-secret") options.clientSecret = argv[++i]
+  else if (arg === "--linger") options.linger = true
+  else if (arg === "--counter") options.counter = argv[++i]
   else if (arg.startsWith("--")) fail(`unknown option ${arg}`)
   else options.behaviour = arg
 }
@@ -121,7 +137,10 @@ function log(entry) {
 let requestCount = 0
 /** The behaviour for the next request: its --sequence entry, else the default. */
 function nextBehaviour() {
-  requestCount++
+  if (options.counter !== undefined) {
+    requestCount = (existsSync(options.counter) ? Number(readFileSync(options.counter, "utf8")) : 0) + 1
+    writeFileSync(options.counter, String(requestCount))
+  } else requestCount++
   const name = options.sequence[requestCount - 1] ?? options.behaviour
   const eq = name.indexOf("=")
   return eq === -1 ? { name, arg: undefined } : { name: name.slice(0, eq), arg: name.slice(eq + 1) }
@@ -181,12 +200,19 @@ function runStdio() {
   if (all.includes("ignore-sigterm")) process.on("SIGTERM", () => {})
   let keepAlive
   const hold = () => (keepAlive ??= setInterval(() => {}, 1 << 30))
-  const write = (text, callback) => process.stdout.write(text, callback)
+  if (options.linger) hold()
+  let outstanding = 0
+  // Every write of a line that answers the current request goes through here.
+  const write = (text, callback) => {
+    outstanding = 0
+    return process.stdout.write(text, callback)
+  }
   const send = (value) => write(JSON.stringify(value) + "\n")
 
   const onMessage = (message) => {
-    log({ event: "message", message })
+    log({ event: "message", outstanding, message })
     if (message === null || typeof message !== "object" || message.id === undefined || message.method === undefined) return
+    outstanding++
     const behaviour = nextBehaviour()
     const reply = answerFor(behaviour, message)
     switch (behaviour.name) {
@@ -245,6 +271,13 @@ function runStdio() {
       case "stderr-flood":
         process.stderr.write("e".repeat(1024 * 1024), () => send(answerFor({ name: "ok" }, message)))
         return
+      case "introspect": {
+        const value = answerFor({ name: "ok" }, message)
+        value.result.env = Object.keys(process.env).sort()
+        value.result.cwd = process.cwd()
+        send(value)
+        return
+      }
       default:
         if (reply === undefined) fail(`unknown stdio behaviour ${behaviour.name}`)
         send(reply)
@@ -317,7 +350,8 @@ function runHttp() {
       }
       log({
         event: "request", method: req.method, path: req.url, authorization,
-        contentType: req.headers["content-type"], accept: req.headers["accept"], body: raw
+        contentType: req.headers["content-type"], accept: req.headers["accept"], remotePort: req.socket.remotePort,
+        body: raw
       })
       if (req.url === "/redirect-target") return sendJson(res, 200, { redirected: true })
       let message = {}
@@ -369,6 +403,9 @@ function runHttp() {
       case "non-json":
         res.writeHead(200, { "content-type": "text/plain" })
         return res.end("this is not json")
+      case "invalid-json":
+        res.writeHead(200, { "content-type": "application/json" })
+        return res.end("{\"jsonrpc\":\"2.0\",")
       case "notify-with-body":
         if (!isRequest) return sendJson(res, 202, { accepted: true })
         break

@@ -254,7 +254,15 @@ type ContextOf<L> = L extends Layer.Layer<infer _A, infer _E, infer R> ? R : nev
  * @since 0.1.0
  * @category constructors
  */
-export const make = <const Layers extends ReadonlyArray<Layer.Layer<any, any, any>>>(
+export const make = <const Layers extends ReadonlyArray<Layer.Layer.Any>>(
   ...handlers: Layers
-): Layer.Layer<Handlers | SuccessOf<Layers[number]>, ErrorOf<Layers[number]>, Exclude<ContextOf<Layers[number]>, Handlers>> =>
-  handlers.reduce<Layer.Layer<any, any, any>>((backend, handler) => Layer.provideMerge(handler, backend), layer)
+): Layer.Layer<
+  Handlers | SuccessOf<Layers[number]>,
+  ErrorOf<Layers[number]>,
+  Exclude<ContextOf<Layers[number]>, Handlers>
+> =>
+  handlers.reduce(
+    (backend: Layer.Layer<Handlers, unknown, unknown>, handler) =>
+      Layer.provideMerge(handler as Layer.Layer<never, unknown, unknown>, backend),
+    layer
+  ) as never

@@ -32,7 +32,9 @@ export const problem = (
     case "modify": {
       const operations = capabilities.modify?.[effect.target]
       if (operations === undefined) return `modify(${effect.target}) is not granted by this request`
-      return operations[effect.operation] ? undefined : `modify(${effect.target}) ${effect.operation} is not granted by this request`
+      return operations[effect.operation]
+        ? undefined
+        : `modify(${effect.target}) ${effect.operation} is not granted by this request`
     }
     case "flow": {
       const flow = capabilities.flow

@@ -173,8 +173,9 @@ export const serve = <E, R>(
   )
   return Layer.mergeAll(HttpServer.serve(app(options)), address).pipe(
     Layer.provide(Server.layerBackend(backend)),
-    Layer.provide(
-      NodeHttpServer.layerServer(() => NodeHttp.createServer(), { port: options.port, host: options.host ?? "127.0.0.1" })
-    )
+    Layer.provide(NodeHttpServer.layerServer(() => NodeHttp.createServer(), {
+      port: options.port,
+      host: options.host ?? "127.0.0.1"
+    }))
   )
 }

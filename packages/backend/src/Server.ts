@@ -32,6 +32,7 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Backend from "./Backend.js"
 import * as Grant from "./Grant.js"
@@ -83,16 +84,19 @@ export const batchResponse: Json.JsonObject = errorResponse(
 )
 
 const isId = Schema.is(JsonRpc.Id)
-const decodeRequest = Issue.decoder(Intercept.Request)
-const decodeNotification = Issue.decoder(Observe.Notification)
+const decodeRequest = Schema.decodeUnknownEither(Intercept.Request, Issue.parseOptions)
+const decodeNotification = Schema.decodeUnknownEither(Observe.Notification, Issue.parseOptions)
 const decodeEffect = Schema.decodeUnknownEither(HookEffect.HookEffect, { errors: "all", onExcessProperty: "error" })
 const encodeEffect = Schema.encodeEither(HookEffect.HookEffect)
 
 const some = (response: Json.JsonObject) => Effect.succeed(Option.some(response))
 
-const uniquePaths = (issues: ReadonlyArray<Issue.Issue>): Array<string> => [...new Set(issues.map((i) => i.path))]
+/** The JSON Pointers of a decoding failure's problems (no messages: they may quote values). */
+const problemPaths = (error: ParseResult.ParseError): Array<string> => [
+  ...new Set(ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => Issue.pointer(issue.path)))
+]
 
-interface Rejection {
+type Rejection = {
   readonly index: number
   readonly reason: string
 }
@@ -107,7 +111,7 @@ const checkEffects = (
   effects.forEach((candidate, index) => {
     const decoded = decodeEffect(candidate)
     if (Either.isLeft(decoded)) {
-      const paths = uniquePaths(Issue.fromParseError(decoded.left)).map((p) => p === "" ? "/" : p)
+      const paths = problemPaths(decoded.left).map((p) => p === "" ? "/" : p)
       rejected.push({ index, reason: `not a valid effect (problems at ${paths.join(", ")})` })
       return
     }
@@ -150,7 +154,7 @@ export const make: Effect.Effect<Context.Tag.Service<Server>, never, Backend.Han
     const decoded = decodeNotification(message)
     if (Either.isLeft(decoded)) {
       return yield* Effect.logWarning("ignored an invalid observation").pipe(
-        Effect.annotateLogs({ eventType, paths: uniquePaths(decoded.left) })
+        Effect.annotateLogs({ eventType, paths: problemPaths(decoded.left) })
       )
     }
     yield* Effect.forEach(observers, (observer) =>
@@ -180,7 +184,7 @@ export const make: Effect.Effect<Context.Tag.Service<Server>, never, Backend.Han
     }
     const decoded = decodeRequest(message)
     if (Either.isLeft(decoded)) {
-      return errorResponse(id, JsonRpc.ErrorCode.InvalidParams, "Invalid params", { paths: uniquePaths(decoded.left) })
+      return errorResponse(id, JsonRpc.ErrorCode.InvalidParams, "Invalid params", { paths: problemPaths(decoded.left) })
     }
     const request: Backend.InterceptRequest = { ...decoded.right.params, id: decoded.right.id }
     const eventType = request.event.type
@@ -196,9 +200,7 @@ export const make: Effect.Effect<Context.Tag.Service<Server>, never, Backend.Han
       yield* Effect.logError("refused to send effects the request does not allow").pipe(
         Effect.annotateLogs({ eventType, rejected: checked.left })
       )
-      return errorResponse(id, JsonRpc.ErrorCode.InternalError, "Internal error", {
-        rejected: checked.left.map((r) => ({ index: r.index, reason: r.reason }))
-      })
+      return errorResponse(id, JsonRpc.ErrorCode.InternalError, "Internal error", { rejected: checked.left })
     }
     return {
       jsonrpc: "2.0",

@@ -153,7 +153,9 @@ export const respond = (options?: Options) => <E, R>(input: Stream.Stream<Uint8A
     input.pipe(
       Stream.pipeThroughChannel(splitFrames<E>(max)),
       Stream.filter((frame) => frame._tag === "Oversized" || !isBlank(frame.bytes)),
-      Stream.mapEffect((frame) => frame._tag === "Oversized" ? Effect.succeedSome(tooLong) : server.handleBytes(frame.bytes)),
+      Stream.mapEffect((frame) =>
+        frame._tag === "Oversized" ? Effect.succeedSome(tooLong) : server.handleBytes(frame.bytes)
+      ),
       Stream.filterMap((response) => Option.map(response, (r) => encoder.encode(Json.stringify(r) + "\n")))
     )))
 }

@@ -18,7 +18,9 @@ export const guard = Backend.intercept("tool.before", (request) =>
     if (typeof delayMs === "number") yield* Effect.sleep(Duration.millis(delayMs))
     const text = typeof command === "string" ? command : ""
     const hit = policy.blocked.find((pattern) => text.includes(pattern))
-    return hit === undefined ? [] : [{ type: "deny", reason: `${request.event.tool.name}: ${hit} is not allowed` } as const]
+    return hit === undefined
+      ? []
+      : [{ type: "deny", reason: `${request.event.tool.name}: ${hit} is not allowed` } as const]
   }))
 
 /** The events the audit observer saw, in order. */

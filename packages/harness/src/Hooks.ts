@@ -32,7 +32,7 @@ import * as Observation from "./Observation.js"
 import * as Registry from "./Registry.js"
 import type { RouteFailure } from "./RouteFailure.js"
 import * as Settlement from "./Settlement.js"
-import { type Endpoint, TransportError, Transports } from "./Transport.js"
+import { type Endpoint, type InProcessBackend, layerInProcess, TransportError, Transports } from "./Transport.js"
 
 /**
  * A boundary input that is not a valid event of its type.
@@ -279,6 +279,19 @@ export const make = (registration: unknown, options?: Options) =>
  */
 export const layer = (registration: unknown, options?: Options): Layer.Layer<Hooks, Registry.ConfigurationError, Transports> =>
   Layer.scoped(Hooks, make(registration, options))
+
+/**
+ * A test double: the real service over in-process backends (plain Effect functions keyed
+ * by backend id), so tests and examples need no processes or sockets.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerTest = (
+  registration: unknown,
+  backends: Readonly<Record<string, InProcessBackend>>,
+  options?: Options
+): Layer.Layer<Hooks, Registry.ConfigurationError> => layer(registration, options).pipe(Layer.provide(layerInProcess(backends)))
 
 /**
  * Dispatches a `tool.before` boundary.

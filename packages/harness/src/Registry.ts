@@ -159,7 +159,7 @@ const checkAuthentication = (auth: Json.JsonValue, transport: unknown, at: strin
   }
   if (!Json.isObject(auth)) return c.add("invalid-value", at, "authentication must be an object")
   if (auth.type !== "bearer" && auth.type !== "oauth") {
-    return c.add("unknown-auth-type", `${at}/type`, "authentication type must be bearer or oauth (the portable bindings)")
+    c.add("unknown-auth-type", `${at}/type`, "authentication type must be bearer or oauth (the portable bindings)")
   }
   for (const key of ["token", "bearerToken", "value", "secret", "password", "clientSecret"]) {
     if (has(auth, key)) c.add("literal-credential", `${at}/${key}`, "literal credentials are not allowed; reference the secret")

@@ -10,6 +10,7 @@
  */
 import { Capabilities, Common, Content, Event, HookEffect, Issue, Json, JsonRpc, Registration } from "@effect-ahp/protocol"
 import * as Either from "effect/Either"
+import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Boundary from "./Boundary.js"
 import * as Edit from "./Edit.js"
@@ -105,7 +106,18 @@ const reject = (
   jsonRpcCode?: number
 ): Either.Either<never, Rejection> => Either.left({ phase, code, path, detail, jsonRpcCode })
 
-const decodeEffect = Schema.decodeUnknownEither(HookEffect.HookEffect, { errors: "all", onExcessProperty: "error" })
+const effectOptions = { errors: "all", onExcessProperty: "error" } as const
+const memberDecoders: Record<string, (u: unknown) => Either.Either<HookEffect.HookEffect, ParseResult.ParseError>> = {
+  deny: Schema.decodeUnknownEither(HookEffect.Deny, effectOptions),
+  allow: Schema.decodeUnknownEither(HookEffect.Allow, effectOptions),
+  ask: Schema.decodeUnknownEither(HookEffect.Ask, effectOptions),
+  modify: Schema.decodeUnknownEither(HookEffect.Modify, effectOptions),
+  message: Schema.decodeUnknownEither(HookEffect.Message, effectOptions),
+  return: Schema.decodeUnknownEither(HookEffect.Return, effectOptions),
+  inject: Schema.decodeUnknownEither(HookEffect.Inject, effectOptions),
+  stop: Schema.decodeUnknownEither(HookEffect.FlowStop, effectOptions),
+  continue: Schema.decodeUnknownEither(HookEffect.FlowContinue, effectOptions)
+}
 const isExtensions = Schema.is(Common.Extensions)
 const valueDecoders = new Map<Schema.Schema<any, any>, (u: unknown) => Either.Either<unknown, unknown>>()
 const decoderFor = (schema: Schema.Schema<any, any>) => {
@@ -147,7 +159,10 @@ const classify = (effect: unknown, pointer: string): Either.Either<HookEffect.Ho
   if (typeof effect.type !== "string" || !(HookEffect.kinds as ReadonlyArray<string>).includes(effect.type)) {
     return reject("staging", "unknown-effect", `${pointer}/type`, "unknown effect type")
   }
-  const decoded = decodeEffect(effect)
+  const member = effect.type === "flow" ? String(effect.operation) : effect.type
+  const decode = memberDecoders[member]
+  if (decode === undefined) return reject("staging", "invalid-effect", `${pointer}/operation`, "flow operation must be stop or continue")
+  const decoded = decode(effect)
   if (Either.isRight(decoded)) return Either.right(decoded.right)
   const issues = Issue.fromParseError(decoded.left)
   const unknownField = issues.find((i) => i.message === "is not an allowed member here")

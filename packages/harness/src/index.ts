@@ -17,6 +17,13 @@ export * as Boundary from "./Boundary.js"
 export * as Chain from "./Chain.js"
 
 /**
+ * A Promise facade over Hooks for hosts that do not use Effect.
+ *
+ * @since 0.1.0
+ */
+export * as Client from "./Client.js"
+
+/**
  * The modification algebra.
  *
  * @since 0.1.0

@@ -24,8 +24,9 @@
  *     The RFC 9728 protected-resource discovery that could follow such a 401 is not
  *     implemented.
  *
- * Credentials never appear in errors, logs or span attributes (the client's tracing
- * redacts the `Authorization` header).
+ * Closing the endpoint's scope aborts exchanges in flight; they and later calls fail with
+ * `closed`. Credentials never appear in errors, logs or span attributes (the client's
+ * tracing redacts the `Authorization` header).
  *
  * @since 0.1.0
  */
@@ -36,11 +37,13 @@ import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
 import * as Credentials from "./Credentials.js"
 import * as http from "./internal/http.js"
 import * as oauth from "./internal/oauth.js"
@@ -126,8 +129,8 @@ const interpretNotification = (maxBodyBytes: number) => (res: HttpClientResponse
   })
 
 /**
- * Connects an HTTP backend. Connecting sends nothing; URL and authentication problems
- * surface on each call, before anything is sent.
+ * Connects an HTTP backend for the lifetime of the current scope. Connecting sends
+ * nothing; URL and authentication problems surface on each call, before anything is sent.
  *
  * @since 0.1.0
  * @category constructors
@@ -136,8 +139,14 @@ export const connect = (
   transport: Registration.HttpTransport,
   authentication: Registration.Authentication | undefined,
   options: Options = {}
-): Effect.Effect<TransportApi.Endpoint, never, HttpClient.HttpClient | Credentials.CredentialResolver> =>
+): Effect.Effect<
+  TransportApi.Endpoint,
+  never,
+  HttpClient.HttpClient | Credentials.CredentialResolver | Scope.Scope
+> =>
   Effect.gen(function*() {
+    const closed = yield* Deferred.make<never, TransportApi.TransportError>()
+    yield* Effect.addFinalizer(() => Deferred.fail(closed, http.failure("closed", "the HTTP transport was closed")))
     const client = HttpClient.withScope(yield* HttpClient.HttpClient)
     const credentials = yield* Credentials.CredentialResolver
     const maxBodyBytes = options.maxBodyBytes ?? defaults.maxBodyBytes
@@ -153,10 +162,17 @@ export const connect = (
         maxBodyBytes,
         refreshMargin: Duration.decode(options.tokenRefreshMargin ?? defaults.tokenRefreshMargin)
       }, authentication)
-      authorizer = Either.right({ credential: Effect.asSome(tokens.get), invalidate: tokens.invalidate, retryOnce: true })
+      authorizer = Either.right({
+        credential: Effect.asSome(tokens.get),
+        invalidate: tokens.invalidate,
+        retryOnce: true
+      })
     } else if (authentication?.type === "oauth") {
       authorizer = Either.left(
-        http.failure("unsupported", "the OAuth authorization_code_pkce flow needs user interaction, which is unavailable")
+        http.failure(
+          "unsupported",
+          "the OAuth authorization_code_pkce flow needs user interaction, which is unavailable"
+        )
       )
     }
 
@@ -189,6 +205,7 @@ export const connect = (
       interpret: (res: HttpClientResponse.HttpClientResponse) => Effect.Effect<A, TransportApi.TransportError>
     ): Effect.Effect<A, TransportApi.TransportError> =>
       Effect.gen(function*() {
+        if (yield* Deferred.isDone(closed)) return yield* Deferred.await(closed)
         const url = yield* target
         const auth = yield* authorizer
         const body = new TextEncoder().encode(Json.stringify(message))
@@ -199,7 +216,7 @@ export const connect = (
         yield* auth.invalidate
         const second = yield* attempt(url, auth, body, interpret)
         return second._tag === "Done" ? second.value : yield* unauthorized
-      })
+      }).pipe(Effect.raceFirst(Deferred.await(closed)))
 
     const endpoint: TransportApi.Endpoint = {
       request: Effect.fn("HttpTransport.request")(function*(message) {

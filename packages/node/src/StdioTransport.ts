@@ -10,11 +10,13 @@
  *   dropped. A malformed or oversized line fails the pending request; `maxMalformedLines`
  *   bad lines in a row get the child killed. A child that exits is replaced on the next
  *   message. Interrupting a pending request (deadline, cancellation) kills and reaps the
- *   child before the interruption completes; the next message starts a fresh one.
+ *   child before the interruption completes; the next message starts a fresh one. A
+ *   notification succeeds once it is queued for the child's stdin (in order with requests).
  * - `per_event`: one child per message. The message is written and stdin closed; a request
  *   succeeds with the first correlated response line (the exit status does not matter),
  *   then the child gets `exitGrace` to exit before it is killed. A notification waits at
- *   most `exitGrace` for the exit. Either way the child is reaped before the call returns.
+ *   most `notificationGrace` for the exit (the status never matters). Either way the child
+ *   is reaped before the call returns.
  *
  * Closing the endpoint's scope kills and reaps every child it started, including children
  * that ignore SIGTERM (SIGKILL after `killGrace`); later calls fail with `closed`.
@@ -50,8 +52,10 @@ export interface Options {
   readonly maxLineBytes?: number | undefined
   /** Time between SIGTERM and SIGKILL when a child is stopped. */
   readonly killGrace?: Duration.DurationInput | undefined
-  /** How long a `per_event` child may take to exit on its own after its exchange. */
+  /** How long a `per_event` child may take to exit on its own after it has replied. */
   readonly exitGrace?: Duration.DurationInput | undefined
+  /** How long a `per_event` child may run after receiving a notification before it is stopped. */
+  readonly notificationGrace?: Duration.DurationInput | undefined
   /** Consecutive malformed or oversized lines after which a persistent child is killed. */
   readonly maxMalformedLines?: number | undefined
   /** Extra environment variables for every child, on top of `PATH` and `HOME`. */
@@ -59,7 +63,8 @@ export interface Options {
 }
 
 /**
- * The default options: 8 MiB lines, 1 s kill grace, 500 ms exit grace, 3 malformed lines.
+ * The default options: 8 MiB lines, 1 s kill grace, 500 ms exit grace after a reply, 5 s
+ * for a notification, 3 malformed lines.
  *
  * @since 0.1.0
  * @category constants
@@ -68,6 +73,7 @@ export const defaults = {
   maxLineBytes: 8 * 1024 * 1024,
   killGrace: Duration.seconds(1),
   exitGrace: Duration.millis(500),
+  notificationGrace: Duration.seconds(5),
   maxMalformedLines: 3
 } as const
 
@@ -90,6 +96,7 @@ export const childEnvironment = (extra: Readonly<Record<string, string>> = {}): 
 interface Config extends child.ChildConfig {
   readonly maxLineBytes: number
   readonly exitGrace: Duration.Duration
+  readonly notificationGrace: Duration.Duration
   readonly maxMalformedLines: number
 }
 
@@ -277,7 +284,8 @@ const perEvent = Effect.fnUntraced(function*(config: Config) {
   let closed = false
   yield* Effect.addFinalizer(() => Effect.sync(() => void (closed = true)))
 
-  const awaitExit = (spawned: child.Child) => Effect.ignore(Effect.timeout(spawned.process.exitCode, config.exitGrace))
+  const awaitExit = (spawned: child.Child, grace: Duration.Duration) =>
+    Effect.ignore(Effect.timeout(spawned.process.exitCode, grace))
 
   const run = <A>(
     message: Json.JsonObject,
@@ -316,13 +324,14 @@ const perEvent = Effect.fnUntraced(function*(config: Config) {
   const endpoint: TransportApi.Endpoint = {
     request: Effect.fn("StdioTransport.request")(function*(message) {
       const id = yield* requestId(message)
-      return yield* run(message, (spawned) => Effect.tap(answer(spawned, id), () => awaitExit(spawned)))
+      return yield* run(message, (spawned) =>
+        Effect.tap(answer(spawned, id), () => awaitExit(spawned, config.exitGrace)))
     }),
     notify: Effect.fn("StdioTransport.notify")(function*(message) {
       yield* run(message, (spawned) =>
         Effect.zipRight(
-          Effect.forkScoped(Effect.interruptible(Stream.runDrain(Stream.catchAll(spawned.process.stdout, () => Stream.empty)))),
-          awaitExit(spawned)
+          Effect.forkScoped(Effect.interruptible(Effect.ignore(Stream.runDrain(spawned.process.stdout)))),
+          awaitExit(spawned, config.notificationGrace)
         ))
     })
   }
@@ -345,6 +354,7 @@ export const connect = (
     env: childEnvironment(options.env),
     killGrace: Duration.decode(options.killGrace ?? defaults.killGrace),
     exitGrace: Duration.decode(options.exitGrace ?? defaults.exitGrace),
+    notificationGrace: Duration.decode(options.notificationGrace ?? defaults.notificationGrace),
     maxLineBytes: options.maxLineBytes ?? defaults.maxLineBytes,
     maxMalformedLines: options.maxMalformedLines ?? defaults.maxMalformedLines
   }

@@ -85,12 +85,30 @@ const expected = (ast: AST.AST): string => {
     case "Transformation":
       return Option.getOrElse(identifier, () => expected(ast._tag === "Refinement" ? ast.from : ast.to))
     case "Union": {
-      const members = ast.types.map(expected)
+      if (ast.types.every(isObjectLike)) return Option.getOrElse(identifier, () => "an object")
+      const members = [...new Set(ast.types.map(expected))]
       const text = members.join(" or ")
       return text.length <= 120 ? text : Option.getOrElse(identifier, () => "one of the allowed shapes")
     }
     default:
       return String(ast)
+  }
+}
+
+const isObjectLike = (ast: AST.AST): boolean => {
+  switch (ast._tag) {
+    case "TypeLiteral":
+      return true
+    case "Refinement":
+      return isObjectLike(ast.from)
+    case "Transformation":
+      return isObjectLike(ast.to)
+    case "Suspend":
+      return isObjectLike(ast.f())
+    case "Union":
+      return ast.types.every(isObjectLike)
+    default:
+      return false
   }
 }
 
@@ -169,20 +187,23 @@ const walk = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>, o
       return
     }
     case "Refinement": {
+      if (issue.kind === "From") return walk(issue.issue, path, out)
       const own = annotatedMessage(issue)
-      if (issue.kind === "From" || own === undefined) {
-        if (issue.kind === "From") return walk(issue.issue, path, out)
-        out.push(make(path, `does not satisfy ${expected(issue.ast)}`))
+      if (own !== undefined) {
+        out.push(make(path, own))
         return
       }
-      out.push(make(path, own))
-      return
+      return walk(issue.issue, path, out)
     }
     case "Transformation":
       return walk(issue.issue, path, out)
-    case "Type":
-      out.push(make(path, annotatedMessage(issue) ?? issue.message ?? `expected ${expected(issue.ast)}, got ${describeActual(issue.actual)}`))
+    case "Type": {
+      const message = annotatedMessage(issue) ?? issue.message
+      if (message !== undefined) out.push(make(path, message))
+      else if (issue.ast._tag === "Refinement") out.push(make(path, `is not ${expected(issue.ast)}`))
+      else out.push(make(path, `expected ${expected(issue.ast)}, got ${describeActual(issue.actual)}`))
       return
+    }
     case "Missing":
       out.push(make(path, "is required"))
       return

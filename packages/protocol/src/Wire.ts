@@ -143,6 +143,10 @@ export interface Verdict {
  */
 export const validate = (value: unknown, kind?: Kind): Verdict => {
   const k = kind ?? inferKind(value)
+  if (Array.isArray(value)) {
+    return { kind: k, issues: [{ path: "", message: "a batch (JSON array) is not allowed; each message is one JSON object" }] }
+  }
+  if (!Json.isObject(value)) return { kind: k, issues: [{ path: "", message: `expected a JSON object, got ${Issue.describe(value)}` }] }
   const result = decoders[k](value)
   return { kind: k, issues: Either.isLeft(result) ? result.left : [] }
 }
@@ -186,7 +190,16 @@ export const validateText = (text: string, options: { readonly framing: Framing;
   if (lines.length === 0) return { kinds: [], issues: [{ path: "", message: "framing: no message (empty stream)" }] }
   const kindsFound: Array<Kind> = []
   const issues: Array<Issue.Issue> = []
-  const unreadable: Array<number> = []
+  const split = lines.length > 1 && lines.some((l) => Either.isLeft(Json.parse(l))) && Either.isRight(Json.parse(text))
+  if (split) {
+    return {
+      kinds: [],
+      issues: [{
+        path: "",
+        message: `framing: one message is split over ${lines.length} lines; each message must be one compact JSON line`
+      }]
+    }
+  }
   lines.forEach((raw, index) => {
     const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw
     if (line.trim() === "") {
@@ -195,24 +208,13 @@ export const validateText = (text: string, options: { readonly framing: Framing;
     }
     const parsed = Json.parse(line)
     if (Either.isLeft(parsed)) {
-      unreadable.push(index)
+      issues.push({ path: `/${index}`, message: `framing: line ${index + 1} is not one complete JSON message (${parsed.left.message})` })
       return
     }
     const verdict = validate(parsed.right, options.kind)
     kindsFound.push(verdict.kind)
     issues.push(...Issue.within(verdict.issues, [index]))
   })
-  if (unreadable.length > 0) {
-    const split = Either.isRight(Json.parse(text))
-    for (const index of unreadable) {
-      issues.push({
-        path: `/${index}`,
-        message: split
-          ? `framing: line ${index + 1} is part of a message split over several lines (one compact message per line)`
-          : `framing: line ${index + 1} is not one complete JSON message`
-      })
-    }
-  }
   issues.sort((a, b) => lineOf(a.path) - lineOf(b.path))
   return { kinds: kindsFound, issues }
 }

@@ -126,9 +126,10 @@ const requestToken = (config: OAuthConfig, oauth: Registration.OAuth, endpoint: 
       return yield* credentialFailure("the token endpoint issued a token that is not a bearer token")
     }
     const now = yield* Clock.currentTimeMillis
-    const expiresAt = typeof expires_in === "number" && expires_in > 0
-      ? now + expires_in * 1000 - Duration.toMillis(config.refreshMargin)
-      : undefined
+    const lifetime = typeof expires_in === "number" && expires_in > 0 ? expires_in * 1000 : undefined
+    const expiresAt = lifetime === undefined
+      ? undefined
+      : now + lifetime - Math.min(Duration.toMillis(config.refreshMargin), lifetime / 2)
     return { token: Redacted.make(access_token), expiresAt } satisfies Cached
   })
 

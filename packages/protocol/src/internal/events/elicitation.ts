@@ -15,10 +15,9 @@ import { optional } from "./fields.js"
 
 const annotations = { title: optional(Schema.String), description: optional(Schema.String) }
 const Strings = Schema.Array(Schema.String)
-const Option = Schema.Struct({ const: Schema.String, title: Schema.String }).annotations({ ...closed })
+const EnumOption = Schema.Struct({ const: Schema.String, title: Schema.String }).annotations({ ...closed })
 
-/** @internal */
-export const StringSchema = Schema.Struct({
+const StringSchema = Schema.Struct({
   type: Schema.Literal("string"),
   ...annotations,
   minLength: optional(Schema.Number),
@@ -27,8 +26,7 @@ export const StringSchema = Schema.Struct({
   default: optional(Schema.String)
 }).annotations({ identifier: "StringSchema", ...closed })
 
-/** @internal */
-export const NumberSchema = Schema.Struct({
+const NumberSchema = Schema.Struct({
   type: Schema.Literal("integer", "number"),
   ...annotations,
   minimum: optional(Schema.Number),
@@ -36,26 +34,23 @@ export const NumberSchema = Schema.Struct({
   default: optional(Schema.Number)
 }).annotations({ identifier: "NumberSchema", ...closed })
 
-/** @internal */
-export const BooleanSchema = Schema.Struct({
+const BooleanSchema = Schema.Struct({
   type: Schema.Literal("boolean"),
   ...annotations,
   default: optional(Schema.Boolean)
 }).annotations({ identifier: "BooleanSchema", ...closed })
 
-/** @internal */
-export const UntitledSingleSelectEnumSchema = Schema.Struct({
+const UntitledSingleSelectEnumSchema = Schema.Struct({
   type: Schema.Literal("string"),
   ...annotations,
   enum: Strings,
   default: optional(Schema.String)
 }).annotations({ identifier: "UntitledSingleSelectEnumSchema", ...closed })
 
-/** @internal */
-export const TitledSingleSelectEnumSchema = Schema.Struct({
+const TitledSingleSelectEnumSchema = Schema.Struct({
   type: Schema.Literal("string"),
   ...annotations,
-  oneOf: Schema.Array(Option),
+  oneOf: Schema.Array(EnumOption),
   default: optional(Schema.String)
 }).annotations({ identifier: "TitledSingleSelectEnumSchema", ...closed })
 
@@ -67,20 +62,17 @@ const multiSelect = {
   default: optional(Strings)
 }
 
-/** @internal */
-export const UntitledMultiSelectEnumSchema = Schema.Struct({
+const UntitledMultiSelectEnumSchema = Schema.Struct({
   ...multiSelect,
   items: Schema.Struct({ type: Schema.Literal("string"), enum: Strings }).annotations({ ...closed })
 }).annotations({ identifier: "UntitledMultiSelectEnumSchema", ...closed })
 
-/** @internal */
-export const TitledMultiSelectEnumSchema = Schema.Struct({
+const TitledMultiSelectEnumSchema = Schema.Struct({
   ...multiSelect,
-  items: Schema.Struct({ anyOf: Schema.Array(Option) }).annotations({ ...closed })
+  items: Schema.Struct({ anyOf: Schema.Array(EnumOption) }).annotations({ ...closed })
 }).annotations({ identifier: "TitledMultiSelectEnumSchema", ...closed })
 
-/** @internal */
-export const LegacyTitledEnumSchema = Schema.Struct({
+const LegacyTitledEnumSchema = Schema.Struct({
   type: Schema.Literal("string"),
   ...annotations,
   enum: Strings,
@@ -88,8 +80,7 @@ export const LegacyTitledEnumSchema = Schema.Struct({
   default: optional(Schema.String)
 }).annotations({ identifier: "LegacyTitledEnumSchema", ...closed })
 
-/** @internal */
-export const PrimitiveSchemaDefinition = Schema.Union(
+const PrimitiveSchemaDefinition = Schema.Union(
   StringSchema,
   NumberSchema,
   BooleanSchema,
@@ -100,8 +91,7 @@ export const PrimitiveSchemaDefinition = Schema.Union(
   LegacyTitledEnumSchema
 ).annotations({ identifier: "PrimitiveSchemaDefinition" })
 
-/** @internal */
-export type PrimitiveSchemaDefinition = typeof PrimitiveSchemaDefinition.Type
+type PrimitiveSchemaDefinition = typeof PrimitiveSchemaDefinition.Type
 
 /** @internal */
 export const RequestedSchema = Schema.Struct({
@@ -122,15 +112,13 @@ const TaskMetadata = Schema.Struct({ ttl: optional(Schema.Number) }).annotations
 
 const requestFields = { _meta: optional(RequestMeta), task: optional(TaskMetadata), message: Schema.String }
 
-/** @internal */
-export const ElicitRequestFormParams = Schema.Struct({
+const ElicitRequestFormParams = Schema.Struct({
   ...requestFields,
   mode: optional(Schema.Literal("form")),
   requestedSchema: RequestedSchema
 }).annotations({ identifier: "ElicitRequestFormParams", ...open })
 
-/** @internal */
-export const ElicitRequestURLParams = Schema.Struct({
+const ElicitRequestURLParams = Schema.Struct({
   ...requestFields,
   mode: Schema.Literal("url"),
   elicitationId: Schema.String,
@@ -145,10 +133,11 @@ export const ElicitRequestParams = Schema.Union(ElicitRequestURLParams, ElicitRe
 /** @internal */
 export type ElicitRequestParams = typeof ElicitRequestParams.Type
 
-/** @internal */
-export const AnswerValue = Schema.Union(Strings, Schema.String, Schema.Number, Schema.Boolean).annotations({
-  message: () => "must be a string, number, boolean or array of strings"
+const answerValueMessage = "must be a string, number, boolean or array of strings"
+const AnswerValue = Schema.Union(Strings, Schema.String, Schema.Number, Schema.Boolean).annotations({
+  message: () => answerValueMessage
 })
+const isAnswerValue = Schema.is(AnswerValue)
 
 /** @internal */
 export const ElicitResult = Schema.Struct({
@@ -160,20 +149,29 @@ export const ElicitResult = Schema.Struct({
 /** @internal */
 export type ElicitResult = typeof ElicitResult.Type
 
-const parseWith = <A, I>(schema: Schema.Schema<A, I>) => {
-  const decode = Issue.decoder(schema)
-  return (text: string): Either.Either<A, Array<Issue.Issue>> =>
+const parseWith =
+  <A>(decode: (input: unknown) => Either.Either<A, Array<Issue.Issue>>) =>
+  (text: string): Either.Either<A, Array<Issue.Issue>> =>
     Json.parse(text).pipe(
       Either.mapLeft((error) => [Issue.make([], `must be serialized JSON: ${error.message}`)]),
       Either.flatMap(decode)
     )
-}
+
+const decodeUrlRequest = Issue.decoder(ElicitRequestURLParams)
+const decodeFormRequest = Issue.decoder(ElicitRequestFormParams)
+
+/**
+ * `mode` selects the branch (omitted means form), so problems are reported against the
+ * request the sender meant; the accepted values are exactly those of the `anyOf`.
+ *
+ * @internal
+ */
+export const parseElicitationRequest = parseWith<ElicitRequestParams>((input) =>
+  Json.isObject(input) && input.mode === "url" ? decodeUrlRequest(input) : decodeFormRequest(input)
+)
 
 /** @internal */
-export const parseElicitationRequest = parseWith(ElicitRequestParams)
-
-/** @internal */
-export const parseElicitationResult = parseWith(ElicitResult)
+export const parseElicitationResult = parseWith(Issue.decoder(ElicitResult))
 
 /** @internal */
 export const elicitationMode = (request: ElicitRequestParams): "form" | "url" => request.mode ?? "form"
@@ -181,11 +179,18 @@ export const elicitationMode = (request: ElicitRequestParams): "form" | "url" =>
 const isStringArray = (u: unknown): u is ReadonlyArray<string> =>
   Array.isArray(u) && u.every((item) => typeof item === "string")
 
-const describeAllowed = (allowed: ReadonlyArray<string>): string => allowed.map((value) => JSON.stringify(value)).join(", ")
+const describeAllowed = (allowed: ReadonlyArray<string>): string =>
+  allowed.map((value) => JSON.stringify(value)).join(", ")
 
-const checkString = (field: PrimitiveSchemaDefinition & { readonly type: "string" }, value: unknown): string | undefined => {
+type StringField = PrimitiveSchemaDefinition & { readonly type: "string" }
+
+const checkString = (field: StringField, value: unknown): string | undefined => {
   if (typeof value !== "string") return "must be a string"
-  const allowed = "enum" in field ? field.enum : "oneOf" in field ? field.oneOf.map((option) => option.const) : undefined
+  const allowed = "enum" in field
+    ? field.enum
+    : "oneOf" in field
+    ? field.oneOf.map((option) => option.const)
+    : undefined
   if (allowed !== undefined) return allowed.includes(value) ? undefined : `must be one of ${describeAllowed(allowed)}`
   if ("minLength" in field && field.minLength !== undefined && value.length < field.minLength) {
     return `must be at least ${field.minLength} characters long`
@@ -197,7 +202,9 @@ const checkString = (field: PrimitiveSchemaDefinition & { readonly type: "string
 }
 
 const checkNumber = (field: typeof NumberSchema.Type, value: unknown): string | undefined => {
-  if (typeof value !== "number" || !Number.isFinite(value)) return `must be ${field.type === "integer" ? "an integer" : "a number"}`
+  if (typeof value !== "number" || !Number.isFinite(value)) {
+    return field.type === "integer" ? "must be an integer" : "must be a number"
+  }
   if (field.type === "integer" && !Number.isInteger(value)) return "must be an integer"
   if (field.minimum !== undefined && value < field.minimum) return `must be at least ${field.minimum}`
   if (field.maximum !== undefined && value > field.maximum) return `must be at most ${field.maximum}`
@@ -212,8 +219,12 @@ const checkMultiSelect = (
   const allowed = "enum" in field.items ? field.items.enum : field.items.anyOf.map((option) => option.const)
   const outside = value.find((item) => !allowed.includes(item))
   if (outside !== undefined) return `${JSON.stringify(outside)} is not one of ${describeAllowed(allowed)}`
-  if (field.minItems !== undefined && value.length < field.minItems) return `must select at least ${field.minItems} item(s)`
-  if (field.maxItems !== undefined && value.length > field.maxItems) return `must select at most ${field.maxItems} item(s)`
+  if (field.minItems !== undefined && value.length < field.minItems) {
+    return `must select at least ${field.minItems} item(s)`
+  }
+  if (field.maxItems !== undefined && value.length > field.maxItems) {
+    return `must select at most ${field.maxItems} item(s)`
+  }
   return undefined
 }
 
@@ -249,9 +260,11 @@ export const checkElicitationAnswer = (requestedSchema: RequestedSchema, content
     const field = Object.prototype.hasOwnProperty.call(requestedSchema.properties, name)
       ? requestedSchema.properties[name]
       : undefined
-    const problem = field === undefined
-      ? Schema.is(AnswerValue)(value) ? undefined : "must be a string, number, boolean or array of strings"
-      : checkField(field, value)
+    const problem = field !== undefined
+      ? checkField(field, value)
+      : isAnswerValue(value)
+      ? undefined
+      : answerValueMessage
     if (problem !== undefined) issues.push(Issue.make([name], problem))
   }
   return issues

@@ -7,7 +7,17 @@
 import * as Arbitrary from "effect/Arbitrary"
 import type * as FastCheck from "effect/FastCheck"
 import * as Schema from "effect/Schema"
-import { AbsoluteUri, closed, Extensions, FieldGap, Identity, NonEmpty, Session, synthesized, Timestamp } from "../../Common.js"
+import {
+  AbsoluteUri,
+  closed,
+  Extensions,
+  FieldGap,
+  Identity,
+  NonEmpty,
+  Session,
+  synthesized,
+  Timestamp
+} from "../../Common.js"
 import * as Content from "../../Content.js"
 import * as Json from "../../Json.js"
 import { EventType } from "./type.js"
@@ -18,12 +28,14 @@ export const optional = <S extends Schema.Schema.All>(schema: S) => Schema.optio
 const absent = Schema.Never.annotations({ arbitrary: () => (fc) => fc.constant(undefined as never) })
 
 /**
- * A member that must be absent. Unlike `Common.forbidden` it supports `Arbitrary`: random
- * generation yields `undefined` for it, which `struct` then drops.
+ * A member that must be absent (the official `not: { required: [...] }`). Unlike
+ * `Common.forbidden` it supports `Arbitrary`: random generation yields `undefined` for it,
+ * which `struct` and `crossField` then drop.
  *
  * @internal
  */
-export const forbidden = (message: string) => Schema.optionalWith(absent.annotations({ message: () => message }), { exact: true })
+export const forbidden = (message: string) =>
+  Schema.optionalWith(absent.annotations({ message: () => message }), { exact: true })
 
 const dropUndefined = <A>(value: A): A => {
   const out: Record<string, unknown> = {}

@@ -53,10 +53,11 @@ const ElicitationMode = Schema.Literal("form", "url")
 export const UserElicitationRequest = Schema.Struct({
   ...envelope,
   type: Schema.Literal("user.elicitation.request"),
-  elicitation: Schema.Struct({ server: NonEmpty, mode: ElicitationMode, request: optional(Content.TextPart) }).annotations({
-    identifier: "ElicitationRequest",
-    ...closed
-  })
+  elicitation: Schema.Struct({
+    server: NonEmpty,
+    mode: ElicitationMode,
+    request: optional(Content.TextPart)
+  }).annotations({ identifier: "ElicitationRequest", ...closed })
 }).annotations({ identifier: "UserElicitationRequest" })
 
 /** @internal */

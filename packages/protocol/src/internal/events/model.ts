@@ -8,7 +8,17 @@ import * as Schema from "effect/Schema"
 import { closed, NonEmpty } from "../../Common.js"
 import * as Content from "../../Content.js"
 import * as Json from "../../Json.js"
-import { ClosedIdentity, crossField, Currency, envelope, forbidden, NonNegativeNumber, optional, type Problem, struct } from "./fields.js"
+import {
+  ClosedIdentity,
+  crossField,
+  Currency,
+  envelope,
+  forbidden,
+  NonNegativeNumber,
+  optional,
+  type Problem,
+  struct
+} from "./fields.js"
 import { Attempt, AttemptUsage, EventError, Executed, Execution, Model } from "./shared.js"
 
 const attempt = { turn: optional(ClosedIdentity), model: Model, attempt: Attempt }
@@ -20,16 +30,16 @@ export const ModelRequestBefore = struct({
   ...attempt,
   items: Content.Messages,
   params: Json.AnyObject,
-  usage: forbidden("a model request has no usage yet; usage belongs to model.response.after"),
-  execution: forbidden("a model request precedes execution; execution belongs to model.response.after"),
-  finishReason: forbidden("a model request has no finishReason; it belongs to model.response.after"),
-  latencyMs: forbidden("a model request has no latency yet; latencyMs belongs to model.response.after"),
-  error: forbidden("a model request carries no error; failures are model.error events")
+  usage: forbidden("must be absent: usage belongs to model.response.after"),
+  execution: forbidden("must be absent: execution belongs to model.response.after"),
+  finishReason: forbidden("must be absent: finishReason belongs to model.response.after"),
+  latencyMs: forbidden("must be absent: latencyMs belongs to model.response.after"),
+  error: forbidden("must be absent: a failed attempt is reported by model.error")
 }).annotations({ identifier: "ModelRequestBefore" })
 
 /** @internal */
 export const ModelResponseAfter = crossField(
-  struct({
+  Schema.Struct({
     ...envelope,
     type: Schema.Literal("model.response.after"),
     ...attempt,
@@ -38,16 +48,16 @@ export const ModelResponseAfter = crossField(
     usage: optional(AttemptUsage),
     finishReason: NonEmpty,
     latencyMs: optional(NonNegativeNumber),
-    error: forbidden("a model response carries no error; failures are model.error events")
+    error: forbidden("must be absent: a failed attempt is reported by model.error")
   }),
   (event) => {
     if (event.execution.status !== "skipped") return []
     const problems: Array<Problem> = []
     if (event.execution.reason !== "supplied_result") {
-      problems.push({ path: ["execution", "reason"], message: "must be supplied_result when a model response was skipped" })
+      problems.push({ path: ["execution", "reason"], message: "must be supplied_result when the response was skipped" })
     }
     if (event.usage !== undefined) {
-      problems.push({ path: ["usage"], message: "must be absent when execution was skipped (a supplied result has no usage)" })
+      problems.push({ path: ["usage"], message: "must be absent when execution was skipped (no usage is fabricated)" })
     }
     if (event.latencyMs !== undefined) {
       problems.push({ path: ["latencyMs"], message: "must be absent when execution was skipped" })
@@ -65,12 +75,12 @@ export const ModelError = struct({
   ...envelope,
   type: Schema.Literal("model.error"),
   ...attempt,
-  execution: Executed.annotations({ message: () => "must be {\"status\": \"executed\"}: a model error follows a real attempt" }),
+  execution: Executed.annotations({ message: () => "must be executed: a model error follows a real attempt" }),
   error: EventError,
   usage: optional(AttemptUsage),
   latencyMs: optional(NonNegativeNumber),
   recovery: optional(NonEmpty),
-  finishReason: forbidden("a model error has no finishReason; it belongs to model.response.after")
+  finishReason: forbidden("must be absent: finishReason belongs to model.response.after")
 }).annotations({ identifier: "ModelError" })
 
 const Pricing = Schema.Struct({
@@ -88,7 +98,7 @@ export const ModelSwitchBefore = struct({
   proposed: Model,
   reason: NonEmpty,
   pricing: optional(Pricing),
-  previous: forbidden("a proposed switch has no previous model; previous belongs to model.switch.after")
+  previous: forbidden("must be absent: previous belongs to model.switch.after")
 }).annotations({ identifier: "ModelSwitchBefore" })
 
 /** @internal */
@@ -99,5 +109,5 @@ export const ModelSwitchAfter = struct({
   previous: Model,
   current: Model,
   reason: NonEmpty,
-  proposed: forbidden("a completed switch has no proposed model; proposed belongs to model.switch.before")
+  proposed: forbidden("must be absent: proposed belongs to model.switch.before")
 }).annotations({ identifier: "ModelSwitchAfter" })

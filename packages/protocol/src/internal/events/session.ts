@@ -25,13 +25,14 @@ const manifestSample: Discovery.Manifest = {
   correlationIdentityFields: ["id", "session.id"]
 }
 
-const Manifest = Schema.suspend((): Schema.Schema<Discovery.Manifest, Schema.Schema.Encoded<typeof Discovery.Manifest>> =>
-  Discovery.Manifest
-).annotations({ identifier: "Manifest", arbitrary: () => (fc) => fc.constant(manifestSample) })
+type ManifestEncoded = Schema.Schema.Encoded<typeof Discovery.Manifest>
+
+const Manifest = Schema.suspend((): Schema.Schema<Discovery.Manifest, ManifestEncoded> => Discovery.Manifest)
+  .annotations({ identifier: "Manifest", arbitrary: () => (fc) => fc.constant(manifestSample) })
 
 /** @internal */
 export const SessionStart = crossField(
-  struct({
+  Schema.Struct({
     ...envelope,
     type: Schema.Literal("session.start"),
     session: Session,
@@ -41,8 +42,8 @@ export const SessionStart = crossField(
     harness: Schema.Struct({ name: NonEmpty, version: NonEmpty }).annotations({ ...closed }),
     manifest: Manifest,
     items: Content.Messages,
-    tool: forbidden("session.start is not a tool event and has no tool"),
-    outcome: forbidden("session.start has no outcome; outcome belongs to session.end")
+    tool: forbidden("must be absent: session events carry no tool"),
+    outcome: forbidden("must be absent: outcome belongs to session.end")
   }),
   (event) =>
     (event.trigger === "clear" || event.trigger === "fork") && event.resumedFrom === undefined
@@ -62,5 +63,5 @@ export const SessionEnd = struct({
   outcome: Schema.Literal("completed", "cancelled", "error", "unknown"),
   reason: NonEmpty,
   counters: optional(Schema.Record({ key: Schema.String, value: NonNegativeInt })),
-  tool: forbidden("session.end is not a tool event and has no tool")
+  tool: forbidden("must be absent: session events carry no tool")
 }).annotations({ identifier: "SessionEnd" })

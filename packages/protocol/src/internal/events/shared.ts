@@ -9,7 +9,16 @@ import * as Schema from "effect/Schema"
 import { AbsoluteUri, closed, FieldGap, NonEmpty, NonNegativeInt, PositiveInt, synthesized } from "../../Common.js"
 import * as Content from "../../Content.js"
 import * as Json from "../../Json.js"
-import { ClosedIdentity, crossField, Currency, forbidden, Int, NonNegativeNumber, optional, struct, uniqueStrings } from "./fields.js"
+import {
+  ClosedIdentity,
+  crossField,
+  Currency,
+  forbidden,
+  Int,
+  NonNegativeNumber,
+  optional,
+  uniqueStrings
+} from "./fields.js"
 
 /** @internal */
 export const Model = Schema.Struct({ id: NonEmpty, provider: NonEmpty }).annotations({ identifier: "Model", ...closed })
@@ -35,14 +44,12 @@ export const Executed = Schema.Struct({ status: Schema.Literal("executed") }).an
   ...closed
 })
 
-/** @internal */
-export const SuppliedResult = Schema.Struct({
+const SuppliedResult = Schema.Struct({
   status: Schema.Literal("skipped"),
   reason: Schema.Literal("supplied_result")
 }).annotations({ identifier: "SuppliedResult", ...closed })
 
-/** @internal */
-export const Skipped = Schema.Struct({
+const Skipped = Schema.Struct({
   status: Schema.Literal("skipped"),
   reason: Schema.Literal("policy", "cancelled", "timeout", "other"),
   detail: optional(NonEmpty)
@@ -94,7 +101,8 @@ const ConnectionGaps = Schema.Array(FieldGap.annotations({ ...closed })).pipe(
 type Located = { readonly gaps?: ReadonlyArray<{ readonly path: string }> }
 
 const explained = (connection: Located, member: string): boolean =>
-  (connection as Record<string, unknown>)[member] !== undefined || (connection.gaps ?? []).some((gap) => gap.path === member)
+  (connection as Record<string, unknown>)[member] !== undefined ||
+  (connection.gaps ?? []).some((gap) => gap.path === member)
 
 /** Each location member must be present or explained by a gap whose `path` names it. */
 const located = <S extends Schema.Schema.AnyNoContext>(self: S, members: ReadonlyArray<string>) =>
@@ -108,12 +116,14 @@ const located = <S extends Schema.Schema.AnyNoContext>(self: S, members: Readonl
     (connection) => {
       const missing = members.filter((member) => !explained(connection, member))
       if (missing.length === 0) return connection
-      const gaps = [...(connection.gaps ?? []), ...missing.map((path) => ({ path, reason: "not exposed by the runtime" }))]
-      return { ...connection, gaps } as Schema.Schema.Type<S>
+      const added = missing.map((path) => ({ path, reason: "not exposed by the runtime" }))
+      return { ...connection, gaps: [...(connection.gaps ?? []), ...added] } as Schema.Schema.Type<S>
     }
   )
 
-const HttpUrl = AbsoluteUri.pipe(Schema.pattern(/^https?:\/\//, { message: () => "must be an http:// or https:// URL" }))
+const HttpUrl = AbsoluteUri.pipe(
+  Schema.pattern(/^https?:\/\//, { message: () => "must be an http:// or https:// URL" })
+)
 
 const remote = <T extends "http" | "sse">(transport: T, identifier: string) =>
   located(
@@ -153,8 +163,7 @@ export const McpConnection = Schema.Union(
   remote("sse", "SseConnection"),
   StdioConnection,
   ExtensionConnection
-)
-  .annotations({ identifier: "McpConnection" })
+).annotations({ identifier: "McpConnection" })
 
 /** @internal */
 export const Mcp = Schema.Struct({
@@ -166,19 +175,21 @@ export const Mcp = Schema.Struct({
 
 /** @internal */
 export const Tool = crossField(
-  struct({
+  Schema.Struct({
     name: NonEmpty,
     kind: optional(NonEmpty),
     input: Json.AnyObject,
     origin: Schema.Literal("native", "mcp"),
     mcp: optional(Mcp),
-    output: forbidden("tool has no output member; the result belongs in the event items")
+    output: forbidden("must be absent: tool results belong in the event items")
   }).annotations({ ...closed }),
   (tool) => {
-      if (tool.origin === "mcp" && tool.mcp === undefined) return [{ path: ["mcp"], message: "is required when origin is mcp" }]
-      if (tool.origin === "native" && tool.mcp !== undefined) {
-        return [{ path: ["mcp"], message: "must be absent when origin is native" }]
-      }
+    if (tool.origin === "mcp" && tool.mcp === undefined) {
+      return [{ path: ["mcp"], message: "is required when origin is mcp" }]
+    }
+    if (tool.origin === "native" && tool.mcp !== undefined) {
+      return [{ path: ["mcp"], message: "must be absent when origin is native" }]
+    }
     return []
   },
   (tool) => ({ ...tool, origin: tool.mcp === undefined ? ("native" as const) : ("mcp" as const) })
@@ -203,22 +214,22 @@ export const FileChange = crossField(
     after: optional(Content.Part)
   }).annotations({ ...closed }),
   (fileChange) => [
-      ...(fileChange.change === "moved" && fileChange.previousPath === undefined
-        ? [{ path: ["previousPath"], message: "is required when change is moved" }]
-        : []),
-      ...(fileChange.change === "created" && fileChange.before !== undefined
-        ? [{ path: ["before"], message: "must be absent when change is created" }]
-        : []),
-      ...(fileChange.change === "deleted" && fileChange.after !== undefined
-        ? [{ path: ["after"], message: "must be absent when change is deleted" }]
-        : [])
-    ],
-    ({ after, before, ...rest }) => ({
-      ...rest,
-      ...(rest.change === "moved" && rest.previousPath === undefined ? { previousPath: `${rest.path}.old` } : {}),
-      ...(before !== undefined && rest.change !== "created" ? { before } : {}),
-      ...(after !== undefined && rest.change !== "deleted" ? { after } : {})
-    })
+    ...(fileChange.change === "moved" && fileChange.previousPath === undefined
+      ? [{ path: ["previousPath"], message: "is required when change is moved" }]
+      : []),
+    ...(fileChange.change === "created" && fileChange.before !== undefined
+      ? [{ path: ["before"], message: "must be absent when change is created" }]
+      : []),
+    ...(fileChange.change === "deleted" && fileChange.after !== undefined
+      ? [{ path: ["after"], message: "must be absent when change is deleted" }]
+      : [])
+  ],
+  ({ after, before, ...rest }) => ({
+    ...rest,
+    ...(rest.change === "moved" && rest.previousPath === undefined ? { previousPath: `${rest.path}.old` } : {}),
+    ...(before !== undefined && rest.change !== "created" ? { before } : {}),
+    ...(after !== undefined && rest.change !== "deleted" ? { after } : {})
+  })
 ).annotations({ identifier: "FileChange" })
 
 /** @internal */

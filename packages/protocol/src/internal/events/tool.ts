@@ -8,7 +8,16 @@ import * as Schema from "effect/Schema"
 import { closed, NonEmpty } from "../../Common.js"
 import * as Content from "../../Content.js"
 import * as Json from "../../Json.js"
-import { ClosedIdentity, crossField, envelope, forbidden, NonNegativeNumber, optional, type Problem, struct } from "./fields.js"
+import {
+  ClosedIdentity,
+  crossField,
+  envelope,
+  forbidden,
+  NonNegativeNumber,
+  optional,
+  type Problem,
+  struct
+} from "./fields.js"
 import { Batch, Call, EventError, Execution, FileChange, Tool, ToolOutcome } from "./shared.js"
 
 const call = { call: Call, tool: Tool, path: NonEmpty, batch: optional(Batch) }
@@ -30,10 +39,10 @@ export const ToolBefore = struct({
   ...envelope,
   type: Schema.Literal("tool.before"),
   ...call,
-  outcome: forbidden("tool.before precedes execution; outcome belongs to tool.after"),
-  execution: forbidden("tool.before precedes execution; execution belongs to tool.after"),
-  durationMs: forbidden("tool.before precedes execution; durationMs belongs to tool.after"),
-  fileChanges: forbidden("tool.before precedes execution; fileChanges belong to tool.after")
+  outcome: forbidden("must be absent: outcome belongs to tool.after"),
+  execution: forbidden("must be absent: execution belongs to tool.after"),
+  durationMs: forbidden("must be absent: durationMs belongs to tool.after"),
+  fileChanges: forbidden("must be absent: fileChanges belong to tool.after")
 }).annotations({ identifier: "ToolBefore" })
 
 /** @internal */
@@ -87,10 +96,10 @@ export const ToolPermissionRequest = struct({
   ...call,
   suggestions: Schema.Array(Json.AnyObject),
   sandboxBypass: Schema.Boolean,
-  decision: forbidden("a permission request is undecided; decision belongs to tool.permission.resolved"),
-  decidedBy: forbidden("a permission request is undecided; decidedBy belongs to tool.permission.resolved"),
-  outcome: forbidden("a permission request precedes execution; outcome belongs to tool.after"),
-  execution: forbidden("a permission request precedes execution; execution belongs to tool.after")
+  decision: forbidden("must be absent: decision belongs to tool.permission.resolved"),
+  decidedBy: forbidden("must be absent: decidedBy belongs to tool.permission.resolved"),
+  outcome: forbidden("must be absent: outcome belongs to tool.after"),
+  execution: forbidden("must be absent: execution belongs to tool.after")
 }).annotations({ identifier: "ToolPermissionRequest" })
 
 /** @internal */
@@ -111,8 +120,8 @@ export const ToolProgress = struct({
   ...call,
   partialOutput: Content.Message,
   backgrounded: Schema.Boolean,
-  outcome: forbidden("tool.progress reports a running call; outcome belongs to tool.after"),
-  execution: forbidden("tool.progress reports a running call; execution belongs to tool.after")
+  outcome: forbidden("must be absent: outcome belongs to tool.after"),
+  execution: forbidden("must be absent: execution belongs to tool.after")
 }).annotations({ identifier: "ToolProgress" })
 
 const BatchCall = crossField(

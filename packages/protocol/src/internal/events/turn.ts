@@ -71,12 +71,12 @@ export const ContextCompactBefore = struct({
   tokenCounts: optional(
     struct({
       ...TokenCounts.fields,
-      after: forbidden("compaction has not run yet; tokenCounts.after belongs to context.compact.after")
+      after: forbidden("must be absent: the size after compaction belongs to context.compact.after")
     }).annotations({ identifier: "TokenCountsBefore", ...closed })
   ),
-  summary: forbidden("compaction has not run yet; summary belongs to context.compact.after"),
-  removed: forbidden("compaction has not run yet; removed belongs to context.compact.after"),
-  execution: forbidden("compaction has not run yet; execution belongs to context.compact.after")
+  summary: forbidden("must be absent: summary belongs to context.compact.after"),
+  removed: forbidden("must be absent: removed belongs to context.compact.after"),
+  execution: forbidden("must be absent: execution belongs to context.compact.after")
 }).annotations({ identifier: "ContextCompactBefore" })
 
 /** @internal */

@@ -1,0 +1,26 @@
+/**
+ * The `ahp` command line.
+ *
+ * @since 0.1.0
+ */
+import { Command } from "@effect/cli"
+import * as Validate from "./Validate.js"
+
+/**
+ * The root command and its subcommands.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const root = Command.make("ahp").pipe(
+  Command.withDescription("Agent Hooks Protocol tools: validate, dispatch, inspect, serve, demo, conformance"),
+  Command.withSubcommands([Validate.command])
+)
+
+/**
+ * Runs the command line on arguments (without the node and script paths).
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const run = Command.run(root, { name: "ahp", version: "0.1.0" })

@@ -1,0 +1,308 @@
+import { StdioTransport } from "@effect-ahp/node"
+import type { Json } from "@effect-ahp/protocol"
+import { NodeContext } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import { Data, Duration, Effect, Exit, Fiber, Scope } from "effect"
+import {
+  isAlive,
+  notification,
+  okResponse,
+  readLog,
+  request,
+  startedPids,
+  stdio,
+  tempFile,
+  waitForLog
+} from "./utils.js"
+
+class Deadline extends Data.TaggedError("Deadline") {}
+
+const withDeadline = (millis: number) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.timeoutFail(self, { duration: Duration.millis(millis), onTimeout: () => new Deadline() })
+
+const fast = { killGrace: "300 millis", exitGrace: "300 millis" } as const
+
+/**
+ * Connects the scripted backend with a fresh log file and a request counter shared by all
+ * its children (so `--sequence` spans restarts and per_event children).
+ */
+const connect = (
+  lifecycle: "persistent" | "per_event",
+  args: ReadonlyArray<string>,
+  options: StdioTransport.Options = fast
+) =>
+  Effect.gen(function*() {
+    const log = yield* tempFile("stdio.log")
+    const counter = yield* tempFile("counter")
+    const transport = stdio(lifecycle, ...args, "--log", log, "--counter", counter)
+    const endpoint = yield* StdioTransport.connect(transport, options)
+    return { endpoint, log }
+  })
+
+const reasonOf = <A, E extends { readonly reason?: string; readonly _tag: string }, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.map(Effect.flip(self), (e) => e.reason ?? e._tag)
+
+describe("StdioTransport persistent", () => {
+  it.scopedLive("answers requests from one child, in order, and delivers notifications", () =>
+    Effect.gen(function*() {
+      const { endpoint, log } = yield* connect("persistent", ["ok"])
+      yield* endpoint.notify(notification({ n: 1 }))
+      const first = yield* endpoint.request(request(1))
+      yield* endpoint.notify(notification({ n: 2 }))
+      const second = yield* endpoint.request(request("two"))
+      assert.deepStrictEqual(first, okResponse(1))
+      assert.deepStrictEqual(second, okResponse("two"))
+      const entries = yield* readLog(log)
+      assert.strictEqual((yield* startedPids(log)).length, 1)
+      assert.deepStrictEqual(
+        entries.filter((e) => e.event === "message").map((e) => (e.message as Json.JsonObject).params),
+        [{ n: 1 }, {}, { n: 2 }, {}]
+      )
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("serialises concurrent requests (at most one outstanding) and matches each by id", () =>
+    Effect.gen(function*() {
+      const { endpoint, log } = yield* connect("persistent", ["late=20"])
+      const ids = [1, 2, 3, 4, 5]
+      const results = yield* Effect.forEach(ids, (id) => endpoint.request(request(id)), { concurrency: "unbounded" })
+      assert.deepStrictEqual(results, ids.map(okResponse))
+      const messages = (yield* readLog(log)).filter((e) => e.event === "message")
+      assert.strictEqual(messages.length, 5)
+      assert.isTrue(messages.every((e) => e.outstanding === 0))
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("a hung request is retired at the deadline: the child is killed and reaped, the next is fresh", () =>
+    Effect.gen(function*() {
+      const { endpoint, log } = yield* connect("persistent", ["--sequence", "ok,hang"])
+      yield* endpoint.request(request(1))
+      const [pid] = yield* startedPids(log)
+      assert.isTrue(isAlive(pid!))
+      const error = yield* Effect.flip(endpoint.request(request(2)).pipe(withDeadline(200)))
+      assert.strictEqual(error._tag, "Deadline")
+      assert.isFalse(isAlive(pid!), "the child is gone when the interruption completes")
+      assert.deepStrictEqual(yield* endpoint.request(request(3)), okResponse(3))
+      const pids = yield* startedPids(log)
+      assert.strictEqual(pids.length, 2)
+      assert.notStrictEqual(pids[1], pid)
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("a child that ignores SIGTERM is SIGKILLed after the grace", () =>
+    Effect.gen(function*() {
+      const { endpoint, log } = yield* connect("persistent", ["--sequence", "ok,ignore-sigterm"], {
+        killGrace: "200 millis"
+      })
+      yield* endpoint.request(request(1))
+      const [pid] = yield* startedPids(log)
+      const started = Date.now()
+      const error = yield* Effect.flip(endpoint.request(request(2)).pipe(withDeadline(100)))
+      const elapsed = Date.now() - started
+      assert.strictEqual(error._tag, "Deadline")
+      assert.isFalse(isAlive(pid!))
+      assert.isAtLeast(elapsed, 300, "waited for the grace before SIGKILL")
+      assert.isBelow(elapsed, 3000)
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("closing the scope kills and reaps the child, even one ignoring SIGTERM; later calls fail", () =>
+    Effect.gen(function*() {
+      const log = yield* tempFile("stdio.log")
+      const scope = yield* Scope.make()
+      const endpoint = yield* StdioTransport.connect(
+        stdio("persistent", "ignore-sigterm", "--sequence", "ok", "--log", log),
+        { killGrace: "200 millis" }
+      ).pipe(Scope.extend(scope))
+      yield* endpoint.request(request(1))
+      const [pid] = yield* startedPids(log)
+      assert.isTrue(isAlive(pid!))
+      yield* Scope.close(scope, Exit.void).pipe(withDeadline(3000))
+      assert.isFalse(isAlive(pid!))
+      assert.strictEqual(yield* reasonOf(endpoint.request(request(2))), "closed")
+      assert.strictEqual(yield* reasonOf(endpoint.notify(notification())), "closed")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("closing the scope while a request is pending fails it and leaves no child", () =>
+    Effect.gen(function*() {
+      const log = yield* tempFile("stdio.log")
+      const scope = yield* Scope.make()
+      const endpoint = yield* StdioTransport.connect(stdio("persistent", "hang", "--log", log), fast).pipe(
+        Scope.extend(scope)
+      )
+      const pending = yield* Effect.fork(endpoint.request(request(1)))
+      const started = yield* waitForLog(log, (e) => e.event === "message")
+      yield* Scope.close(scope, Exit.void)
+      const exit = yield* Fiber.await(pending)
+      assert.isTrue(Exit.isFailure(exit))
+      assert.isFalse(isAlive(started.pid))
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("a child that exits mid-request fails it with exited; the next request starts a new child", () =>
+    Effect.gen(function*() {
+      const { endpoint, log } = yield* connect("persistent", ["--sequence", "exit-mid"])
+      const error = yield* Effect.flip(endpoint.request(request(1)))
+      assert.strictEqual(error.reason, "exited")
+      assert.match(error.detail, /exit code 3/)
+      assert.deepStrictEqual(yield* endpoint.request(request(2)), okResponse(2))
+      const pids = yield* startedPids(log)
+      assert.strictEqual(pids.length, 2)
+      assert.isFalse(isAlive(pids[0]!))
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("a non-JSON line fails the pending request with malformed; the child is kept", () =>
+    Effect.gen(function*() {
+      const { endpoint, log } = yield* connect("persistent", ["--sequence", "garbage"])
+      assert.strictEqual(yield* reasonOf(endpoint.request(request(1))), "malformed")
+      assert.deepStrictEqual(yield* endpoint.request(request(2)), okResponse(2))
+      assert.strictEqual((yield* startedPids(log)).length, 1)
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("a child that keeps emitting garbage is killed and replaced", () =>
+    Effect.gen(function*() {
+      const { endpoint, log } = yield* connect("persistent", ["--sequence", "garbage,garbage,garbage"])
+      for (const id of [1, 2, 3]) assert.strictEqual(yield* reasonOf(endpoint.request(request(id))), "malformed")
+      assert.deepStrictEqual(yield* endpoint.request(request(4)), okResponse(4))
+      const pids = yield* startedPids(log)
+      assert.strictEqual(pids.length, 2)
+      assert.isFalse(isAlive(pids[0]!))
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("invalid UTF-8 and multi-line JSON are malformed", () =>
+    Effect.gen(function*() {
+      const { endpoint } = yield* connect("persistent", ["--sequence", "invalid-utf8,multiline"])
+      assert.strictEqual(yield* reasonOf(endpoint.request(request(1))), "malformed")
+      assert.strictEqual(yield* reasonOf(endpoint.request(request(2))), "malformed")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("a UTF-8 character split across chunks is decoded intact", () =>
+    Effect.gen(function*() {
+      const { endpoint } = yield* connect("persistent", ["split-utf8"])
+      const response = (yield* endpoint.request(request(1))) as { result: { text: string } }
+      assert.strictEqual(response.result.text, "é€😀")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("frames with another id, duplicates, notifications and unsolicited frames are ignored", () =>
+    Effect.gen(function*() {
+      const { endpoint } = yield* connect("persistent", ["--sequence", "wrong-id,duplicate,unsolicited,ok"])
+      for (const id of [1, 2, 3, 4]) assert.deepStrictEqual(yield* endpoint.request(request(id)), okResponse(id))
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("an oversized line fails with oversized; the next request works", () =>
+    Effect.gen(function*() {
+      const { endpoint } = yield* connect("persistent", ["--sequence", "oversized", "--size", "1048576"], {
+        ...fast,
+        maxLineBytes: 65536
+      })
+      assert.strictEqual(yield* reasonOf(endpoint.request(request(1))), "oversized")
+      assert.deepStrictEqual(yield* endpoint.request(request(2)), okResponse(2))
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("a reply after the deadline is never delivered; the next request gets its own answer", () =>
+    Effect.gen(function*() {
+      const { endpoint } = yield* connect("persistent", ["--sequence", "late=400"])
+      const error = yield* Effect.flip(endpoint.request(request(1)).pipe(withDeadline(100)))
+      assert.strictEqual(error._tag, "Deadline")
+      assert.deepStrictEqual(yield* endpoint.request(request(2)), okResponse(2))
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("stderr is drained (1 MiB of it does not block the child)", () =>
+    Effect.gen(function*() {
+      const { endpoint } = yield* connect("persistent", ["stderr-flood"])
+      assert.deepStrictEqual(yield* endpoint.request(request(1)).pipe(withDeadline(5000)), okResponse(1))
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("the child gets a minimal environment and the configured cwd", () =>
+    Effect.gen(function*() {
+      process.env.AHP_NODE_TEST_SECRET = "must-not-leak"
+      const transport = { ...stdio("persistent", "introspect"), cwd: "/" }
+      const endpoint = yield* StdioTransport.connect(transport, { env: { EXTRA_FOR_BACKEND: "1" } })
+      const response = (yield* endpoint.request(request(1))) as { result: { env: Array<string>; cwd: string } }
+      assert.strictEqual(response.result.cwd, "/")
+      assert.notInclude(response.result.env, "AHP_NODE_TEST_SECRET")
+      assert.include(response.result.env, "PATH")
+      assert.include(response.result.env, "EXTRA_FOR_BACKEND")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("a command that cannot be started fails with spawn", () =>
+    Effect.gen(function*() {
+      const endpoint = yield* StdioTransport.connect({
+        type: "stdio",
+        command: "/nonexistent/ahp-backend",
+        lifecycle: "persistent"
+      })
+      assert.strictEqual(yield* reasonOf(endpoint.request(request(1))), "spawn")
+    }).pipe(Effect.provide(NodeContext.layer)))
+})
+
+describe("StdioTransport per_event", () => {
+  it.scopedLive("runs one child per message, and every child is reaped before the call returns", () =>
+    Effect.gen(function*() {
+      const { endpoint, log } = yield* connect("per_event", ["ok"])
+      assert.deepStrictEqual(yield* endpoint.request(request(1)), okResponse(1))
+      const afterFirst = yield* startedPids(log)
+      assert.isFalse(isAlive(afterFirst[0]!))
+      assert.deepStrictEqual(yield* endpoint.request(request(2)), okResponse(2))
+      yield* endpoint.notify(notification())
+      const pids = yield* startedPids(log)
+      assert.strictEqual(new Set(pids).size, 3)
+      assert.isTrue(pids.every((pid) => !isAlive(pid)))
+      const messages = (yield* readLog(log)).filter((e) => e.event === "message")
+      assert.strictEqual(messages.length, 3, "exactly one message per child")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("a child that exits right after replying succeeds (the response decides)", () =>
+    Effect.gen(function*() {
+      const { endpoint } = yield* connect("per_event", ["exit-after-reply"])
+      assert.deepStrictEqual(yield* endpoint.request(request(1)), okResponse(1))
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("a child that exits without replying fails with exited", () =>
+    Effect.gen(function*() {
+      const { endpoint } = yield* connect("per_event", ["exit-mid"])
+      assert.strictEqual(yield* reasonOf(endpoint.request(request(1))), "exited")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("malformed, invalid UTF-8 and oversized replies fail; a final line without newline is accepted", () =>
+    Effect.gen(function*() {
+      const reason = (behaviour: string) =>
+        connect("per_event", [behaviour, "--size", "200000"], { ...fast, maxLineBytes: 65536 }).pipe(
+          Effect.flatMap(({ endpoint }) => reasonOf(endpoint.request(request(1))))
+        )
+      assert.strictEqual(yield* reason("garbage"), "malformed")
+      assert.strictEqual(yield* reason("invalid-utf8"), "malformed")
+      assert.strictEqual(yield* reason("result-and-error"), "malformed")
+      assert.strictEqual(yield* reason("oversized"), "oversized")
+      const { endpoint } = yield* connect("per_event", ["no-newline"])
+      assert.deepStrictEqual(yield* endpoint.request(request(1)), okResponse(1))
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("wrong ids and unsolicited frames are skipped until the matching response", () =>
+    Effect.gen(function*() {
+      const first = yield* connect("per_event", ["wrong-id"])
+      assert.deepStrictEqual(yield* first.endpoint.request(request(1)), okResponse(1))
+      const second = yield* connect("per_event", ["unsolicited"])
+      assert.deepStrictEqual(yield* second.endpoint.request(request(2)), okResponse(2))
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("interrupting a hung request kills and reaps its child before the interruption completes", () =>
+    Effect.gen(function*() {
+      const { endpoint, log } = yield* connect("per_event", ["ignore-sigterm"], { killGrace: "200 millis" })
+      const fiber = yield* Effect.fork(endpoint.request(request(1)))
+      const { pid } = yield* waitForLog(log, (e) => e.event === "message")
+      assert.isTrue(isAlive(pid))
+      yield* Fiber.interrupt(fiber)
+      assert.isFalse(isAlive(pid))
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("a notification does not wait for a lingering child beyond the notification grace", () =>
+    Effect.gen(function*() {
+      const { endpoint, log } = yield* connect("per_event", ["ok", "--linger"], {
+        killGrace: "200 millis",
+        notificationGrace: "1 second"
+      })
+      const started = Date.now()
+      yield* endpoint.notify(notification()).pipe(withDeadline(5000))
+      assert.isAtLeast(Date.now() - started, 1000)
+      const [pid] = yield* startedPids(log)
+      assert.isFalse(isAlive(pid!))
+      const messages = (yield* readLog(log)).filter((e) => e.event === "message")
+      assert.strictEqual(messages.length, 1)
+    }).pipe(Effect.provide(NodeContext.layer)))
+})

@@ -1,0 +1,114 @@
+import type { Json, Registration } from "@effect-ahp/protocol"
+import { Command } from "@effect/platform"
+import type { CommandExecutor } from "@effect/platform"
+import { Data, Effect, Option, Schedule, Stream } from "effect"
+import type { Scope } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+/** The shared scripted backend. */
+export const script = fileURLToPath(new URL("../../../test/support/scripted-backend.mjs", import.meta.url))
+
+/** A JSON-RPC request / notification as the harness would send it. */
+export const request = (id: Json.JsonValue, params: Json.JsonObject = {}): Json.JsonObject => ({
+  jsonrpc: "2.0",
+  id,
+  method: "hooks/intercept",
+  params
+})
+
+export const notification = (params: Json.JsonObject = {}): Json.JsonObject => ({
+  jsonrpc: "2.0",
+  method: "hooks/observe",
+  params
+})
+
+/** The answer the scripted backend gives for `ok`. */
+export const okResponse = (id: Json.JsonValue) => ({
+  jsonrpc: "2.0",
+  id,
+  result: { protocolVersion: "draft", effects: [] }
+})
+
+/** A stdio transport running the scripted backend. */
+export const stdio = (
+  lifecycle: Registration.StdioTransport["lifecycle"],
+  ...args: Array<string>
+): Registration.StdioTransport => ({
+  type: "stdio",
+  command: process.execPath,
+  args: [script, "stdio", ...args],
+  lifecycle
+})
+
+/** A fresh file path in a temporary directory removed with the scope. */
+export const tempFile = (name: string): Effect.Effect<string, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "ahp-node-"))),
+    (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+  ).pipe(Effect.map((dir) => path.join(dir, name)))
+
+/** One line of the scripted backend's `--log`. */
+export interface LogEntry {
+  readonly event: string
+  readonly pid: number
+  readonly [key: string]: unknown
+}
+
+export const readLog = (file: string): Effect.Effect<Array<LogEntry>> =>
+  Effect.sync(() =>
+    fs.existsSync(file)
+      ? fs.readFileSync(file, "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as LogEntry)
+      : []
+  )
+
+class NotYet extends Data.TaggedError("NotYet") {}
+
+/** Waits (polling the file) until the log has an entry matching `predicate`. */
+export const waitForLog = (file: string, predicate: (entry: LogEntry) => boolean): Effect.Effect<LogEntry> =>
+  readLog(file).pipe(
+    Effect.flatMap((entries) => Option.match(Option.fromNullable(entries.find(predicate)), {
+      onNone: () => Effect.fail(new NotYet()),
+      onSome: Effect.succeed
+    })),
+    Effect.retry({ schedule: Schedule.spaced("10 millis"), times: 1000 }),
+    Effect.orDie
+  )
+
+/** The pids of every process that logged a start line, in order. */
+export const startedPids = (file: string): Effect.Effect<Array<number>> =>
+  Effect.map(readLog(file), (entries) => entries.filter((e) => e.event === "start").map((e) => e.pid))
+
+/** Whether a process (or an unreaped zombie) with this pid exists. */
+export const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/** Starts the scripted backend in HTTP mode; the server lives as long as the scope. */
+export const httpBackend = (
+  behaviour: string,
+  ...args: Array<string>
+): Effect.Effect<
+  { readonly url: string; readonly origin: string; readonly log: string },
+  never,
+  Scope.Scope | CommandExecutor.CommandExecutor
+> =>
+  Effect.gen(function*() {
+    const log = yield* tempFile("http.log")
+    const command = Command.make(process.execPath, script, "http", "-", behaviour, "--log", log, ...args)
+    const server = yield* Command.start(command)
+    const first = yield* server.stdout.pipe(Stream.decodeText(), Stream.splitLines, Stream.runHead)
+    const port = Option.getOrThrow(first).replace("PORT ", "")
+    const origin = `http://127.0.0.1:${port}`
+    return { url: `${origin}/hooks`, origin, log }
+  }).pipe(Effect.orDie)
+
+/** Log entries of HTTP requests that reached the backend (not OAuth endpoints). */
+export const httpRequests = (file: string) => Effect.map(readLog(file), (es) => es.filter((e) => e.event === "request"))
