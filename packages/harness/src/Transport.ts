@@ -5,13 +5,20 @@
  * backends written as plain Effect functions (for embedding and tests).
  *
  * Contract for implementations:
- * - `request` sends one JSON-RPC request object and succeeds with the parsed JSON value of
- *   the response whose id equals the request's id (stray, duplicate and late frames are
- *   dropped); the harness validates everything else about the response.
- * - `notify` sends one notification and succeeds once the binding considers it delivered.
- * - Both are interruptible: the harness wraps them in the subscription deadline, and on
- *   interruption the implementation retires the exchange's I/O (killing and reaping a
- *   child it owns) before the interruption completes.
+ * - `connect` is cheap and lazy: it starts no process and opens no socket; problems with a
+ *   URL, a credential or a command surface on each call as `TransportError`s.
+ * - `request` sends one JSON-RPC request object (it always has an id) and succeeds with
+ *   the parsed JSON value of the response whose id equals the request's id (stray,
+ *   duplicate and late frames are dropped); the harness validates everything else about
+ *   the response.
+ * - `notify` sends one notification and succeeds once the binding considers it delivered:
+ *   HTTP 202/204 without a body; queued in order for a persistent child's stdin; a
+ *   per-event child has exited or was stopped.
+ * - Both are interruptible: the harness wraps them in the subscription deadline (which
+ *   therefore also covers credential resolution and the single authentication retry),
+ *   and on interruption the implementation retires the exchange's I/O (killing and
+ *   reaping a child it owns) before the interruption completes. Calls during or after
+ *   the close of the connecting scope fail with `closed`.
  * - Failures are `TransportError`s whose `detail` never contains credentials or backend
  *   output.
  *

@@ -291,6 +291,21 @@ describe("StdioTransport per_event", () => {
       assert.isFalse(isAlive(pid))
     }).pipe(Effect.provide(NodeContext.layer)))
 
+  it.scopedLive("closing the scope kills the children of calls in flight; they fail with closed", () =>
+    Effect.gen(function*() {
+      const log = yield* tempFile("stdio.log")
+      const scope = yield* Scope.make()
+      const endpoint = yield* StdioTransport.connect(stdio("per_event", "ignore-sigterm", "--log", log), {
+        killGrace: "200 millis"
+      }).pipe(Scope.extend(scope))
+      const pending = yield* Effect.fork(endpoint.request(request(1)))
+      const { pid } = yield* waitForLog(log, (e) => e.event === "message")
+      yield* Scope.close(scope, Exit.void).pipe(withDeadline(3000))
+      assert.isFalse(isAlive(pid))
+      assert.strictEqual(yield* reasonOf(Fiber.join(pending)), "closed")
+      assert.strictEqual(yield* reasonOf(endpoint.request(request(2))), "closed")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
   it.scopedLive("a notification does not wait for a lingering child beyond the notification grace", () =>
     Effect.gen(function*() {
       const { endpoint, log } = yield* connect("per_event", ["ok", "--linger"], {

@@ -71,17 +71,17 @@ export const spawn = (
   // Uninterruptible from spawn until our finalizer is registered, so a SIGTERM-ignoring
   // child can never be left to the platform finalizer alone (which waits without bound).
   return Effect.uninterruptible(Effect.gen(function*() {
-    const process = yield* Command.start(prepared).pipe(Effect.mapError(spawnFailure))
+    const proc = yield* Command.start(prepared).pipe(Effect.mapError(spawnFailure))
     let stderr = 0
     // The writer and the stderr drain are stopped only after the process is gone
     // (finalizers run in reverse order): stdin keeps an error listener while the child can
     // still raise EPIPE, and stderr never fills up while the child handles SIGTERM.
-    yield* Effect.forkScoped(Effect.interruptible(Effect.ignore(Stream.run(input, process.stdin))))
+    yield* Effect.forkScoped(Effect.interruptible(Effect.ignore(Stream.run(input, proc.stdin))))
     yield* Effect.forkScoped(Effect.interruptible(Effect.ignore(
-      Stream.runForEach(process.stderr, (chunk) => Effect.sync(() => void (stderr += chunk.length)))
+      Stream.runForEach(proc.stderr, (chunk) => Effect.sync(() => void (stderr += chunk.length)))
     )))
-    yield* Effect.addFinalizer(() => terminate(process, config.killGrace))
-    return { process, stderrBytes: () => stderr }
+    yield* Effect.addFinalizer(() => terminate(proc, config.killGrace))
+    return { process: proc, stderrBytes: () => stderr }
   }))
 }
 

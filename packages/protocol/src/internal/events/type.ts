@@ -1,12 +1,18 @@
 /**
- * The catalogue's event type names. A leaf module: modules that `Event.ts` depends on
- * (such as `Discovery.ts`) may use these names while `Event.ts` itself is still loading.
+ * The catalogue's event type names, re-exported by `Event.ts`. A leaf module: modules
+ * that `Event.ts` depends on (such as `Discovery.ts`) may use these names while `Event.ts`
+ * itself is still loading.
  *
  * @internal
  */
 import * as Schema from "effect/Schema"
 
-/** @internal */
+/**
+ * Every catalogue event type name, in catalogue order.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const eventTypes = [
   "tool.before",
   "tool.after",
@@ -42,16 +48,29 @@ export const eventTypes = [
   "hook.failure"
 ] as const
 
-/** @internal */
+/**
+ * The 32 catalogue event type names.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const EventType = Schema.Literal(...eventTypes).annotations({
   identifier: "EventType",
   message: () => "must be one of the 32 catalogue event types"
 })
 
-/** @internal */
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type EventType = typeof EventType.Type
 
-/** @internal */
+/**
+ * The 19 event types that may appear in `hooks/intercept`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const interceptableEventTypes = [
   "tool.before",
   "tool.after",
@@ -74,19 +93,39 @@ export const interceptableEventTypes = [
   "model.response.after"
 ] as const
 
-/** @internal */
+/**
+ * An interceptable event type name.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type InterceptableEventType = (typeof interceptableEventTypes)[number]
 
 const known: ReadonlySet<string> = new Set(eventTypes)
 const interceptable: ReadonlySet<string> = new Set(interceptableEventTypes)
 
-/** @internal */
+/**
+ * Whether a value is a catalogue event type name.
+ *
+ * @since 0.1.0
+ * @category refinements
+ */
 export const isEventType = (u: unknown): u is EventType => typeof u === "string" && known.has(u)
 
-/** @internal */
+/**
+ * Whether an event type may be intercepted.
+ *
+ * @since 0.1.0
+ * @category refinements
+ */
 export const isInterceptable = (type: string): type is InterceptableEventType => interceptable.has(type)
 
-/** @internal */
+/**
+ * The family of an event type: the part before the first dot.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
 export const family = (type: string): string => {
   const dot = type.indexOf(".")
   return dot === -1 ? type : type.slice(0, dot)
