@@ -7,6 +7,7 @@
 import * as Schema from "effect/Schema"
 import { NonNegativeInt, ReverseDns } from "./Common.js"
 import * as HookEffect from "./HookEffect.js"
+import * as arbitraries from "./internal/arbitraries.js"
 
 /**
  * Which operations one modify target allows; at least one is true.
@@ -163,7 +164,15 @@ export const Capabilities = Schema.Struct({
     }
     return issues
   })
-).annotations({ identifier: "Capabilities" })
+).annotations({
+  identifier: "Capabilities",
+  arbitrary: () => (fc) =>
+    arbitraries.capabilities(fc, {
+      effects: HookEffect.kinds,
+      modifyTargets: HookEffect.modifyTargets,
+      flowOperations: ["stop", "continue"]
+    }) as any
+})
 
 /**
  * @since 0.1.0

@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import * as Arbitrary from "effect/Arbitrary"
 import * as Schema from "effect/Schema"
 import * as Json from "./Json.js"
 
@@ -74,13 +75,15 @@ export const ReverseDns = Schema.String.pipe(
 )
 
 /**
- * Extension members keyed by reverse-DNS names; values are any JSON.
+ * Extension members keyed by reverse-DNS names; values are any JSON. A key that is not a
+ * reverse-DNS name is an error at its own path.
  *
  * @since 0.1.0
  * @category schemas
  */
 export const Extensions = Schema.Record({ key: ReverseDns, value: Json.Value }).annotations({
-  identifier: "Extensions"
+  identifier: "Extensions",
+  parseOptions: { onExcessProperty: "error" }
 })
 
 const timestampPattern = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/
@@ -191,14 +194,38 @@ export const Session = Schema.Struct({
  */
 export type Session = typeof Session.Type
 
+const absent = Schema.Never.annotations({ arbitrary: () => (fc) => fc.constant(undefined as never) })
+
 /**
  * A member that must not be present (the official schemas' `not: { required: [...] }`).
+ * Use it inside `struct`, whose random values never carry such members.
  *
  * @since 0.1.0
  * @category fields
  */
 export const forbidden = (message: string) =>
-  Schema.optionalWith(Schema.Never.annotations({ message: () => message }), { exact: true })
+  Schema.optionalWith(absent.annotations({ message: () => message }), { exact: true })
+
+/** Drops members whose value is `undefined` (random values of forbidden members). @internal */
+export const dropUndefined = <A>(value: A): A => {
+  const out: Record<string, unknown> = {}
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+    if (v !== undefined) Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true })
+  }
+  return out as A
+}
+
+/**
+ * `Schema.Struct` for objects that may declare `forbidden` members: random values (for
+ * property tests) never carry them.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const struct = <F extends Schema.Struct.Fields>(fields: F) => {
+  const plain = Schema.Struct(fields)
+  return plain.annotations({ arbitrary: () => (fc) => Arbitrary.makeLazy(plain)(fc).map(dropUndefined) })
+}
 
 /**
  * Schema annotations that make an object closed: an unknown member is an error.

@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { closed, FieldGap, forbidden, NonEmpty, NonNegativeInt, ProtocolVersion } from "./Common.js"
+import { closed, FieldGap, forbidden, NonEmpty, NonNegativeInt, ProtocolVersion, struct } from "./Common.js"
 import * as Capabilities from "./Capabilities.js"
 import * as Event from "./Event.js"
 import * as JsonRpc from "./JsonRpc.js"
@@ -35,7 +35,7 @@ export const Mode = Schema.Literal("intercept", "observe")
  * @since 0.1.0
  * @category schemas
  */
-export const ManifestEvent = Schema.Struct({
+export const ManifestEvent = struct({
   event: Event.EventType,
   modes: uniqueArray(Mode).pipe(Schema.minItems(1)),
   capabilities: Schema.optionalWith(Capabilities.Capabilities, { exact: true })
@@ -74,7 +74,7 @@ export type ManifestEvent = typeof ManifestEvent.Type
  * @since 0.1.0
  * @category schemas
  */
-export const Limits = Schema.Struct({
+export const Limits = struct({
   maxUploadBytes: Schema.optionalWith(NonNegativeInt, { exact: true }),
   maxContinuations: Schema.optionalWith(NonNegativeInt, { exact: true }),
   minTimeoutMs: Schema.optionalWith(NonNegativeInt, { exact: true }),
@@ -87,7 +87,7 @@ export const Limits = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const ManagedPolicy = Schema.Struct({
+export const ManagedPolicy = struct({
   scopes: uniqueArray(Schema.Literal("user", "project", "managed")),
   disableable: Schema.Boolean
 }).pipe(
@@ -103,7 +103,7 @@ export const ManagedPolicy = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const Manifest = Schema.Struct({
+export const Manifest = struct({
   events: Schema.Array(ManifestEvent),
   gaps: Schema.Array(FieldGap),
   transports: uniqueArray(Schema.Literal("http", "stdio", "in_process")),
@@ -128,11 +128,11 @@ export type Manifest = typeof Manifest.Type
  * @since 0.1.0
  * @category schemas
  */
-export const Request = Schema.Struct({
+export const Request = struct({
   jsonrpc: Schema.Literal("2.0"),
   id: JsonRpc.Id,
   method: Schema.Literal(method),
-  params: Schema.Struct({ protocolVersion: ProtocolVersion }).annotations({ ...closed })
+  params: struct({ protocolVersion: ProtocolVersion }).annotations({ ...closed })
 }).annotations({ identifier: "CapabilitiesRequest" })
 
 /**
@@ -141,10 +141,10 @@ export const Request = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const Response = Schema.Struct({
+export const Response = struct({
   jsonrpc: Schema.Literal("2.0"),
   id: JsonRpc.ResponseId,
-  result: Schema.Struct({
+  result: struct({
     protocolVersion: ProtocolVersion,
     manifest: Manifest,
     effects: forbidden("a discovery result must not carry effects")

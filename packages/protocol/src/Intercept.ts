@@ -4,11 +4,13 @@
  *
  * @since 0.1.0
  */
+import * as Arbitrary from "effect/Arbitrary"
 import * as Schema from "effect/Schema"
-import { Extensions, forbidden, NonEmpty, ProtocolVersion } from "./Common.js"
+import { Extensions, forbidden, NonEmpty, ProtocolVersion, struct } from "./Common.js"
 import * as Capabilities from "./Capabilities.js"
 import * as Event from "./Event.js"
 import * as HookEffect from "./HookEffect.js"
+import * as arbitraries from "./internal/arbitraries.js"
 import * as Json from "./Json.js"
 import * as JsonRpc from "./JsonRpc.js"
 
@@ -40,7 +42,7 @@ export type Permission = typeof Permission.Type
  * @since 0.1.0
  * @category schemas
  */
-export const Candidate = Schema.Struct({
+export const Candidate = struct({
   value: Json.Value,
   provenance: Schema.optionalWith(Json.AnyObject, { exact: true })
 }).annotations({ identifier: "Candidate" })
@@ -57,7 +59,7 @@ export type Candidate = typeof Candidate.Type
  * @since 0.1.0
  * @category schemas
  */
-export const State = Schema.Struct({
+export const State = struct({
   permission: Permission,
   candidate: Schema.NullOr(Candidate),
   flow: Schema.optionalWith(Schema.Literal("none", "stop", "continue"), { exact: true }),
@@ -77,7 +79,7 @@ export type State = typeof State.Type
  * @since 0.1.0
  * @category schemas
  */
-export const Params = Schema.Struct({
+export const Params = struct({
   protocolVersion: ProtocolVersion,
   event: Event.InterceptableEvent,
   capabilities: Capabilities.Capabilities,
@@ -90,7 +92,17 @@ export const Params = Schema.Struct({
       message: p.message
     }))
   )
-).annotations({ identifier: "InterceptParams" })
+).annotations({
+  identifier: "InterceptParams",
+  arbitrary: () => (fc) =>
+    Arbitrary.makeLazy(Event.InterceptableEvent)(fc).chain((event) =>
+      arbitraries.capabilities(fc, Capabilities.boundsOf(event.type)!).map((capabilities) => ({
+        protocolVersion: "draft" as const,
+        event,
+        capabilities
+      }))
+    ) as any
+})
 
 /**
  * @since 0.1.0
@@ -104,7 +116,7 @@ export type Params = typeof Params.Type
  * @since 0.1.0
  * @category schemas
  */
-export const Request = Schema.Struct({
+export const Request = struct({
   jsonrpc: Schema.Literal("2.0"),
   id: JsonRpc.Id,
   method: Schema.Literal(method),
@@ -114,7 +126,11 @@ export const Request = Schema.Struct({
     JsonRpc.sameId(request.id, request.params.event.id) ||
     { path: ["id"], message: "the request id must equal params.event.id" }
   )
-).annotations({ identifier: "InterceptRequest" })
+).annotations({
+  identifier: "InterceptRequest",
+  arbitrary: () => (fc) =>
+    Arbitrary.makeLazy(Params)(fc).map((params) => ({ jsonrpc: "2.0" as const, id: params.event.id, method, params })) as any
+})
 
 /**
  * @since 0.1.0
@@ -134,7 +150,7 @@ const resultFields = {
  * @since 0.1.0
  * @category schemas
  */
-export const Result = Schema.Struct({ ...resultFields, effects: Schema.Array(HookEffect.HookEffect) })
+export const Result = struct({ ...resultFields, effects: Schema.Array(HookEffect.HookEffect) })
   .annotations({ identifier: "InterceptResult" })
 
 /**
@@ -144,7 +160,7 @@ export const Result = Schema.Struct({ ...resultFields, effects: Schema.Array(Hoo
 export type Result = typeof Result.Type
 
 const response = <R extends Schema.Schema.Any>(result: R, identifier: string) =>
-  Schema.Struct({
+  struct({
     jsonrpc: Schema.Literal("2.0"),
     id: JsonRpc.ResponseId,
     result,
@@ -172,7 +188,7 @@ export type Response = typeof Response.Type
  * @category schemas
  */
 export const DenyResponse = response(
-  Schema.Struct({
+  struct({
     ...resultFields,
     effects: Schema.Tuple(HookEffect.Deny).annotations({ message: () => "a deny response carries exactly one deny effect" })
   }),
@@ -186,7 +202,7 @@ export const DenyResponse = response(
  * @category schemas
  */
 export const NoEffectResponse = response(
-  Schema.Struct({
+  struct({
     ...resultFields,
     effects: Schema.Tuple().annotations({ message: () => "a no-effect response carries an empty effects list" })
   }),

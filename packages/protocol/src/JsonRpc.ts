@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { forbidden, NonEmpty } from "./Common.js"
+import { forbidden, NonEmpty, struct } from "./Common.js"
 import * as Json from "./Json.js"
 
 /**
@@ -60,7 +60,7 @@ const version = Schema.Literal("2.0").annotations({ message: () => "must be \"2.
  * @since 0.1.0
  * @category schemas
  */
-export const Request = Schema.Struct({ jsonrpc: version, id: Id, method: NonEmpty, params: Json.AnyObject })
+export const Request = struct({ jsonrpc: version, id: Id, method: NonEmpty, params: Json.AnyObject })
   .annotations({ identifier: "JsonRpcRequest" })
 
 /**
@@ -69,7 +69,7 @@ export const Request = Schema.Struct({ jsonrpc: version, id: Id, method: NonEmpt
  * @since 0.1.0
  * @category schemas
  */
-export const Notification = Schema.Struct({
+export const Notification = struct({
   jsonrpc: version,
   method: NonEmpty,
   params: Json.AnyObject,
@@ -82,7 +82,7 @@ export const Notification = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const SuccessResponse = Schema.Struct({
+export const SuccessResponse = struct({
   jsonrpc: version,
   id: ResponseId,
   result: Json.AnyObject,
@@ -95,7 +95,7 @@ export const SuccessResponse = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const ErrorObject = Schema.Struct({
+export const ErrorObject = struct({
   code: Schema.Number.pipe(Schema.int()),
   message: Schema.String,
   data: Schema.optionalWith(Json.Value, { exact: true })
@@ -107,7 +107,7 @@ export const ErrorObject = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const ErrorResponse = Schema.Struct({
+export const ErrorResponse = struct({
   jsonrpc: version,
   id: ResponseId,
   error: ErrorObject,

@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { forbidden, ProtocolVersion } from "./Common.js"
+import { forbidden, ProtocolVersion, struct } from "./Common.js"
 import * as Event from "./Event.js"
 
 /**
@@ -21,10 +21,10 @@ export const method = "hooks/observe" as const
  * @since 0.1.0
  * @category schemas
  */
-export const Notification = Schema.Struct({
+export const Notification = struct({
   jsonrpc: Schema.Literal("2.0"),
   method: Schema.Literal(method),
-  params: Schema.Struct({ protocolVersion: ProtocolVersion, event: Event.Event }),
+  params: struct({ protocolVersion: ProtocolVersion, event: Event.Event }),
   id: forbidden("a notification has no id")
 }).annotations({ identifier: "ObserveNotification" })
 

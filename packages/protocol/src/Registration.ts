@@ -6,9 +6,10 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { AbsoluteUri, forbidden, NonEmpty, PositiveInt, NonNegativeInt, ProtocolVersion, ReverseDns } from "./Common.js"
+import { AbsoluteUri, forbidden, NonEmpty, NonNegativeInt, PositiveInt, ProtocolVersion, ReverseDns, struct } from "./Common.js"
 import * as Content from "./Content.js"
 import * as Event from "./Event.js"
+import * as arbitraries from "./internal/arbitraries.js"
 
 const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
 
@@ -21,7 +22,7 @@ const unique = <A>(items: ReadonlyArray<A>) => new Set(items).size === items.len
  * @since 0.1.0
  * @category schemas
  */
-export const StdioTransport = Schema.Struct({
+export const StdioTransport = struct({
   type: Schema.Literal("stdio"),
   command: NonEmpty,
   args: optional(Schema.Array(Schema.String)),
@@ -42,7 +43,7 @@ export type StdioTransport = typeof StdioTransport.Type
  * @since 0.1.0
  * @category schemas
  */
-export const HttpTransport = Schema.Struct({
+export const HttpTransport = struct({
   type: Schema.Literal("http"),
   url: AbsoluteUri.pipe(Schema.pattern(/^https?:\/\//, { message: () => "must be an http(s) URL" }))
 }).annotations({ identifier: "HttpTransport" })
@@ -76,7 +77,7 @@ const literalSecret = forbidden("literal credentials are not allowed; name the s
  * @since 0.1.0
  * @category schemas
  */
-export const Bearer = Schema.Struct({
+export const Bearer = struct({
   type: Schema.Literal("bearer"),
   tokenEnv: optional(
     Schema.String.pipe(Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: () => "must be an environment variable name" }))
@@ -89,7 +90,14 @@ export const Bearer = Schema.Struct({
   Schema.filter((b) =>
     (b.tokenEnv === undefined) !== (b.tokenRef === undefined) || "exactly one of tokenEnv and tokenRef is required"
   )
-).annotations({ identifier: "BearerAuthentication" })
+).annotations({
+  identifier: "BearerAuthentication",
+  arbitrary: () => (fc) =>
+    fc.oneof(
+      fc.stringMatching(/^[A-Z_][A-Z0-9_]{0,10}$/).map((tokenEnv) => ({ type: "bearer" as const, tokenEnv })),
+      fc.string({ minLength: 1, maxLength: 12 }).map((tokenRef) => ({ type: "bearer" as const, tokenRef }))
+    )
+})
 
 /**
  * @since 0.1.0
@@ -103,9 +111,10 @@ export type Bearer = typeof Bearer.Type
  * @since 0.1.0
  * @category schemas
  */
-export const OAuth = Schema.Struct({
+export const OAuth = struct({
   type: Schema.Literal("oauth"),
-  issuer: AbsoluteUri.pipe(Schema.pattern(/^https:\/\//, { message: () => "an OAuth issuer must be an https URL" })),
+  issuer: AbsoluteUri.pipe(Schema.pattern(/^https:\/\//, { message: () => "an OAuth issuer must be an https URL" }))
+    .annotations({ arbitrary: () => (fc) => fc.webUrl({ validSchemes: ["https"] }) }),
   resource: NonEmpty,
   clientId: NonEmpty,
   clientSecretRef: optional(NonEmpty),
@@ -157,13 +166,13 @@ export type ContentSelection = typeof ContentSelection.Type
  * @since 0.1.0
  * @category schemas
  */
-export const Upload = Schema.Struct({
+export const Upload = struct({
   endpoint: AbsoluteUri.pipe(
     Schema.pattern(
       /^(?:https:\/\/|http:\/\/(?:localhost|127\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}|\[::1\])(?::[0-9]+)?(?:[/?#]|$))/,
       { message: () => "an upload endpoint must be https (plain http only on loopback)" }
     )
-  ),
+  ).annotations({ arbitrary: () => (fc) => fc.webUrl({ validSchemes: ["https"] }) }),
   auth: optional(Authentication),
   timeoutMs: PositiveInt,
   maxBytes: NonNegativeInt
@@ -181,7 +190,7 @@ export type Upload = typeof Upload.Type
  * @since 0.1.0
  * @category schemas
  */
-export const Filters = Schema.Struct({
+export const Filters = struct({
   toolKinds: optional(Schema.Array(NonEmpty).pipe(Schema.filter(unique))),
   paths: optional(Schema.Array(NonEmpty).pipe(Schema.filter(unique)))
 })
@@ -257,12 +266,12 @@ const managedIsNotDisableable = <A extends { readonly scope?: string | undefined
  * @since 0.1.0
  * @category schemas
  */
-export const InterceptSubscription = Schema.Struct({
+export const InterceptSubscription = struct({
   ...subscriptionFields,
   events: Schema.Array(selector(Event.interceptableEventTypes, "an interceptable")).pipe(
     Schema.minItems(1),
     Schema.filter(unique)
-  ),
+  ).annotations({ arbitrary: () => (fc) => arbitraries.selectors(fc, Event.interceptableEventTypes) }),
   mode: Schema.Literal("intercept"),
   timeoutMs: PositiveInt,
   failurePolicy: FailurePolicy
@@ -280,9 +289,10 @@ export type InterceptSubscription = typeof InterceptSubscription.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ObserveSubscription = Schema.Struct({
+export const ObserveSubscription = struct({
   ...subscriptionFields,
-  events: Schema.Array(selector(Event.eventTypes, "a catalogue")).pipe(Schema.minItems(1), Schema.filter(unique)),
+  events: Schema.Array(selector(Event.eventTypes, "a catalogue")).pipe(Schema.minItems(1), Schema.filter(unique))
+    .annotations({ arbitrary: () => (fc) => arbitraries.selectors(fc, Event.eventTypes) }),
   mode: Schema.Literal("observe"),
   timeoutMs: forbidden("an observe subscription must not set timeoutMs"),
   failurePolicy: forbidden("an observe subscription must not set failurePolicy")
@@ -315,8 +325,8 @@ export type Subscription = typeof Subscription.Type
  * @since 0.1.0
  * @category schemas
  */
-export const Backend = Schema.Struct({
-  id: ReverseDns,
+export const Backend = struct({
+  id: ReverseDns.annotations({ arbitrary: () => arbitraries.reverseDns }),
   transport: Transport,
   authentication: optional(Authentication),
   subscriptions: Schema.Array(Subscription).pipe(Schema.minItems(1)),
@@ -340,7 +350,7 @@ export type Backend = typeof Backend.Type
  * @since 0.1.0
  * @category schemas
  */
-export const Registration = Schema.Struct({
+export const Registration = struct({
   protocolVersion: ProtocolVersion,
   hooks: Schema.Array(Backend).pipe(Schema.minItems(1, { message: () => "must list at least one backend" }))
 }).pipe(

@@ -10,8 +10,11 @@ import * as Schema from "effect/Schema"
 import {
   AbsoluteUri,
   closed,
+  dropUndefined,
   Extensions,
   FieldGap,
+  forbidden,
+  struct,
   Identity,
   NonEmpty,
   Session,
@@ -25,32 +28,11 @@ import { EventType } from "./type.js"
 /** @internal */
 export const optional = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
 
-const absent = Schema.Never.annotations({ arbitrary: () => (fc) => fc.constant(undefined as never) })
-
-/**
- * A member that must be absent (the official `not: { required: [...] }`). Unlike
- * `Common.forbidden` it supports `Arbitrary`: random generation yields `undefined` for it,
- * which `struct` and `crossField` then drop.
- *
- * @internal
- */
-export const forbidden = (message: string) =>
-  Schema.optionalWith(absent.annotations({ message: () => message }), { exact: true })
-
-const dropUndefined = <A>(value: A): A => {
-  const out: Record<string, unknown> = {}
-  for (const [key, v] of Object.entries(value as Record<string, unknown>)) if (v !== undefined) out[key] = v
-  return out as A
-}
-
-/**
- * A struct that may contain `forbidden` members; its random values never carry them.
- *
- * @internal
- */
-export const struct = <F extends Schema.Struct.Fields>(fields: F) => {
-  const plain = Schema.Struct(fields)
-  return plain.annotations({ arbitrary: () => (fc) => Arbitrary.makeLazy(plain)(fc).map(dropUndefined) })
+export {
+  /** @internal */
+  forbidden,
+  /** @internal */
+  struct
 }
 
 /** @internal */
@@ -121,7 +103,7 @@ export const ClosedIdentity = Identity.annotations({ ...closed })
  *
  * @internal
  */
-export const StrictExtensions = Extensions.annotations({ ...closed })
+export const StrictExtensions = Extensions
 
 /**
  * The members every catalogue event may carry. Events narrow `type` to their own name and
