@@ -36,6 +36,7 @@
 //   invalid-utf8       answer with a line containing invalid UTF-8 bytes
 //   split-utf8         answer ok, writing the line in two chunks split inside a multi-byte
 //                      character (with a pause in between); the result has "text":"é€😀"
+//   wrong-id-hang      answer with another id only, then never answer
 //   duplicate          answer twice with the same id
 //   unsolicited        write a notification and a response to another id, then answer
 //   multiline          answer with pretty-printed (multi-line) JSON
@@ -249,6 +250,10 @@ function runStdio() {
       case "wrong-id":
         send(reply)
         send(answerFor({ name: "ok" }, message))
+        return
+      case "wrong-id-hang":
+        send(answerFor({ name: "wrong-id" }, message))
+        hold()
         return
       case "duplicate":
         send(answerFor({ name: "ok" }, message))

@@ -4,6 +4,8 @@
  * @since 0.1.0
  */
 import { Command } from "@effect/cli"
+import * as Dispatch from "./Dispatch.js"
+import * as Serve from "./Serve.js"
 import * as Validate from "./Validate.js"
 
 /**
@@ -14,7 +16,7 @@ import * as Validate from "./Validate.js"
  */
 export const root = Command.make("ahp").pipe(
   Command.withDescription("Agent Hooks Protocol tools: validate, dispatch, inspect, serve, demo, conformance"),
-  Command.withSubcommands([Validate.command])
+  Command.withSubcommands([Validate.command, Dispatch.command, Serve.command])
 )
 
 /**

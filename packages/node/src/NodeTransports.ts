@@ -6,10 +6,11 @@
  * @since 0.1.0
  */
 import * as TransportApi from "@effect-ahp/harness/Transport"
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
-import type * as HttpClient from "@effect/platform/HttpClient"
+import * as CommandExecutor from "@effect/platform/CommandExecutor"
+import * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
@@ -38,23 +39,31 @@ export interface Options {
 export type Requirements = Credentials.CredentialResolver | CommandExecutor.CommandExecutor | HttpClient.HttpClient
 
 /**
- * Builds the service from the platform services it uses.
+ * Builds the service from the platform services it uses. Only those services are captured:
+ * each endpoint lives in the scope of the `connect` call, never in a scope that happened to
+ * be in context when the service was built.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const make = (options: Options = {}): Effect.Effect<TransportApi.Transports["Type"], never, Requirements> =>
-  Effect.map(Effect.context<Requirements>(), (context) =>
-    TransportApi.Transports.of({
-      connect: (backend) => {
-        const transport = backend.transport
-        const endpoint: Effect.Effect<TransportApi.Endpoint, never, Requirements | Scope.Scope> =
-          transport.type === "stdio"
-            ? StdioTransport.connect(transport, options.stdio)
-            : HttpTransport.connect(transport, backend.authentication, options.http)
-        return Effect.provide(endpoint, context)
-      }
-    }))
+  Effect.map(
+    Effect.map(
+      Effect.context<Requirements>(),
+      Context.pick(Credentials.CredentialResolver, CommandExecutor.CommandExecutor, HttpClient.HttpClient)
+    ),
+    (context) =>
+      TransportApi.Transports.of({
+        connect: (backend) => {
+          const transport = backend.transport
+          const endpoint: Effect.Effect<TransportApi.Endpoint, never, Requirements | Scope.Scope> =
+            transport.type === "stdio"
+              ? StdioTransport.connect(transport, options.stdio)
+              : HttpTransport.connect(transport, backend.authentication, options.http)
+          return Effect.provide(endpoint, context)
+        }
+      })
+  )
 
 /**
  * The service, requiring the platform services and a credential resolver.

@@ -111,13 +111,13 @@ const isTextParts = Schema.is(Content.TextParts)
  */
 export const genericValueProblem = (target: ModifyTarget, value: Json.JsonValue): string | undefined => {
   if (messageListTargets.includes(target)) {
-    return isMessages(value) ? undefined : `a ${target} value must be a list of canonical messages`
+    return isMessages(value) ? undefined : `modify(${target}) takes a list of canonical messages`
   }
   if (textPartTargets.includes(target)) {
-    return isTextParts(value) ? undefined : `an ${target} value must be a list of text parts`
+    return isTextParts(value) ? undefined : `modify(${target}) takes a list of text parts`
   }
-  if (objectTargets.includes(target)) return Json.isObject(value) ? undefined : `an ${target} value must be an object`
-  return isMessages(value) || Json.isObject(value) ? undefined : "a content value must be a message list or an object"
+  if (objectTargets.includes(target)) return Json.isObject(value) ? undefined : `modify(${target}) takes an object`
+  return isMessages(value) || Json.isObject(value) ? undefined : "modify(content) takes a message list or an object"
 }
 
 const ModifyFields = Schema.Struct({

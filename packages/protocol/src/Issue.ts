@@ -6,7 +6,7 @@
  */
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import type * as ParseResult from "effect/ParseResult"
+import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as AST from "effect/SchemaAST"
 import * as Json from "./Json.js"
@@ -69,6 +69,8 @@ const describeActual = (actual: unknown): string => {
 const expected = (ast: AST.AST): string => {
   const identifier = AST.getIdentifierAnnotation(ast)
   switch (ast._tag) {
+    case "Literal":
+      return JSON.stringify(ast.literal)
     case "TypeLiteral":
       return "an object"
     case "TupleType":
@@ -141,9 +143,59 @@ const failsDiscriminator = (issue: ParseResult.ParseIssue): boolean => {
   return false
 }
 
+const objectAst = (ast: AST.AST): AST.TypeLiteral | undefined => {
+  switch (ast._tag) {
+    case "TypeLiteral":
+      return ast
+    case "Refinement":
+      return objectAst(ast.from)
+    case "Transformation":
+      return objectAst(ast.to)
+    case "Suspend":
+      return objectAst(ast.f())
+    default:
+      return undefined
+  }
+}
+
+const literalsOf = (ast: AST.AST): ReadonlyArray<AST.LiteralValue> | undefined => {
+  if (ast._tag === "Literal") return [ast.literal]
+  if (ast._tag === "Union" && ast.types.every((t) => t._tag === "Literal")) {
+    return ast.types.map((t) => (t as AST.Literal).literal)
+  }
+  return undefined
+}
+
+/** The members' literal values of each key that is literal-valued in every member. */
+const discriminators = (members: ReadonlyArray<AST.AST>): Map<string, Array<ReadonlyArray<AST.LiteralValue>>> | undefined => {
+  const objects = members.map(objectAst)
+  if (objects.some((o) => o === undefined)) return undefined
+  const keys = new Map<string, Array<ReadonlyArray<AST.LiteralValue>>>()
+  const first = objects[0]!
+  for (const signature of first.propertySignatures) {
+    if (typeof signature.name !== "string") continue
+    const values = objects.map((o) => {
+      const own = o!.propertySignatures.find((p) => p.name === signature.name)
+      return own === undefined || own.isOptional ? undefined : literalsOf(own.type)
+    })
+    if (values.every((v) => v !== undefined)) keys.set(signature.name, values as Array<ReadonlyArray<AST.LiteralValue>>)
+  }
+  return keys
+}
+
+const issuesFor = (ast: AST.AST, actual: unknown, path: ReadonlyArray<PropertyKey>): Array<Issue> => {
+  const result = ParseResult.decodeUnknownEither(Schema.make(ast), parseOptions)(actual)
+  if (Either.isRight(result)) return []
+  const out: Array<Issue> = []
+  walk(result.left, path, out)
+  return out
+}
+
 /**
- * A union failed: report the member the value most plausibly meant (its literal members
- * match, fewest problems) rather than every member's failure.
+ * A union failed. When its members are told apart by literal members (an effect's `type`),
+ * report the members matching the value's literals — or, when none matches, the literal
+ * member itself. Otherwise report the member the value most plausibly meant (its literal
+ * members match, fewest problems) rather than every member's failure.
  */
 const walkUnion = (
   ast: AST.Union,
@@ -155,6 +207,31 @@ const walkUnion = (
   if (children.every(isLiteralMismatch)) {
     out.push(make(path, `expected ${expected(ast)}, got ${describeActual(actual)}`))
     return
+  }
+  const keys = typeof actual === "object" && actual !== null && !Array.isArray(actual) ? discriminators(ast.types) : undefined
+  if (keys !== undefined && keys.size > 0) {
+    const record = actual as Record<string, unknown>
+    const present = [...keys.keys()].filter((k) => k in record)
+    const matching = ast.types.filter((_, i) =>
+      present.every((k) => keys.get(k)![i]!.includes(record[k] as AST.LiteralValue))
+    )
+    if (matching.length === 0 && present.length > 0) {
+      const key = present.find((k) => !ast.types.some((_, i) => keys.get(k)![i]!.includes(record[k] as AST.LiteralValue)))
+      if (key !== undefined) {
+        const allowed = [...new Set(keys.get(key)!.flat())].map((v) => JSON.stringify(v)).join(", ")
+        out.push(make([...path, key], `must be one of ${allowed}, got ${describeActual(record[key])}`))
+        return
+      }
+    }
+    if (matching.length > 0 && matching.length < ast.types.length) {
+      let best: Array<Issue> | undefined
+      for (const member of matching) {
+        const found = issuesFor(member, actual, path)
+        if (best === undefined || found.length < best.length) best = found
+      }
+      out.push(...(best ?? []))
+      return
+    }
   }
   const plausible = children.filter((c) => !failsDiscriminator(c))
   const candidates = plausible.length > 0 ? plausible : children

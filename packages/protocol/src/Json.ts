@@ -1,9 +1,9 @@
 /**
  * JSON values as they travel on the AHP wire.
  *
- * `parse` never loses precision silently: an integer literal beyond ±(2^53 − 1), or a number
- * that would overflow to ±Infinity, is kept as a `LosslessNumber` holding its exact source
- * text, and `stringify` writes that text back unchanged. Schemas that need a JavaScript
+ * `parse` never loses precision silently: an integer literal that a JavaScript number cannot
+ * hold exactly (beyond 2^53 and not a representable value), or a number that would overflow
+ * to ±Infinity, is kept as a `LosslessNumber` holding its exact source text, and `stringify` writes that text back unchanged. Schemas that need a JavaScript
  * number (timeouts, sizes, counters) therefore reject such a value with a clear message
  * instead of accepting a rounded one.
  *
@@ -127,15 +127,16 @@ export const isJsonValue = (u: unknown): u is JsonValue => {
 }
 
 const jsonArbitrary = (fc: typeof import("effect/FastCheck")) =>
-  fc.jsonValue({ maxDepth: 3, noUnicodeString: false }).map((v) => normalizeNegativeZero(v) as JsonValue)
+  fc.jsonValue({ maxDepth: 3, noUnicodeString: false }).map((v) => normalizeNumbers(v) as JsonValue)
 
-const normalizeNegativeZero = (v: unknown): unknown => {
-  if (typeof v === "number") return Object.is(v, -0) ? 0 : v
-  if (Array.isArray(v)) return v.map(normalizeNegativeZero)
+/** Makes a generated value survive JSON text unchanged: no `-0`, no integers beyond exact precision. */
+const normalizeNumbers = (v: unknown): unknown => {
+  if (typeof v === "number") return (Number.isInteger(v) && !Number.isSafeInteger(v) ? v % Number.MAX_SAFE_INTEGER : v) + 0
+  if (Array.isArray(v)) return v.map(normalizeNumbers)
   if (typeof v === "object" && v !== null) {
     const out: Record<string, unknown> = {}
     for (const [k, x] of Object.entries(v)) {
-      Object.defineProperty(out, k, { value: normalizeNegativeZero(x), enumerable: true, writable: true, configurable: true })
+      Object.defineProperty(out, k, { value: normalizeNumbers(x), enumerable: true, writable: true, configurable: true })
     }
     return out
   }

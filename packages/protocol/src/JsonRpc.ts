@@ -20,7 +20,7 @@ export const Id = Schema.Union(
   Schema.declare((u: unknown): u is Json.LosslessNumber => u instanceof Json.LosslessNumber && u.isInteger, {
     identifier: "LargeInteger",
     description: "an integer",
-    arbitrary: () => (fc) => fc.bigInt({ min: 2n ** 60n, max: 2n ** 64n }).map((n) => new Json.LosslessNumber(String(n)))
+    arbitrary: () => (fc) => fc.bigInt({ min: 2n ** 60n, max: 2n ** 64n }).map((n) => new Json.LosslessNumber(String(n | 1n)))
   })
 ).annotations({ identifier: "JsonRpcId", message: () => "must be a non-empty string or an integer" })
 

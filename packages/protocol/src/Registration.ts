@@ -152,7 +152,17 @@ export type Authentication = typeof Authentication.Type
 export const ContentSelection = Schema.Struct(
   { default: Content.Selection },
   Schema.Record({ key: Schema.String, value: Content.Selection })
-).annotations({ identifier: "ContentSelection" })
+).annotations({
+  identifier: "ContentSelection",
+  arbitrary: () => (fc) =>
+    fc.record({
+      default: fc.constantFrom(...Content.Selection.literals),
+      categories: fc.dictionary(
+        fc.constantFrom("text", "reasoning", "images", "audio", "video", "files", "skills"),
+        fc.constantFrom(...Content.Selection.literals)
+      )
+    }).map(({ categories, default: d }) => ({ ...categories, default: d }))
+})
 
 /**
  * @since 0.1.0

@@ -23,8 +23,10 @@ const defineOwn = (target: Record<string, unknown>, key: string, value: unknown)
 const numberPattern = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y
 const integerPattern = /^-?\d+$/
 
+/** Whether a number literal is held exactly by its JavaScript number (integers are checked digit for digit). */
 const isExact = (source: string, value: number): boolean =>
-  Number.isFinite(value) && (!integerPattern.test(source) || Number.isSafeInteger(value))
+  Number.isFinite(value) &&
+  (!integerPattern.test(source) || Number.isSafeInteger(value) || BigInt(source) === BigInt(value))
 
 /** @internal */
 export const parseLossless = <L>(

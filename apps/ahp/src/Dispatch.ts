@@ -1,0 +1,303 @@
+/**
+ * `ahp dispatch --registration REG.json --event EVENT.json [--capabilities CAPS.json]
+ * [--state STATE.json] [--source URI] [--no-wait-observers] [--pretty]`: runs one boundary
+ * call through the real harness (`Hooks`) and the real Node transports, and prints one
+ * JSON object on stdout (see `toJson`); logs go to stderr.
+ *
+ * Exit codes: 0 when the call completed, whatever the decision; 1 for unreadable input
+ * (`{"error":"input",…}`); 2 for a configuration error (`{"error":"configuration",…}`);
+ * 130 when interrupted (SIGINT or SIGTERM: the result is printed with `interrupted: true`
+ * after every backend process has been stopped).
+ *
+ * @since 0.1.0
+ */
+import { Command, Options } from "@effect/cli"
+import type { FileSystem } from "@effect/platform"
+import { Grant, Hooks, type RouteFailure } from "@effect-ahp/harness"
+import type { Observation } from "@effect-ahp/harness"
+import { NodeTransports } from "@effect-ahp/node"
+import { Capabilities, Discovery, Event, Intercept, Issue, Json } from "@effect-ahp/protocol"
+import { Deferred, Effect, Either, Exit, Fiber, Option } from "effect"
+import * as Io from "./Io.js"
+
+/**
+ * The JSON form of a failed route.
+ *
+ * @since 0.1.0
+ * @category output
+ */
+export const errorJson = (failure: RouteFailure.RouteFailure): Json.JsonObject => ({
+  backend: failure.backend,
+  subscription: failure.subscription,
+  mode: failure.mode,
+  phase: failure.phase,
+  code: failure.code,
+  syntheticDenial: failure.syntheticDenial,
+  ...(failure.policy !== undefined ? { policy: failure.policy } : {}),
+  detail: failure.detail,
+  ...(failure.path !== undefined ? { path: failure.path } : {}),
+  ...(failure.httpStatus !== undefined ? { httpStatus: failure.httpStatus } : {}),
+  ...(failure.jsonRpcCode !== undefined ? { jsonRpcCode: failure.jsonRpcCode } : {})
+})
+
+/**
+ * The JSON form of an observation delivery.
+ *
+ * @since 0.1.0
+ * @category output
+ */
+export const observationJson = (observation: Observation.Observation): Json.JsonObject => ({
+  backend: observation.backend,
+  subscription: observation.subscription,
+  mode: observation.mode,
+  outcome: observation.outcome,
+  ...(observation.code !== undefined ? { code: observation.code } : {}),
+  ...(observation.detail !== undefined ? { detail: observation.detail } : {})
+})
+
+/**
+ * The output object of one boundary call.
+ *
+ * @since 0.1.0
+ * @category output
+ */
+export const toJson = (result: Hooks.DispatchResult): Json.JsonObject => {
+  const decision = result.decision
+  const denial = decision.denial
+  return {
+    event: result.event,
+    effects: decision.effects.map((accepted) => accepted.effect as unknown as Json.JsonValue),
+    decision: decision.permission,
+    state: {
+      permission: decision.permission,
+      candidate: decision.candidate === undefined ? null : { value: decision.candidate.value },
+      flow: decision.flow,
+      instructions: decision.instructions,
+      injections: decision.injections as unknown as Json.JsonValue,
+      denial: denial === undefined ? null : {
+        reason: denial.reason,
+        ...(denial.code !== undefined ? { code: denial.code } : {}),
+        synthetic: denial.synthetic,
+        ...(denial.provenance !== undefined
+          ? { backend: denial.provenance.backend, subscription: denial.provenance.subscription }
+          : {})
+      },
+      stopReason: decision.stopReason ?? null,
+      continuationsConsumed: decision.continuationsConsumed
+    },
+    messages: decision.messages,
+    errors: result.errors.map(errorJson),
+    observations: result.observations.map(observationJson),
+    interrupted: result.interrupted
+  }
+}
+
+const capabilitiesProblem = (path: string, message: string): Io.ConfigIssue => ({
+  code: "invalid-capabilities",
+  path,
+  message
+})
+
+const decodeManifest = Issue.decoder(Discovery.Manifest)
+const decodeCapabilities = Issue.decoder(Capabilities.Capabilities)
+
+const manifestIn = (value: Json.JsonObject): { readonly at: string; readonly manifest: Json.JsonValue } | undefined => {
+  if (Array.isArray(value.events)) return { at: "", manifest: value }
+  if (Json.isObject(value.manifest)) return { at: "/manifest", manifest: value.manifest }
+  if (Json.isObject(value.result) && Json.isObject(value.result.manifest)) {
+    return { at: "/result/manifest", manifest: value.result.manifest }
+  }
+  return undefined
+}
+
+/**
+ * The host's grant from a capabilities file: a static capability manifest (bare, as a
+ * `hooks/capabilities` result, or as the whole JSON-RPC response), or a map from event type
+ * to intercept capabilities (every event then offered for observation).
+ *
+ * @since 0.1.0
+ * @category input
+ */
+export const grantFrom = (value: Json.JsonValue, file: string): Either.Either<Grant.Grant, Io.ConfigError> => {
+  const fail = (issues: ReadonlyArray<Io.ConfigIssue>) => Either.left(new Io.ConfigError({ file, issues }))
+  if (!Json.isObject(value)) {
+    return fail([capabilitiesProblem("", "must be a capability manifest or a map from event type to capabilities")])
+  }
+  const found = manifestIn(value)
+  if (found !== undefined) {
+    const decoded = decodeManifest(found.manifest)
+    if (Either.isLeft(decoded)) return fail(decoded.left.map((i) => capabilitiesProblem(found.at + i.path, i.message)))
+    return Either.mapLeft(
+      Grant.fromManifest(decoded.right),
+      (problems) => new Io.ConfigError({ file, issues: problems.map((p) => capabilitiesProblem(found.at + p.path, p.message)) })
+    )
+  }
+  const issues: Array<Io.ConfigIssue> = []
+  const map: Record<string, Capabilities.Capabilities> = {}
+  for (const [type, caps] of Object.entries(value)) {
+    const at = Issue.pointer([type])
+    if (!Event.isEventType(type)) {
+      issues.push(capabilitiesProblem(at, `${type} is not a catalogue event type`))
+      continue
+    }
+    const decoded = decodeCapabilities(caps)
+    if (Either.isLeft(decoded)) issues.push(...decoded.left.map((i) => capabilitiesProblem(at + i.path, i.message)))
+    else map[type] = decoded.right
+  }
+  if (issues.length > 0) return fail(issues)
+  return Either.mapLeft(
+    Grant.fromCapabilityMap(map),
+    (problems) => new Io.ConfigError({ file, issues: problems.map((p) => capabilitiesProblem(p.path, p.message)) })
+  )
+}
+
+/**
+ * The options of one dispatch.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly registration: string
+  readonly event: string
+  readonly capabilities: Option.Option<string>
+  readonly state: Option.Option<string>
+  readonly elicitationSchema: Option.Option<string>
+  readonly source: Option.Option<string>
+  readonly observationTimeoutMs: number
+  readonly noWaitObservers: boolean
+  readonly pretty: boolean
+}
+
+const decodeState = Issue.decoder(Intercept.State)
+const decodeRequestedSchema = Issue.decoder(Event.RequestedSchema)
+
+const readDecoded = <A>(file: string, what: string, decode: (u: unknown) => Either.Either<A, Array<Issue.Issue>>) =>
+  Effect.flatMap(Io.readJson(file, what), (value) =>
+    Either.match(decode(value), {
+      onLeft: (issues) => Effect.fail(new Io.InputError({ file, message: `the ${what} file ${file} is not valid`, issues })),
+      onRight: Effect.succeed
+    }))
+
+const optionally = <A, E, R>(file: Option.Option<string>, read: (file: string) => Effect.Effect<A, E, R>) =>
+  Option.match(file, { onNone: () => Effect.succeed(undefined), onSome: read })
+
+const load = (options: Options) =>
+  Effect.gen(function*() {
+    const registration = yield* Io.readJson(options.registration, "registration")
+    const event = yield* Io.readEvent(options.event)
+    const capabilities = yield* optionally(options.capabilities, (file) => Io.readJson(file, "capabilities"))
+    const state = yield* optionally(options.state, (file) => readDecoded(file, "state", decodeState))
+    const elicitationSchema = yield* optionally(
+      options.elicitationSchema,
+      (file) => readDecoded(file, "elicitation schema", decodeRequestedSchema)
+    )
+    const grant = capabilities === undefined
+      ? Grant.full()
+      : yield* grantFrom(capabilities, Option.getOrElse(options.capabilities, () => ""))
+    return { registration, event, state, elicitationSchema, grant }
+  })
+
+const listenForSignals = (interrupt: Deferred.Deferred<void>) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const listener = () => Deferred.unsafeDone(interrupt, Exit.void)
+      process.on("SIGINT", listener)
+      process.on("SIGTERM", listener)
+      return listener
+    }),
+    (listener) =>
+      Effect.sync(() => {
+        process.off("SIGINT", listener)
+        process.off("SIGTERM", listener)
+      })
+  )
+
+/**
+ * Runs one dispatch and prints its result or failure; returns nothing, sets the exit code.
+ * A SIGINT or SIGTERM interrupts the call (not this effect): the result is still printed.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const run = (options: Options): Effect.Effect<void, never, FileSystem.FileSystem | Io.ExitCode> =>
+  Effect.gen(function*() {
+    const interrupt = yield* Deferred.make<void>()
+    yield* listenForSignals(interrupt)
+    const inputs = yield* load(options)
+    const hooks = yield* Hooks.make(inputs.registration, {
+      grant: inputs.grant,
+      source: Option.getOrUndefined(options.source),
+      observationTimeoutMs: options.observationTimeoutMs
+    }).pipe(Effect.mapError((error) => new Io.ConfigError({ file: options.registration, issues: error.issues })))
+    const scope = yield* Effect.scope
+    const result = yield* hooks.dispatch(inputs.event.type, inputs.event.input, {
+      state: inputs.state,
+      elicitationSchema: inputs.elicitationSchema,
+      interrupt: Deferred.await(interrupt),
+      observers: options.noWaitObservers ? { scope } : "wait"
+    }).pipe(
+      Effect.mapError((error) =>
+        new Io.InputError({
+          file: options.event,
+          message: error._tag === "InvalidEvent"
+            ? `the event file ${options.event} is not a valid ${error.type} event`
+            : error.message,
+          issues: error.issues
+        })
+      )
+    )
+    yield* Io.printJson(toJson(result), options.pretty)
+    yield* Io.exitWith(result.interrupted ? Io.exitCodes.interrupted : Io.exitCodes.ok)
+    if (options.noWaitObservers) yield* Effect.raceFirst(Effect.asVoid(result.observationsDone), Deferred.await(interrupt))
+  }).pipe(
+    Effect.scoped,
+    Effect.catchTags({
+      InputError: (error) => Io.reportFailure(error, options.pretty),
+      ConfigError: (error) => Io.reportFailure(error, options.pretty)
+    }),
+    Effect.provide(NodeTransports.layerNode())
+  )
+
+/**
+ * The `dispatch` command. The call runs in a fiber of its own (a daemon: an interrupted
+ * parent would interrupt its children at once) that the program waits for without being
+ * interruptible, so a signal interrupts the call through its `interrupt` option, never the
+ * printing or the release of the backends.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const command = Command.make(
+  "dispatch",
+  {
+    registration: Options.file("registration").pipe(Options.withDescription("the registration document (JSON)")),
+    event: Options.file("event").pipe(Options.withDescription("the boundary input: {type, …fields} (JSON)")),
+    capabilities: Options.file("capabilities").pipe(
+      Options.withDescription("the host's grant: a capability manifest or a map from event type to capabilities"),
+      Options.optional
+    ),
+    state: Options.file("state").pipe(
+      Options.withDescription("the pending state before the first interceptor (JSON)"),
+      Options.optional
+    ),
+    elicitationSchema: Options.file("elicitation-schema").pipe(
+      Options.withDescription("the requested form schema an elicitation answer edit must satisfy (JSON)"),
+      Options.optional
+    ),
+    source: Options.text("source").pipe(
+      Options.withDescription("the harness URI used when the event has no source"),
+      Options.optional
+    ),
+    observationTimeoutMs: Options.integer("observation-timeout").pipe(
+      Options.withDescription("the bound of each observation delivery, in milliseconds"),
+      Options.withDefault(5000)
+    ),
+    noWaitObservers: Options.boolean("no-wait-observers").pipe(
+      Options.withDescription("print the result before observations are delivered (they are still delivered)")
+    ),
+    pretty: Options.boolean("pretty").pipe(Options.withDescription("indent the JSON output"))
+  },
+  (options) =>
+    Effect.flatMap(Effect.forkDaemon(run(options)), (fiber) => Effect.uninterruptible(Fiber.join(fiber)))
+).pipe(Command.withDescription("Run one boundary call through the real harness and transports; print the result as JSON"))

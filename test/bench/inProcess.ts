@@ -1,0 +1,123 @@
+/**
+ * In-process chain throughput. Ours: `Hooks.dispatch` over in-process backends (the real
+ * service: event validation, projection, per-step capabilities, staging, settlement).
+ * Baseline: a minimal hand-written loop over the same handlers doing only what any
+ * correct implementation must — JSON-encode each request, decode each response, check the
+ * envelope and that the effects are an array of valid effects, apply the merge.
+ */
+import { Hooks } from "@effect-ahp/harness"
+import { Json } from "@effect-ahp/protocol"
+import { Effect, ManagedRuntime } from "effect"
+import { performance } from "node:perf_hooks"
+import * as fixtures from "./fixtures.js"
+import { type Batch, compare, type Pace, timeSync } from "./measure.js"
+import { type Row, throughputRow } from "./report.js"
+
+const effectKinds = new Set(["deny", "allow", "ask", "modify", "message", "return", "inject", "flow"])
+
+const isObject = (u: unknown): u is Record<string, any> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+class Invalid extends Error {}
+
+/** Validates one effect (shape and target) and returns the input merge it carries, if any. */
+const checkEffect = (effect: unknown): Record<string, unknown> | undefined => {
+  if (!isObject(effect) || !effectKinds.has(effect.type)) throw new Invalid("invalid effect")
+  if (effect.type !== "modify") return undefined
+  if (effect.target !== "input" || (effect.operation !== "merge" && effect.operation !== "replace") || !isObject(effect.value)) {
+    throw new Invalid("invalid modify")
+  }
+  return effect.value
+}
+
+/**
+ * The baseline: one boundary through `handlers`, returning the effective event.
+ */
+export const minimalChain = (handlers: ReadonlyArray<fixtures.Handler>, event: Json.JsonObject): Json.JsonObject => {
+  let current: Record<string, any> = event
+  for (const handler of handlers) {
+    const id = current.id
+    const request = JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "hooks/intercept",
+      params: { protocolVersion: "draft", event: current, capabilities: fixtures.toolBeforeCapabilities }
+    })
+    const response = JSON.parse(JSON.stringify(handler(JSON.parse(request))))
+    if (!isObject(response) || response.jsonrpc !== "2.0" || response.id !== id || !isObject(response.result)) {
+      throw new Invalid("invalid envelope")
+    }
+    const effects = response.result.effects
+    if (!Array.isArray(effects)) throw new Invalid("effects must be an array")
+    const merges = effects.map(checkEffect)
+    for (const merge of merges) {
+      if (merge !== undefined) current = { ...current, tool: { ...current.tool, input: { ...current.tool.input, ...merge } } }
+    }
+  }
+  return current
+}
+
+/** A complete event (envelope filled in) so both sides start from the same object. */
+export const completeEvent = (bytes: number): Json.JsonObject => ({
+  ...fixtures.toolBefore(bytes),
+  id: "evt_bench",
+  type: "tool.before",
+  time: "2025-01-01T00:00:00.000Z",
+  source: "urn:effect-ahp:bench"
+})
+
+/** Ours and the baseline over `count` interceptors built by `handler`. */
+export interface ChainPair {
+  readonly ours: Batch
+  readonly baseline: Batch
+  readonly close: () => Promise<void>
+}
+
+/** Builds the pair for `count` interceptors and an event of about `bytes`. */
+export const chainPair = async (
+  count: number,
+  handler: (index: number) => fixtures.Handler,
+  bytes: number
+): Promise<ChainPair> => {
+  const handlers = Array.from({ length: count }, (_, i) => handler(i))
+  const backends = Object.fromEntries(handlers.map((h, i) => [fixtures.backendId(i), fixtures.inProcess(h)]))
+  const registration = fixtures.registration(handlers.map((_, i) => fixtures.inProcessTransport(i)))
+  const runtime = ManagedRuntime.make(Hooks.layerTest(registration, backends))
+  const hooks = await runtime.runPromise(Hooks.Hooks)
+  const event = completeEvent(bytes)
+
+  const once = hooks.dispatch("tool.before", event)
+  const ours: Batch = (ops) =>
+    runtime.runPromise(Effect.suspend(() => {
+      const out = new Array<number>(ops)
+      let i = 0
+      let start = 0
+      return Effect.whileLoop({
+        while: () => i < ops,
+        body: () => Effect.zipRight(Effect.sync(() => void (start = performance.now())), once),
+        step: () => void (out[i++] = (performance.now() - start) * 1000)
+      }).pipe(Effect.as(out))
+    }))
+  const baseline: Batch = async (ops) => timeSync(ops, () => minimalChain(handlers, event))
+
+  const [result] = await runtime.runPromise(Effect.map(once, (r) => [r]))
+  const expected = minimalChain(handlers, event)
+  if (!Json.equals(result!.event, expected) || result!.errors.length > 0) {
+    throw new Error(`ours and the baseline disagree for ${count} interceptors`)
+  }
+  return { ours, baseline, close: () => runtime.dispose() }
+}
+
+/** The family: 1, 3 and 10 interceptors, answering no effect and a modify merge. */
+export const run = async (pace: Pace): Promise<Array<Row>> => {
+  const rows: Array<Row> = []
+  for (const [label, handler] of [["no effect", fixtures.noEffect], ["modify merge", fixtures.modifyMerge]] as const) {
+    for (const count of [1, 3, 10]) {
+      const pair = await chainPair(count, handler, fixtures.KiB)
+      const ops = Math.max(20, Math.round(pace.ops / count))
+      const comparison = await compare(pair.ours, pair.baseline, { ...pace, ops })
+      rows.push(throughputRow(`in-process ${count} interceptor(s), ${label}, 1 KiB`, comparison, 3))
+      await pair.close()
+    }
+  }
+  return rows
+}

@@ -1,0 +1,101 @@
+/**
+ * The shared measurement helper. Ours and the baseline run side by side in one process:
+ * after warm-up rounds (discarded), they alternate in rounds — the order flips every
+ * round so neither side always runs on a warmer cache — and every operation is timed on
+ * its own. A comparison yields the median and p99 per-operation latency of each side and
+ * the median per-round throughput.
+ */
+import { performance } from "node:perf_hooks"
+
+/** Runs `ops` operations and returns each one's duration in microseconds. */
+export type Batch = (ops: number) => Promise<ReadonlyArray<number>>
+
+/** How a comparison is paced. */
+export interface Pace {
+  /** Rounds per side discarded before measuring. */
+  readonly warmup: number
+  /** Measured rounds per side. */
+  readonly rounds: number
+  /** Operations per round. */
+  readonly ops: number
+}
+
+/** One side's figures. */
+export interface Stats {
+  /** Median per-operation latency, µs. */
+  readonly median: number
+  /** 99th percentile per-operation latency, µs. */
+  readonly p99: number
+  /** Median over rounds of operations per second. */
+  readonly throughput: number
+  readonly samples: number
+}
+
+/** Both sides' figures. */
+export interface Comparison {
+  readonly ours: Stats
+  readonly baseline: Stats
+}
+
+/** The `q` quantile (0..1) of unsorted samples, nearest rank. */
+export const quantile = (samples: ReadonlyArray<number>, q: number): number => {
+  if (samples.length === 0) return Number.NaN
+  const sorted = [...samples].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!
+}
+
+const stats = (latencies: ReadonlyArray<number>, throughputs: ReadonlyArray<number>): Stats => ({
+  median: quantile(latencies, 0.5),
+  p99: quantile(latencies, 0.99),
+  throughput: quantile(throughputs, 0.5),
+  samples: latencies.length
+})
+
+/** Times a synchronous operation `ops` times (for baselines that do not await). */
+export const timeSync = (ops: number, operation: () => unknown): ReadonlyArray<number> => {
+  const out = new Array<number>(ops)
+  for (let i = 0; i < ops; i++) {
+    const start = performance.now()
+    operation()
+    out[i] = (performance.now() - start) * 1000
+  }
+  return out
+}
+
+/** Times an asynchronous operation `ops` times, one after another. */
+export const timeAsync = async (ops: number, operation: () => Promise<unknown>): Promise<ReadonlyArray<number>> => {
+  const out = new Array<number>(ops)
+  for (let i = 0; i < ops; i++) {
+    const start = performance.now()
+    await operation()
+    out[i] = (performance.now() - start) * 1000
+  }
+  return out
+}
+
+/** Measures ours and the baseline in alternating rounds after warm-up. */
+export const compare = async (ours: Batch, baseline: Batch, pace: Pace): Promise<Comparison> => {
+  const sides = { ours: { batch: ours, latencies: [] as Array<number>, throughputs: [] as Array<number> }, baseline: {
+    batch: baseline,
+    latencies: [] as Array<number>,
+    throughputs: [] as Array<number>
+  } }
+  for (let round = 0; round < pace.warmup; round++) {
+    await ours(pace.ops)
+    await baseline(pace.ops)
+  }
+  for (let round = 0; round < pace.rounds; round++) {
+    const order = round % 2 === 0 ? [sides.ours, sides.baseline] : [sides.baseline, sides.ours]
+    for (const side of order) {
+      const start = performance.now()
+      const latencies = await side.batch(pace.ops)
+      const elapsed = performance.now() - start
+      side.latencies.push(...latencies)
+      side.throughputs.push((pace.ops * 1000) / elapsed)
+    }
+  }
+  return {
+    ours: stats(sides.ours.latencies, sides.ours.throughputs),
+    baseline: stats(sides.baseline.latencies, sides.baseline.throughputs)
+  }
+}

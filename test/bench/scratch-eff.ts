@@ -1,0 +1,22 @@
+import { Effect, Duration, Ref } from "effect"
+const bench = async (name: string, eff: Effect.Effect<unknown, unknown>, n = 20000) => {
+  const loop = Effect.forEach(Array.from({ length: n }), () => eff, { discard: true })
+  await Effect.runPromise(loop)
+  const t = performance.now()
+  await Effect.runPromise(loop)
+  console.log(name.padEnd(30), ((performance.now() - t) * 1000 / n).toFixed(2), "µs")
+}
+await bench("void", Effect.void)
+await bench("timeoutFail", Effect.timeoutFail(Effect.void, { duration: Duration.millis(1000), onTimeout: () => "x" }))
+await bench("withSpan", Effect.withSpan(Effect.void, "x", { attributes: { a: "b" } }))
+await bench("withSpan nostack", Effect.withSpan(Effect.void, "x", { attributes: { a: "b" }, captureStackTrace: false }))
+await bench("withSpan in parent", Effect.withSpan(Effect.withSpan(Effect.void, "x", { attributes: { a: "b" } }), "p"))
+const fn = Effect.fn("X")(function*() { yield* Effect.void })
+await bench("Effect.fn", fn())
+const fnu = Effect.fnUntraced(function*() { yield* Effect.void })
+await bench("Effect.fnUntraced", fnu())
+await bench("gen 5 yields", Effect.gen(function*() { const r = yield* Ref.make(1); yield* Ref.get(r); yield* Ref.set(r, 2); yield* Ref.get(r); yield* Effect.either(Effect.void) }))
+await bench("either", Effect.either(Effect.void))
+await bench("raceFirst", Effect.raceFirst(Effect.void, Effect.never))
+await bench("sleep0 race", Effect.race(Effect.void, Effect.sleep(1000)))
+await bench("disconnect?", Effect.interruptible(Effect.void))

@@ -1,0 +1,244 @@
+/**
+ * The stdio fault matrix, end to end: a registration with a faulty scripted backend first
+ * and a healthy one second (both intercepting tool.before), through the real harness and
+ * the real Node stdio transport, once fail-open and once fail-closed, for the persistent
+ * and the per_event lifecycle.
+ */
+import type { RouteFailure } from "@effect-ahp/harness"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as path from "node:path"
+import {
+  alive,
+  intercept,
+  nodeTransports,
+  openHooks,
+  registration,
+  scriptedStdio,
+  startedPids,
+  stdioMessages,
+  tempDir,
+  toolBefore,
+  tracked,
+  waitForLog,
+  waitUntil
+} from "../support/e2e.js"
+
+type Lifecycle = "persistent" | "per_event"
+type Policy = "fail-open" | "fail-closed"
+
+const FAULTY = "com.example.faulty"
+const HEALTHY = "com.example.healthy"
+
+const killGrace = 300
+const maxLineBytes = 64 * 1024
+/** Slack for a loaded 2-core machine on top of the deadline and the kill grace. */
+const margin = 2500
+
+/** The faulty backend's answer to every request but the faulty one. */
+const next = `effects=[{"type":"message","text":"next"}]`
+const ask = `effects=[{"type":"ask"}]`
+
+interface Case {
+  readonly name: string
+  /** The scripted behaviour of the faulty request. */
+  readonly fault: string
+  readonly args?: ReadonlyArray<string>
+  readonly lifecycles: ReadonlyArray<Lifecycle>
+  /** The faulty subscription's deadline per lifecycle (per_event includes the spawn). */
+  readonly timeoutMs?: Partial<Record<Lifecycle, number>>
+  /** `undefined`: the faulty response is accepted. */
+  readonly failure?: { readonly phase: RouteFailure.Phase; readonly code: RouteFailure.Code }
+  /** Whether the persistent child is replaced after the fault (killed or exited). */
+  readonly replaced?: boolean
+  /** The call must not return before the deadline plus the kill grace (SIGKILL after SIGTERM). */
+  readonly waitsForGrace?: boolean
+}
+
+const timeout = { phase: "transport", code: "timeout" } as const
+/**
+ * Deadlines for the timeout cases. They cover the warm-up and next requests too, and with
+ * them the start of a child under load (persistent: restarted lazily; per_event: every
+ * request), so they are small but not tiny.
+ */
+const short = { persistent: 1000, per_event: 2000 } as const
+const both: ReadonlyArray<Lifecycle> = ["persistent", "per_event"]
+
+const cases: ReadonlyArray<Case> = [
+  { name: "hang", fault: "hang", lifecycles: both, timeoutMs: short, failure: timeout, replaced: true },
+  { name: "exit mid-request", fault: "exit-mid", lifecycles: both, failure: { phase: "transport", code: "exited" }, replaced: true },
+  { name: "exit after replying", fault: "exit-after-reply", lifecycles: both, replaced: true },
+  { name: "non-JSON line", fault: "garbage", lifecycles: both, failure: { phase: "transport", code: "malformed" } },
+  { name: "invalid UTF-8", fault: "invalid-utf8", lifecycles: both, failure: { phase: "transport", code: "malformed" } },
+  {
+    name: "wrong id, then hang",
+    fault: "wrong-id-hang",
+    lifecycles: both,
+    timeoutMs: short,
+    failure: timeout,
+    replaced: true
+  },
+  { name: "wrong id, then the right one", fault: "wrong-id", lifecycles: both },
+  { name: "duplicate reply", fault: "duplicate", lifecycles: both },
+  { name: "unsolicited frames before the reply", fault: "unsolicited", lifecycles: both },
+  {
+    name: "oversized line",
+    fault: "oversized",
+    args: ["--size", String(maxLineBytes * 2)],
+    lifecycles: both,
+    failure: { phase: "transport", code: "oversized" }
+  },
+  {
+    name: "reply after the deadline",
+    fault: "late=2500",
+    lifecycles: both,
+    timeoutMs: short,
+    failure: timeout,
+    replaced: true
+  },
+  {
+    name: "SIGTERM ignored",
+    fault: "ignore-sigterm",
+    lifecycles: both,
+    timeoutMs: short,
+    failure: timeout,
+    replaced: true,
+    waitsForGrace: true
+  }
+]
+
+const matrix = cases.flatMap((c) =>
+  c.lifecycles.flatMap((lifecycle) =>
+    (["fail-open", "fail-closed"] as const).map((policy) => ({ ...c, lifecycle, policy }))
+  )
+)
+
+const run = (c: Case & { readonly lifecycle: Lifecycle; readonly policy: Policy }) =>
+  Effect.gen(function*() {
+    const dir = yield* tempDir
+    const faultyLog = path.join(dir, "faulty.log")
+    const healthyLog = path.join(dir, "healthy.log")
+    const timeoutMs = c.timeoutMs?.[c.lifecycle] ?? 10_000
+    const reg = registration([
+      {
+        id: FAULTY,
+        transport: scriptedStdio(
+          c.lifecycle,
+          next,
+          "--sequence",
+          `${next},${c.fault}`,
+          ...(c.args ?? []),
+          "--log",
+          faultyLog,
+          "--counter",
+          path.join(dir, "counter")
+        ),
+        subscriptions: [intercept(c.policy, timeoutMs)]
+      },
+      {
+        id: HEALTHY,
+        transport: scriptedStdio("persistent", ask, "--log", healthyLog),
+        subscriptions: [intercept("fail-closed", 20_000)]
+      }
+    ])
+    const { close, hooks } = yield* openHooks(
+      reg,
+      nodeTransports({ stdio: { killGrace: `${killGrace} millis`, exitGrace: "1 second", maxLineBytes } }),
+      { observationTimeoutMs: 10_000 }
+    )
+
+    // Warm-up: persistent children are started here, outside the supervised call.
+    const warm = yield* hooks.dispatch("tool.before", toolBefore("evt_warm"))
+    assert.strictEqual(warm.decision.permission, "ask")
+    assert.deepStrictEqual(warm.decision.messages, ["next"])
+    assert.deepStrictEqual(warm.errors, [])
+    const warmPids = yield* startedPids(faultyLog)
+
+    // The faulty call.
+    const { elapsed, live, result } = yield* tracked(hooks.dispatch("tool.before", toolBefore("evt_fault")))
+    assert.deepStrictEqual(live, [], "no fiber of the call is left running")
+    assert.isFalse(result.interrupted)
+    if (result.observations.length > 0) {
+      // A notification to a persistent child counts as delivered once queued for its stdin.
+      yield* waitForLog(healthyLog, (e) => e.event === "message" && (e.message?.params as any)?.event?.id === "evt_fault")
+    }
+    const healthyCalls = (yield* stdioMessages(healthyLog)).filter((m) => m.eventId === "evt_fault")
+    if (c.failure === undefined) {
+      assert.deepStrictEqual(result.errors, [])
+      assert.strictEqual(result.decision.permission, "ask")
+      assert.deepStrictEqual(healthyCalls.map((m) => m.method), ["hooks/intercept"])
+    } else {
+      assert.strictEqual(result.errors.length, 1)
+      const [error] = result.errors
+      assert.deepStrictEqual(
+        {
+          backend: error!.backend,
+          phase: error!.phase,
+          code: error!.code,
+          policy: error!.policy,
+          syntheticDenial: error!.syntheticDenial
+        },
+        { backend: FAULTY, ...c.failure, policy: c.policy, syntheticDenial: c.policy === "fail-closed" }
+      )
+      if (c.policy === "fail-open") {
+        assert.strictEqual(result.decision.permission, "ask", "the healthy backend's answer decides")
+        assert.deepStrictEqual(healthyCalls.map((m) => m.method), ["hooks/intercept"])
+        assert.deepStrictEqual(result.observations, [])
+      } else {
+        assert.strictEqual(result.decision.permission, "deny")
+        assert.isTrue(result.decision.denial?.synthetic)
+        assert.deepStrictEqual(
+          healthyCalls.map((m) => m.method),
+          ["hooks/observe"],
+          "the healthy backend is not called as interceptor; it observes the short-circuit"
+        )
+        assert.deepStrictEqual(result.observations.map((o) => [o.backend, o.mode, o.outcome]), [
+          [HEALTHY, "intercept", "delivered"]
+        ])
+      }
+    }
+    if (c.failure?.code === "timeout") {
+      assert.isBelow(elapsed, timeoutMs + killGrace + margin, "the call is bounded by the deadline and the kill grace")
+    }
+    if (c.waitsForGrace === true) assert.isAtLeast(elapsed, timeoutMs + killGrace - 50, "SIGKILL only after the grace")
+
+    const faultyPids = yield* startedPids(faultyLog)
+    if (c.lifecycle === "per_event") {
+      assert.strictEqual(faultyPids.length, 2, "one child per request")
+      assert.deepStrictEqual(alive(faultyPids), [], "per_event children are reaped before the call returns")
+    } else {
+      assert.deepStrictEqual(faultyPids, warmPids, "the persistent child handled the faulty request")
+      if (c.failure?.code === "timeout") {
+        assert.deepStrictEqual(alive(faultyPids), [], "a timed-out persistent child is killed before the call returns")
+      }
+    }
+
+    // The next event, same layer: served correctly, never confused by stale output.
+    if (c.lifecycle === "persistent" && c.replaced === true && c.failure?.code !== "timeout") {
+      // The child ended on its own: let it be reaped, so the next message goes to a new one.
+      yield* waitUntil("the faulty child to end", () => alive(faultyPids).length === 0)
+    }
+    const after = yield* hooks.dispatch("tool.before", toolBefore("evt_next"))
+    assert.deepStrictEqual(after.errors, [])
+    assert.strictEqual(after.decision.permission, "ask")
+    assert.deepStrictEqual(after.decision.messages, ["next"])
+    const faultyCalls = yield* stdioMessages(faultyLog)
+    assert.deepStrictEqual(faultyCalls.map((m) => [m.method, m.eventId]), [
+      ["hooks/intercept", "evt_warm"],
+      ["hooks/intercept", "evt_fault"],
+      ["hooks/intercept", "evt_next"]
+    ], "the faulty backend never receives a notification (it was called)")
+    const nextPid = faultyCalls[2]!.pid
+    if (c.lifecycle === "persistent") {
+      if (c.replaced === true) assert.notInclude(warmPids, nextPid, "a fresh child serves the next event")
+      else assert.strictEqual(nextPid, warmPids[0], "the same child serves the next event")
+    }
+
+    yield* close
+    const all = [...(yield* startedPids(faultyLog)), ...(yield* startedPids(healthyLog))]
+    assert.deepStrictEqual(alive(all), [], "every child is reaped when the layer's scope closes")
+  })
+
+describe.concurrent("stdio fault matrix", () => {
+  for (const c of matrix) it.scopedLive(`${c.lifecycle}: ${c.name}, ${c.policy}`, () => run(c))
+})

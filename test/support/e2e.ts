@@ -1,0 +1,232 @@
+/**
+ * Helpers for the end-to-end suites: the scripted backend's command lines and logs,
+ * registrations, a Hooks layer over the real Node transports built in a scope the test
+ * closes itself, pid and fiber leak checks.
+ */
+import { Hooks } from "@effect-ahp/harness"
+import type { Transport } from "@effect-ahp/harness"
+import { Credentials, NodeTransports } from "@effect-ahp/node"
+import type { Json } from "@effect-ahp/protocol"
+import { NodeContext, NodeHttpClient } from "@effect/platform-node"
+import { Context, Data, Effect, Exit, Layer, Option, Schedule, Scope, Supervisor } from "effect"
+import type { Fiber } from "effect"
+import * as ChildProcess from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+/** The scripted, misbehaving backend. */
+export const script = fileURLToPath(new URL("./scripted-backend.mjs", import.meta.url))
+
+/** A fresh temporary directory under `os.tmpdir()`, removed with the scope. */
+export const tempDir: Effect.Effect<string, never, Scope.Scope> = Effect.acquireRelease(
+  Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "ahp-e2e-"))),
+  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+)
+
+/** One line of the scripted backend's `--log`. */
+export interface LogEntry {
+  readonly event: string
+  readonly pid: number
+  readonly message?: Json.JsonObject
+  readonly body?: string
+  readonly path?: string
+  readonly authorization?: ReadonlyArray<string>
+  readonly [key: string]: unknown
+}
+
+export const readLog = (file: string): Effect.Effect<Array<LogEntry>> =>
+  Effect.sync(() =>
+    fs.existsSync(file)
+      ? fs.readFileSync(file, "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as LogEntry)
+      : []
+  )
+
+class NotYet extends Data.TaggedError("NotYet") {}
+
+/** Polls until `check` holds (every 10 ms, at most ~20 s); dies otherwise. */
+export const waitUntil = (what: string, check: () => boolean): Effect.Effect<void> =>
+  Effect.suspend(() => check() ? Effect.void : Effect.fail(new NotYet())).pipe(
+    Effect.retry({ schedule: Schedule.spaced("10 millis"), times: 2000 }),
+    Effect.orDieWith(() => new Error(`gave up waiting for ${what}`))
+  )
+
+/** Waits until the log has an entry matching `predicate`. */
+export const waitForLog = (file: string, predicate: (entry: LogEntry) => boolean): Effect.Effect<LogEntry> =>
+  readLog(file).pipe(
+    Effect.flatMap((entries) => Option.match(Option.fromNullable(entries.find(predicate)), {
+      onNone: () => Effect.fail(new NotYet()),
+      onSome: Effect.succeed
+    })),
+    Effect.retry({ schedule: Schedule.spaced("10 millis"), times: 2000 }),
+    Effect.orDieWith(() => new Error(`gave up waiting for a log entry in ${file}`))
+  )
+
+/** The pids of every process that logged a start line, in order. */
+export const startedPids = (file: string): Effect.Effect<Array<number>> =>
+  Effect.map(readLog(file), (entries) => entries.filter((e) => e.event === "start").map((e) => e.pid))
+
+/** Whether a process with this pid exists (`process.kill(pid, 0)` does not throw ESRCH). */
+export const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ESRCH"
+  }
+}
+
+/** The pids among `pids` that still exist. */
+export const alive = (pids: ReadonlyArray<number>): Array<number> => pids.filter(isAlive)
+
+/** The JSON-RPC messages a stdio scripted backend received, with the receiving pid. */
+export const stdioMessages = (file: string) =>
+  Effect.map(readLog(file), (entries) =>
+    entries.filter((e) => e.event === "message").map((e) => ({
+      pid: e.pid,
+      method: String(e.message?.method),
+      eventId: String((e.message?.params as any)?.event?.id)
+    })))
+
+/** The POSTs an HTTP scripted backend received (redirect-target hits included), body parsed. */
+export const httpMessages = (file: string) =>
+  Effect.map(readLog(file), (entries) =>
+    entries.filter((e) => e.event === "request").map((e) => {
+      let parsed: any = undefined
+      try {
+        parsed = JSON.parse(e.body ?? "")
+      } catch {
+        // not JSON
+      }
+      return {
+        path: e.path,
+        body: e.body ?? "",
+        authorization: e.authorization ?? [],
+        method: String(parsed?.method),
+        eventId: String(parsed?.params?.event?.id)
+      }
+    }))
+
+/** A stdio transport running the scripted backend. */
+export const scriptedStdio = (lifecycle: "persistent" | "per_event", ...args: Array<string>) => ({
+  type: "stdio",
+  command: process.execPath,
+  args: [script, "stdio", ...args],
+  lifecycle
+})
+
+/**
+ * Starts the scripted backend in HTTP mode for the lifetime of the scope (SIGTERM, then
+ * SIGKILL, at the end) and waits for its port file.
+ */
+export const scriptedHttp = (dir: string, name: string, ...args: Array<string>) =>
+  Effect.gen(function*() {
+    const portFile = path.join(dir, `${name}.port`)
+    const log = path.join(dir, `${name}.log`)
+    const child = yield* Effect.acquireRelease(
+      Effect.sync(() =>
+        ChildProcess.spawn(process.execPath, [script, "http", portFile, ...args, "--log", log], {
+          stdio: ["ignore", "ignore", "inherit"]
+        })
+      ),
+      (child) =>
+        Effect.async<void>((resume) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
+          const timer = setTimeout(() => child.kill("SIGKILL"), 2000)
+          child.once("exit", () => {
+            clearTimeout(timer)
+            resume(Effect.void)
+          })
+          child.kill("SIGTERM")
+        })
+    )
+    yield* waitUntil(`the ${name} server's port`, () => fs.existsSync(portFile) || child.exitCode !== null)
+    if (!fs.existsSync(portFile)) return yield* Effect.dieMessage(`the ${name} server did not start`)
+    const origin = `http://127.0.0.1:${fs.readFileSync(portFile, "utf8").trim()}`
+    return { url: `${origin}/hooks`, origin, log, pid: child.pid! }
+  })
+
+/** A tool.before input with a fixed id. */
+export const toolBefore = (id: string, command = "ls") => ({
+  id,
+  session: { id: "sess_e2e" },
+  tool: { name: "Bash", kind: "shell", input: { command }, origin: "native" as const },
+  call: { id: `call_${id}` },
+  path: "native"
+})
+
+/** An intercept subscription at tool.before. */
+export const intercept = (failurePolicy: "fail-open" | "fail-closed", timeoutMs: number, extra: object = {}) => ({
+  mode: "intercept",
+  events: ["tool.before"],
+  timeoutMs,
+  failurePolicy,
+  content: { default: "body" },
+  ...extra
+})
+
+/** An observe subscription. */
+export const observe = (events: ReadonlyArray<string>, extra: object = {}) => ({
+  mode: "observe",
+  events,
+  content: { default: "body" },
+  ...extra
+})
+
+/** A registration document. */
+export const registration = (
+  hooks: ReadonlyArray<
+    { readonly id: string; readonly transport: unknown; readonly authentication?: unknown; readonly subscriptions: ReadonlyArray<unknown> }
+  >
+) => ({ protocolVersion: "draft", hooks })
+
+/** A credential store the test can change between dispatches. */
+export const credentialStore = (initial: Record<string, string> = {}) => {
+  const values = new Map(Object.entries(initial))
+  return {
+    set: (name: string, value: string) => Effect.sync(() => void values.set(name, value)),
+    remove: (name: string) => Effect.sync(() => void values.delete(name)),
+    layer: Credentials.layer((reference) => Effect.sync(() => values.get(reference.name)))
+  }
+}
+
+/** The real Node transports (processes, undici) with the given resolver. */
+export const nodeTransports = (
+  options: NodeTransports.Options,
+  credentials: Layer.Layer<Credentials.CredentialResolver> = Credentials.layerTest({})
+): Layer.Layer<Transport.Transports> =>
+  NodeTransports.layer(options).pipe(
+    Layer.provide(Layer.mergeAll(NodeContext.layer, NodeHttpClient.layerUndici, credentials))
+  )
+
+/**
+ * Builds the Hooks service over `transports` in a new scope; `close` releases it (the
+ * scope is also closed with the enclosing one, if the test fails first).
+ */
+export const openHooks = (
+  reg: unknown,
+  transports: Layer.Layer<Transport.Transports>,
+  options?: Hooks.Options
+) =>
+  Effect.gen(function*() {
+    const scope = yield* Effect.acquireRelease(Scope.make(), (scope, exit) => Scope.close(scope, exit))
+    const context = yield* Layer.buildWithScope(Hooks.layer(reg, options).pipe(Layer.provide(transports)), scope).pipe(
+      Effect.orDie
+    )
+    return { hooks: Context.get(context, Hooks.Hooks), close: Scope.close(scope, Exit.void) }
+  })
+
+/**
+ * Runs `self` under a tracking supervisor: every fiber forked inside it is recorded, and
+ * `live` lists those still running once it has returned.
+ */
+export const tracked = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const supervisor = yield* Supervisor.track
+    const started = Date.now()
+    const result = yield* Effect.supervised(self, supervisor)
+    const elapsed = Date.now() - started
+    const live: Array<Fiber.RuntimeFiber<any, any>> = yield* supervisor.value
+    return { result, elapsed, live: live.map((f) => f.id().id) }
+  })
