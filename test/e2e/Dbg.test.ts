@@ -1,23 +1,22 @@
+import { InProcess } from "@effect-ahp/backend"
+import { Transport } from "@effect-ahp/harness"
 import { it } from "@effect/vitest"
-import { Effect } from "effect"
-import { intercept, nodeTransports, openHooks, registration, scriptedHttp, tempDir, toolBefore } from "../support/e2e.js"
+import { Effect, Ref, Supervisor, Fiber } from "effect"
+import { openHooks, registration, observe } from "../support/e2e.js"
+import { policyBackend } from "./fixtures/policyBackend.js"
 
+const ID = "com.example.policy"
 it.scopedLive("dbg", () => Effect.gen(function*() {
-  let t = Date.now()
-  const lap = (s: string) => Effect.sync(() => { console.log(s, Date.now() - t); t = Date.now() })
-  const dir = yield* tempDir
-  const a = yield* scriptedHttp(dir, "a", "ok")
-  yield* lap("server a")
-  const b = yield* scriptedHttp(dir, "b", "ok")
-  yield* lap("server b")
-  const reg = registration([{ id: "com.example.a", transport: { type: "http", url: a.url }, subscriptions: [intercept("fail-open", 5000)] },
-  { id: "com.example.b", transport: { type: "http", url: b.url }, subscriptions: [intercept("fail-open", 5000)] }])
-  const { close, hooks } = yield* openHooks(reg, nodeTransports({}))
-  yield* lap("open")
-  yield* hooks.dispatch("tool.before", toolBefore("evt_1"))
-  yield* lap("d1")
-  yield* hooks.dispatch("tool.before", toolBefore("evt_2"))
-  yield* lap("d2")
-  yield* close
-  yield* lap("close")
-}).pipe(Effect.ensuring(Effect.sync(() => console.log("scope end")))))
+  const ref = yield* Ref.make<ReadonlyArray<string>>([])
+  const backend = yield* InProcess.fromLayer(policyBackend((l) => Ref.update(ref, (x) => [...x, l])))
+  const reg = registration([{ id: ID, transport: { type: "http", url: "https://policy.invalid/hooks" }, subscriptions: [
+    { mode: "intercept", events: ["tool.before"], timeoutMs: 10_000, failurePolicy: "fail-closed", content: { default: "body" } }, observe(["tool.*"])] }])
+  const { hooks } = yield* openHooks(reg, Transport.layerInProcess({ [ID]: backend }))
+  const supervisor = yield* Supervisor.track
+  yield* Effect.supervised(hooks.dispatch("tool.before", { id: "e1", session: { id: "s" }, tool: { name: "Bash", kind: "shell", input: { command: "ls" }, origin: "native" }, call: { id: "c" }, path: "native" }), supervisor)
+  const live = yield* supervisor.value
+  for (const f of live) {
+    const d = yield* Fiber.dump(f)
+    console.log(Fiber.pretty ? yield* Fiber.pretty(f) : d)
+  }
+}))

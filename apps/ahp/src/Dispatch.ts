@@ -271,17 +271,17 @@ export const run = (options: Options): Effect.Effect<void, never, FileSystem.Fil
 export const command = Command.make(
   "dispatch",
   {
-    registration: Options.file("registration").pipe(Options.withDescription("the registration document (JSON)")),
-    event: Options.file("event").pipe(Options.withDescription("the boundary input: {type, …fields} (JSON)")),
-    capabilities: Options.file("capabilities").pipe(
+    registration: Options.text("registration").pipe(Options.withDescription("the registration document (JSON)")),
+    event: Options.text("event").pipe(Options.withDescription("the boundary input: {type, …fields} (JSON)")),
+    capabilities: Options.text("capabilities").pipe(
       Options.withDescription("the host's grant: a capability manifest or a map from event type to capabilities"),
       Options.optional
     ),
-    state: Options.file("state").pipe(
+    state: Options.text("state").pipe(
       Options.withDescription("the pending state before the first interceptor (JSON)"),
       Options.optional
     ),
-    elicitationSchema: Options.file("elicitation-schema").pipe(
+    elicitationSchema: Options.text("elicitation-schema").pipe(
       Options.withDescription("the requested form schema an elicitation answer edit must satisfy (JSON)"),
       Options.optional
     ),

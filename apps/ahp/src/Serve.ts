@@ -138,7 +138,7 @@ export const command = Command.make(
       Options.optional
     ),
     host: Options.text("host").pipe(Options.withDescription("HTTP interface"), Options.withDefault("127.0.0.1")),
-    auditFile: Options.file("audit-file").pipe(
+    auditFile: Options.text("audit-file").pipe(
       Options.withDescription("where the audit example appends its lines"),
       Options.withDefault(defaultOptions.auditFile)
     ),

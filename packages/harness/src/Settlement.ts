@@ -86,12 +86,12 @@ export interface Injection {
 export type Flow = "none" | "stop" | "continue"
 
 /**
- * The pending state between interceptors.
+ * What pending states and decisions have in common.
  *
  * @since 0.1.0
  * @category models
  */
-export interface PendingState {
+export interface Outcome {
   readonly permission: Intercept.Permission
   readonly denial: Denial | undefined
   readonly candidate: Candidate | undefined
@@ -100,6 +100,15 @@ export interface PendingState {
   readonly instructions: ReadonlyArray<string>
   readonly injections: ReadonlyArray<Injection | Json.JsonValue>
   readonly messages: ReadonlyArray<string>
+}
+
+/**
+ * The pending state between interceptors.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PendingState extends Outcome {
   readonly accepted: ReadonlyArray<Accepted>
 }
 
@@ -249,23 +258,15 @@ export const failClosed = (state: PendingState, provenance: Provenance): Pending
 export const isShortCircuit = (state: PendingState): boolean => state.permission === "deny" || state.flow === "stop"
 
 /**
- * The settled decision of a boundary call.
+ * The settled decision of a boundary call. Its `candidate` is the supplied result that
+ * replaces execution, if any survived settlement.
  *
  * @since 0.1.0
  * @category models
  */
-export interface Decision {
-  readonly permission: Intercept.Permission
-  readonly denial: Denial | undefined
-  /** The supplied result that replaces execution, if any survived settlement. */
-  readonly candidate: Candidate | undefined
-  readonly flow: Flow
-  readonly stopReason: string | undefined
-  readonly instructions: ReadonlyArray<string>
+export interface Decision extends Outcome {
   /** Continuation allowance units consumed by this boundary (0 or 1). */
   readonly continuationsConsumed: number
-  readonly injections: ReadonlyArray<Injection | Json.JsonValue>
-  readonly messages: ReadonlyArray<string>
   /** The accepted effects still in force, in acceptance order. */
   readonly effects: ReadonlyArray<Accepted>
 }

@@ -66,6 +66,21 @@ const describeActual = (actual: unknown): string => {
   }
 }
 
+const objectAst = (ast: AST.AST): AST.TypeLiteral | undefined => {
+  switch (ast._tag) {
+    case "TypeLiteral":
+      return ast
+    case "Refinement":
+      return objectAst(ast.from)
+    case "Transformation":
+      return objectAst(ast.to)
+    case "Suspend":
+      return objectAst(ast.f())
+    default:
+      return undefined
+  }
+}
+
 const expected = (ast: AST.AST): string => {
   const identifier = AST.getIdentifierAnnotation(ast)
   switch (ast._tag) {
@@ -97,22 +112,8 @@ const expected = (ast: AST.AST): string => {
   }
 }
 
-const isObjectLike = (ast: AST.AST): boolean => {
-  switch (ast._tag) {
-    case "TypeLiteral":
-      return true
-    case "Refinement":
-      return isObjectLike(ast.from)
-    case "Transformation":
-      return isObjectLike(ast.to)
-    case "Suspend":
-      return isObjectLike(ast.f())
-    case "Union":
-      return ast.types.every(isObjectLike)
-    default:
-      return false
-  }
-}
+const isObjectLike = (ast: AST.AST): boolean =>
+  ast._tag === "Union" ? ast.types.every(isObjectLike) : objectAst(ast) !== undefined
 
 const annotatedMessage = (issue: ParseResult.ParseIssue): string | undefined => {
   const ast = "ast" in issue ? issue.ast : undefined
@@ -141,21 +142,6 @@ const failsDiscriminator = (issue: ParseResult.ParseIssue): boolean => {
     return children.some((c) => c._tag === "Pointer" && isLiteralMismatch(c.issue))
   }
   return false
-}
-
-const objectAst = (ast: AST.AST): AST.TypeLiteral | undefined => {
-  switch (ast._tag) {
-    case "TypeLiteral":
-      return ast
-    case "Refinement":
-      return objectAst(ast.from)
-    case "Transformation":
-      return objectAst(ast.to)
-    case "Suspend":
-      return objectAst(ast.f())
-    default:
-      return undefined
-  }
 }
 
 const literalsOf = (ast: AST.AST): ReadonlyArray<AST.LiteralValue> | undefined => {
