@@ -5,17 +5,28 @@
  * Every transport must give the same decisions, effective events and observations.
  */
 import { Http, InProcess } from "@effect-ahp/backend"
-import type { Hooks } from "@effect-ahp/harness"
+import type { Hooks, Observation, Settlement } from "@effect-ahp/harness"
 import { Transport } from "@effect-ahp/harness"
 import type { Json } from "@effect-ahp/protocol"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as esbuild from "esbuild"
 import { Context, Effect, Layer, Ref } from "effect"
+import type { Fiber } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { nodeTransports, observe, openHooks, registration, tempDir, tracked, waitUntil } from "../support/e2e.js"
+import {
+  failures,
+  nodeTransports,
+  observe,
+  openHooks,
+  registration,
+  running,
+  tempDir,
+  tracked,
+  waitUntil
+} from "../support/e2e.js"
 import { policyBackend } from "./fixtures/policyBackend.js"
 
 const ID = "com.example.policy"
@@ -39,11 +50,14 @@ beforeAll(async () => {
 })
 afterAll(() => fs.rmSync(bundleDir, { recursive: true, force: true }))
 
-const subscriptions = [
-  { mode: "intercept", events: ["tool.before"], timeoutMs: 10_000, failurePolicy: "fail-closed", content: { default: "body" } },
-  { mode: "intercept", events: ["tool.after"], timeoutMs: 10_000, failurePolicy: "fail-closed", content: { default: "body" } },
-  observe(["tool.*"])
-]
+const interceptAt = (event: string) => ({
+  mode: "intercept",
+  events: [event],
+  timeoutMs: 10_000,
+  failurePolicy: "fail-closed",
+  content: { default: "body" }
+})
+const subscriptions = [interceptAt("tool.before"), interceptAt("tool.after"), observe(["tool.*"])]
 
 const text = (id: string, t: string) => ({ id, kind: "text", mediaType: "text/plain", selection: "body", text: t })
 const output = (t: string) => [{ id: "m1", role: "tool", parts: [text("p1", t)] }]
@@ -63,7 +77,12 @@ const script: ReadonlyArray<{ readonly type: "tool.before" | "tool.after"; reado
   { type: "tool.before", input: call("evt_rm", "rm -rf /") },
   {
     type: "tool.after",
-    input: { ...call("evt_secret", "cat .env"), outcome: "ok", execution: { status: "executed" }, items: output("KEY=sk-abc123 ok") }
+    input: {
+      ...call("evt_secret", "cat .env"),
+      outcome: "ok",
+      execution: { status: "executed" },
+      items: output("KEY=sk-abc123 ok")
+    }
   },
   {
     type: "tool.after",
@@ -73,26 +92,47 @@ const script: ReadonlyArray<{ readonly type: "tool.before" | "tool.after"; reado
 
 const expectedObserved = ["tool.before:evt_ls", "tool.before:evt_rm", "tool.after:evt_secret", "tool.after:evt_plain"]
 
-/** Runs the script; every call leaves no fiber behind (and, when given, checks its children after each call). */
-const runScript = (hooks: Hooks.Hooks["Type"], afterEach: () => void = () => {}) =>
-  Effect.forEach(script, ({ input, type }) =>
-    Effect.gen(function*() {
-      const { live, result } = yield* tracked(hooks.dispatch(type, input))
-      assert.deepStrictEqual(live, [])
-      afterEach()
-      return {
-        event: result.event,
-        decision: result.decision,
-        errors: result.errors,
-        observations: result.observations,
-        interrupted: result.interrupted
-      }
-    }))
+/** What one boundary call produced. */
+interface Outcome {
+  readonly event: Json.JsonObject
+  readonly decision: Settlement.Decision
+  readonly errors: ReturnType<typeof failures>
+  readonly observations: ReadonlyArray<Observation.Observation>
+  readonly interrupted: boolean
+}
 
-type Outcomes = Effect.Effect.Success<ReturnType<typeof runScript>>
+/**
+ * Runs the script against a Hooks layer, then closes the layer. No call may leave a fiber
+ * running, except the reader and pipes of a persistent child it started, which must end
+ * when the layer closes. `afterEach` checks the children after each call.
+ */
+const runScript = (
+  opened: { readonly hooks: Hooks.Hooks["Type"]; readonly close: Effect.Effect<void> },
+  options: {
+    readonly persistent?: boolean
+    readonly afterEach?: () => void
+    readonly beforeClose?: Effect.Effect<void>
+  } = {}
+) =>
+  Effect.gen(function*() {
+    const owned: Array<Fiber.RuntimeFiber<any, any>> = []
+    const outcomes: Array<Outcome> = []
+    for (const { input, type } of script) {
+      const { fibers, live, result } = yield* tracked(opened.hooks.dispatch(type, input))
+      if (options.persistent !== true) assert.deepStrictEqual(live, [], `${type}: no fiber of the call is left running`)
+      owned.push(...fibers)
+      options.afterEach?.()
+      const { decision, errors, event, interrupted, observations } = result
+      outcomes.push({ event, decision, errors: failures(errors), observations, interrupted })
+    }
+    if (options.beforeClose !== undefined) yield* options.beforeClose
+    yield* opened.close
+    assert.deepStrictEqual(yield* running(owned), [], "every fiber started by the calls has ended with the layer")
+    return outcomes
+  })
 
 /** What the backend must decide, checked on the in-process baseline. */
-const checkBaseline = (outcomes: Outcomes) => {
+const checkBaseline = (outcomes: ReadonlyArray<Outcome>) => {
   const [ls, rm, secret, plain] = outcomes
   for (const o of outcomes) {
     assert.deepStrictEqual(o.errors, [])
@@ -120,10 +160,9 @@ const recorder = Effect.map(Ref.make<ReadonlyArray<string>>([]), (ref) => ({
 const inProcess = Effect.gen(function*() {
   const observed = yield* recorder
   const backend = yield* InProcess.fromLayer(policyBackend(observed.record))
-  const reg = registration([{ id: ID, transport: { type: "http", url: "https://policy.invalid/hooks" }, subscriptions }])
-  const { close, hooks } = yield* openHooks(reg, Transport.layerInProcess({ [ID]: backend }))
-  const outcomes = yield* runScript(hooks)
-  yield* close
+  const transport = { type: "http", url: "https://policy.invalid/hooks" }
+  const reg = registration([{ id: ID, transport, subscriptions }])
+  const outcomes = yield* runScript(yield* openHooks(reg, Transport.layerInProcess({ [ID]: backend })))
   return { outcomes, observed: yield* observed.lines }
 })
 
@@ -133,9 +172,7 @@ const http = Effect.gen(function*() {
   const { url } = Context.get(server, Http.Address)
   assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/hooks$/)
   const reg = registration([{ id: ID, transport: { type: "http", url }, subscriptions }])
-  const { close, hooks } = yield* openHooks(reg, nodeTransports({}))
-  const outcomes = yield* runScript(hooks)
-  yield* close
+  const outcomes = yield* runScript(yield* openHooks(reg, nodeTransports({})))
   return { outcomes, observed: yield* observed.lines }
 })
 
@@ -143,36 +180,54 @@ const stdio = (lifecycle: "persistent" | "per_event") =>
   Effect.gen(function*() {
     const dir = yield* tempDir
     const observedFile = path.join(dir, "observed")
-    const reg = registration([{ id: ID, transport: { type: "stdio", command: process.execPath, args: [bundle], lifecycle }, subscriptions }])
-    const { close, hooks } = yield* openHooks(reg, nodeTransports({ stdio: { env: { AHP_E2E_OBSERVED: observedFile } } }))
+    const read = () =>
+      fs.existsSync(observedFile) ? fs.readFileSync(observedFile, "utf8").split("\n").filter((l) => l !== "") : []
     const marker = `AHP_E2E_OBSERVED=${observedFile}`
-    const outcomes = yield* runScript(hooks, () => {
-      const running = childrenWith(marker)
-      if (lifecycle === "per_event") assert.deepStrictEqual(running, [], "per_event children are reaped before the call returns")
-      else assert.strictEqual(running.length, 1, "one persistent child serves every call")
+    const reg = registration([{
+      id: ID,
+      transport: { type: "stdio", command: process.execPath, args: [bundle], lifecycle },
+      subscriptions
+    }])
+    const opened = yield* openHooks(reg, nodeTransports({ stdio: { env: { AHP_E2E_OBSERVED: observedFile } } }))
+    const outcomes = yield* runScript(opened, {
+      persistent: lifecycle === "persistent",
+      afterEach: () => {
+        const children = childrenWith(marker)
+        if (lifecycle === "per_event") {
+          assert.deepStrictEqual(children, [], "per_event children are reaped before the call returns")
+        } else {
+          assert.strictEqual(children.length, 1, "one persistent child serves every call")
+        }
+      },
+      // A persistent child has a notification once it is queued: wait for its observer.
+      beforeClose: waitUntil("the stdio observer", () => read().length >= expectedObserved.length)
     })
-    const read = () => fs.existsSync(observedFile) ? fs.readFileSync(observedFile, "utf8").split("\n").filter((l) => l !== "") : []
-    // A persistent child has the notification once it is queued; wait for its observer.
-    yield* waitUntil("the stdio observer", () => read().length >= expectedObserved.length)
-    yield* close
     assert.deepStrictEqual(childrenWith(marker), [], "closing the layer reaps the child")
     return { outcomes, observed: read() }
   })
 
-describe.concurrent("a backend written with @effect-ahp/backend, over every transport", () => {
-  it.scopedLive("in-process, stdio (persistent and per_event) and HTTP decide identically", () =>
+const transports = {
+  "HTTP (Http.serve on 127.0.0.1)": http,
+  "stdio persistent (bundled)": stdio("persistent"),
+  "stdio per_event (bundled)": stdio("per_event")
+}
+
+describe.concurrent("a backend written with @effect-ahp/backend, driven by the harness", () => {
+  it.scopedLive("in-process: the guard denies rm -rf, the redactor redacts, the observer sees every tool event", () =>
     Effect.gen(function*() {
       const baseline = yield* inProcess
       checkBaseline(baseline.outcomes)
       assert.deepStrictEqual(baseline.observed, expectedObserved)
-      const others = yield* Effect.all({ http, persistent: stdio("persistent"), perEvent: stdio("per_event") }, {
-        concurrency: "unbounded"
-      })
-      for (const [name, run] of Object.entries(others)) {
-        assert.deepStrictEqual(run.outcomes, baseline.outcomes, `${name}: the same decisions and effective events`)
-        assert.deepStrictEqual(run.observed, expectedObserved, `${name}: the observer saw every tool event once, in order`)
-      }
     }))
+
+  for (const [name, run] of Object.entries(transports)) {
+    it.scopedLive(`${name}: the same decisions, effective events and observations as in-process`, () =>
+      Effect.gen(function*() {
+        const [baseline, other] = yield* Effect.all([inProcess, run], { concurrency: "unbounded" })
+        assert.deepStrictEqual(other.outcomes, baseline.outcomes)
+        assert.deepStrictEqual(other.observed, expectedObserved, "the observer saw every tool event once, in order")
+      }))
+  }
 })
 
 /**
@@ -186,7 +241,8 @@ const childrenWith = (marker: string): Array<number> => {
     try {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8")
       const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
-      if (ppid === process.pid && fs.readFileSync(`/proc/${entry}/environ`, "utf8").includes(marker)) pids.push(Number(entry))
+      const environment = fs.readFileSync(`/proc/${entry}/environ`, "utf8")
+      if (ppid === process.pid && environment.includes(marker)) pids.push(Number(entry))
     } catch {
       // gone meanwhile
     }

@@ -10,6 +10,8 @@ import { Effect } from "effect"
 import * as path from "node:path"
 import {
   alive,
+  eventIdOf,
+  failures,
   intercept,
   nodeTransports,
   openHooks,
@@ -56,6 +58,7 @@ interface Case {
 }
 
 const timeout = { phase: "transport", code: "timeout" } as const
+const malformed = { phase: "transport", code: "malformed" } as const
 /**
  * Deadlines for the timeout cases. They cover the warm-up and next requests too, and with
  * them the start of a child under load (persistent: restarted lazily; per_event: every
@@ -66,10 +69,16 @@ const both: ReadonlyArray<Lifecycle> = ["persistent", "per_event"]
 
 const cases: ReadonlyArray<Case> = [
   { name: "hang", fault: "hang", lifecycles: both, timeoutMs: short, failure: timeout, replaced: true },
-  { name: "exit mid-request", fault: "exit-mid", lifecycles: both, failure: { phase: "transport", code: "exited" }, replaced: true },
+  {
+    name: "exit mid-request",
+    fault: "exit-mid",
+    lifecycles: both,
+    failure: { phase: "transport", code: "exited" },
+    replaced: true
+  },
   { name: "exit after replying", fault: "exit-after-reply", lifecycles: both, replaced: true },
-  { name: "non-JSON line", fault: "garbage", lifecycles: both, failure: { phase: "transport", code: "malformed" } },
-  { name: "invalid UTF-8", fault: "invalid-utf8", lifecycles: both, failure: { phase: "transport", code: "malformed" } },
+  { name: "non-JSON line", fault: "garbage", lifecycles: both, failure: malformed },
+  { name: "invalid UTF-8", fault: "invalid-utf8", lifecycles: both, failure: malformed },
   {
     name: "wrong id, then hang",
     fault: "wrong-id-hang",
@@ -79,7 +88,8 @@ const cases: ReadonlyArray<Case> = [
     replaced: true
   },
   { name: "wrong id, then the right one", fault: "wrong-id", lifecycles: both },
-  { name: "duplicate reply", fault: "duplicate", lifecycles: both },
+  // The first answer (no effects) is accepted; the duplicate carries a deny that must never apply.
+  { name: "duplicate reply", fault: "duplicate-deny", lifecycles: both },
   { name: "unsolicited frames before the reply", fault: "unsolicited", lifecycles: both },
   {
     name: "oversized line",
@@ -151,7 +161,7 @@ const run = (c: Case & { readonly lifecycle: Lifecycle; readonly policy: Policy 
     const warm = yield* hooks.dispatch("tool.before", toolBefore("evt_warm"))
     assert.strictEqual(warm.decision.permission, "ask")
     assert.deepStrictEqual(warm.decision.messages, ["next"])
-    assert.deepStrictEqual(warm.errors, [])
+    assert.deepStrictEqual(failures(warm.errors), [])
     const warmPids = yield* startedPids(faultyLog)
 
     // The faulty call.
@@ -160,26 +170,22 @@ const run = (c: Case & { readonly lifecycle: Lifecycle; readonly policy: Policy 
     assert.isFalse(result.interrupted)
     if (result.observations.length > 0) {
       // A notification to a persistent child counts as delivered once queued for its stdin.
-      yield* waitForLog(healthyLog, (e) => e.event === "message" && (e.message?.params as any)?.event?.id === "evt_fault")
+      yield* waitForLog(healthyLog, (e) => e.event === "message" && eventIdOf(e) === "evt_fault")
     }
     const healthyCalls = (yield* stdioMessages(healthyLog)).filter((m) => m.eventId === "evt_fault")
     if (c.failure === undefined) {
-      assert.deepStrictEqual(result.errors, [])
+      assert.deepStrictEqual(failures(result.errors), [])
       assert.strictEqual(result.decision.permission, "ask")
       assert.deepStrictEqual(healthyCalls.map((m) => m.method), ["hooks/intercept"])
     } else {
-      assert.strictEqual(result.errors.length, 1)
-      const [error] = result.errors
-      assert.deepStrictEqual(
-        {
-          backend: error!.backend,
-          phase: error!.phase,
-          code: error!.code,
-          policy: error!.policy,
-          syntheticDenial: error!.syntheticDenial
-        },
-        { backend: FAULTY, ...c.failure, policy: c.policy, syntheticDenial: c.policy === "fail-closed" }
-      )
+      assert.deepStrictEqual(failures(result.errors).map(({ detail: _, ...rest }) => rest), [{
+        backend: FAULTY,
+        mode: "intercept",
+        ...c.failure,
+        policy: c.policy,
+        syntheticDenial: c.policy === "fail-closed",
+        httpStatus: undefined
+      }])
       if (c.policy === "fail-open") {
         assert.strictEqual(result.decision.permission, "ask", "the healthy backend's answer decides")
         assert.deepStrictEqual(healthyCalls.map((m) => m.method), ["hooks/intercept"])
@@ -219,7 +225,7 @@ const run = (c: Case & { readonly lifecycle: Lifecycle; readonly policy: Policy 
       yield* waitUntil("the faulty child to end", () => alive(faultyPids).length === 0)
     }
     const after = yield* hooks.dispatch("tool.before", toolBefore("evt_next"))
-    assert.deepStrictEqual(after.errors, [])
+    assert.deepStrictEqual(failures(after.errors), [])
     assert.strictEqual(after.decision.permission, "ask")
     assert.deepStrictEqual(after.decision.messages, ["next"])
     const faultyCalls = yield* stdioMessages(faultyLog)

@@ -4,9 +4,9 @@
  * closes itself, pid and fiber leak checks.
  */
 import { Hooks } from "@effect-ahp/harness"
-import type { Transport } from "@effect-ahp/harness"
+import type { RouteFailure, Transport } from "@effect-ahp/harness"
 import { Credentials, NodeTransports } from "@effect-ahp/node"
-import type { Json } from "@effect-ahp/protocol"
+import { Json } from "@effect-ahp/protocol"
 import { NodeContext, NodeHttpClient } from "@effect/platform-node"
 import { Context, Data, Effect, Exit, Layer, Option, Schedule, Scope, Supervisor } from "effect"
 import type { Fiber } from "effect"
@@ -52,6 +52,13 @@ export const waitUntil = (what: string, check: () => boolean): Effect.Effect<voi
     Effect.orDieWith(() => new Error(`gave up waiting for ${what}`))
   )
 
+/** Polls until `check` succeeds with `true` (every 10 ms, at most ~20 s); dies otherwise. */
+export const waitUntilEffect = (what: string, check: Effect.Effect<boolean>): Effect.Effect<void> =>
+  Effect.flatMap(check, (ok) => ok ? Effect.void : Effect.fail(new NotYet())).pipe(
+    Effect.retry({ schedule: Schedule.spaced("10 millis"), times: 2000 }),
+    Effect.orDieWith(() => new Error(`gave up waiting for ${what}`))
+  )
+
 /** Waits until the log has an entry matching `predicate`. */
 export const waitForLog = (file: string, predicate: (entry: LogEntry) => boolean): Effect.Effect<LogEntry> =>
   readLog(file).pipe(
@@ -80,13 +87,20 @@ export const isAlive = (pid: number): boolean => {
 /** The pids among `pids` that still exist. */
 export const alive = (pids: ReadonlyArray<number>): Array<number> => pids.filter(isAlive)
 
+/** The event id inside a logged JSON-RPC message, if any. */
+export const eventIdOf = (entry: LogEntry): string | undefined => {
+  const params = entry.message?.params
+  const event = params !== undefined && Json.isObject(params) ? params.event : undefined
+  return event !== undefined && Json.isObject(event) && typeof event.id === "string" ? event.id : undefined
+}
+
 /** The JSON-RPC messages a stdio scripted backend received, with the receiving pid. */
 export const stdioMessages = (file: string) =>
   Effect.map(readLog(file), (entries) =>
     entries.filter((e) => e.event === "message").map((e) => ({
       pid: e.pid,
       method: String(e.message?.method),
-      eventId: String((e.message?.params as any)?.event?.id)
+      eventId: String(eventIdOf(e))
     })))
 
 /** The POSTs an HTTP scripted backend received (redirect-target hits included), body parsed. */
@@ -147,6 +161,22 @@ export const scriptedHttp = (dir: string, name: string, ...args: Array<string>) 
     return { url: `${origin}/hooks`, origin, log, pid: child.pid! }
   })
 
+/**
+ * Route failures as plain records (chai cannot render Effect errors in a diff), keeping
+ * what the assertions compare.
+ */
+export const failures = (errors: ReadonlyArray<RouteFailure.RouteFailure>) =>
+  errors.map((e) => ({
+    backend: e.backend,
+    mode: e.mode,
+    phase: e.phase,
+    code: e.code,
+    policy: e.policy,
+    syntheticDenial: e.syntheticDenial,
+    httpStatus: e.httpStatus,
+    detail: e.detail
+  }))
+
 /** A tool.before input with a fixed id. */
 export const toolBefore = (id: string, command = "ls") => ({
   id,
@@ -174,12 +204,16 @@ export const observe = (events: ReadonlyArray<string>, extra: object = {}) => ({
   ...extra
 })
 
+/** One backend of a registration document. */
+export interface BackendEntry {
+  readonly id: string
+  readonly transport: unknown
+  readonly authentication?: unknown
+  readonly subscriptions: ReadonlyArray<unknown>
+}
+
 /** A registration document. */
-export const registration = (
-  hooks: ReadonlyArray<
-    { readonly id: string; readonly transport: unknown; readonly authentication?: unknown; readonly subscriptions: ReadonlyArray<unknown> }
-  >
-) => ({ protocolVersion: "draft", hooks })
+export const registration = (hooks: ReadonlyArray<BackendEntry>) => ({ protocolVersion: "draft", hooks })
 
 /** A credential store the test can change between dispatches. */
 export const credentialStore = (initial: Record<string, string> = {}) => {
@@ -227,6 +261,13 @@ export const tracked = <A, E, R>(self: Effect.Effect<A, E, R>) =>
     const started = Date.now()
     const result = yield* Effect.supervised(self, supervisor)
     const elapsed = Date.now() - started
-    const live: Array<Fiber.RuntimeFiber<any, any>> = yield* supervisor.value
-    return { result, elapsed, live: live.map((f) => f.id().id) }
+    const fibers: Array<Fiber.RuntimeFiber<any, any>> = yield* supervisor.value
+    return { result, elapsed, live: fibers.map((f) => f.id().id), fibers }
   })
+
+/** The ids of the fibers among `fibers` that have not ended. */
+export const running = (fibers: ReadonlyArray<Fiber.RuntimeFiber<any, any>>) =>
+  Effect.map(
+    Effect.filter(fibers, (f) => Effect.map(f.poll, Option.isNone)),
+    (left) => left.map((f) => f.id().id)
+  )

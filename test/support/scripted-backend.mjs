@@ -38,6 +38,7 @@
 //                      character (with a pause in between); the result has "text":"é€😀"
 //   wrong-id-hang      answer with another id only, then never answer
 //   duplicate          answer twice with the same id
+//   duplicate-deny     answer ok, then again with the same id carrying a deny effect
 //   unsolicited        write a notification and a response to another id, then answer
 //   multiline          answer with pretty-printed (multi-line) JSON
 //   no-newline         answer without the trailing newline, then exit
@@ -258,6 +259,10 @@ function runStdio() {
       case "duplicate":
         send(answerFor({ name: "ok" }, message))
         send(answerFor({ name: "ok" }, message))
+        return
+      case "duplicate-deny":
+        send(answerFor({ name: "ok" }, message))
+        send(answerFor({ name: "deny", arg: "the second, duplicate answer" }, message))
         return
       case "unsolicited":
         send({ jsonrpc: "2.0", method: "hooks/unsolicited", params: {} })

@@ -240,15 +240,22 @@ const persistent = Effect.fnUntraced(function*(config: Config) {
     return live
   }).pipe(Effect.provideService(CommandExecutor.CommandExecutor, executor))
 
+  // A child whose exit has already been observed is replaced, even if the end of its
+  // output has not been processed yet: it must not be handed the next message.
+  const running = (live: Live | undefined): Effect.Effect<boolean> =>
+    live === undefined || !live.alive ? Effect.succeed(false) : Effect.orElseSucceed(live.process.isRunning, () => false)
+
   const ensure = lifecycle.withPermits(1)(Effect.suspend(() => {
     if (closed) return Effect.fail(closedError)
-    if (current !== undefined && current.alive) return Effect.succeed(current)
-    const previous = current
-    current = undefined
-    return (previous === undefined ? Effect.void : retire(previous)).pipe(
-      Effect.zipRight(start),
-      Effect.tap((live) => Effect.sync(() => void (current = live)))
-    )
+    const candidate = current
+    return Effect.flatMap(running(candidate), (usable) => {
+      if (usable) return Effect.succeed(candidate!)
+      current = undefined
+      return (candidate === undefined ? Effect.void : retire(candidate)).pipe(
+        Effect.zipRight(start),
+        Effect.tap((live) => Effect.sync(() => void (current = live)))
+      )
+    })
   }))
 
   const exchange = (live: Live, id: Json.JsonValue, bytes: Uint8Array) =>
