@@ -4,7 +4,10 @@
  * @since 0.1.0
  */
 import { Command } from "@effect/cli"
+import * as Conformance from "./Conformance.js"
+import * as Demo from "./Demo.js"
 import * as Dispatch from "./Dispatch.js"
+import * as Inspect from "./Inspect.js"
 import * as Serve from "./Serve.js"
 import * as Validate from "./Validate.js"
 
@@ -16,7 +19,14 @@ import * as Validate from "./Validate.js"
  */
 export const root = Command.make("ahp").pipe(
   Command.withDescription("Agent Hooks Protocol tools: validate, dispatch, inspect, serve, demo, conformance"),
-  Command.withSubcommands([Validate.command, Dispatch.command, Serve.command])
+  Command.withSubcommands([
+    Validate.command,
+    Dispatch.command,
+    Inspect.command,
+    Serve.command,
+    Demo.command,
+    Conformance.command
+  ])
 )
 
 /**

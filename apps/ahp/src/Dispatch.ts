@@ -129,7 +129,8 @@ export const grantFrom = (value: Json.JsonValue, file: string): Either.Either<Gr
     if (Either.isLeft(decoded)) return fail(decoded.left.map((i) => capabilitiesProblem(found.at + i.path, i.message)))
     return Either.mapLeft(
       Grant.fromManifest(decoded.right),
-      (problems) => new Io.ConfigError({ file, issues: problems.map((p) => capabilitiesProblem(found.at + p.path, p.message)) })
+      (problems) =>
+        new Io.ConfigError({ file, issues: problems.map((p) => capabilitiesProblem(found.at + p.path, p.message)) })
     )
   }
   const issues: Array<Io.ConfigIssue> = []
@@ -175,7 +176,8 @@ const decodeRequestedSchema = Issue.decoder(Event.RequestedSchema)
 const readDecoded = <A>(file: string, what: string, decode: (u: unknown) => Either.Either<A, Array<Issue.Issue>>) =>
   Effect.flatMap(Io.readJson(file, what), (value) =>
     Either.match(decode(value), {
-      onLeft: (issues) => Effect.fail(new Io.InputError({ file, message: `the ${what} file ${file} is not valid`, issues })),
+      onLeft: (issues) =>
+        Effect.fail(new Io.InputError({ file, message: `the ${what} file ${file} is not valid`, issues })),
       onRight: Effect.succeed
     }))
 
@@ -214,6 +216,27 @@ const listenForSignals = (interrupt: Deferred.Deferred<void>) =>
   )
 
 /**
+ * How long the program keeps persistent stdio backends alive after an observation was
+ * queued for them, so they read it before they are stopped (the transport reports a
+ * notification to a persistent child delivered once queued, and stops children with
+ * SIGTERM when the call ends).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const persistentObservationGraceMs = 500
+
+const queuedForPersistentChild = (
+  hooks: Hooks.Hooks["Type"],
+  observations: ReadonlyArray<Observation.Observation>
+): boolean =>
+  observations.some((o) =>
+    o.outcome === "delivered" && hooks.registry.registration.hooks.some((backend) =>
+      backend.id === o.backend && backend.transport.type === "stdio" && backend.transport.lifecycle === "persistent"
+    )
+  )
+
+/**
  * Runs one dispatch and prints its result or failure; returns nothing, sets the exit code.
  * A SIGINT or SIGTERM interrupts the call (not this effect): the result is still printed.
  *
@@ -249,7 +272,9 @@ export const run = (options: Options): Effect.Effect<void, never, FileSystem.Fil
     )
     yield* Io.printJson(toJson(result), options.pretty)
     yield* Io.exitWith(result.interrupted ? Io.exitCodes.interrupted : Io.exitCodes.ok)
-    if (options.noWaitObservers) yield* Effect.raceFirst(Effect.asVoid(result.observationsDone), Deferred.await(interrupt))
+    const settled = Effect.flatMap(result.observationsDone, (observations) =>
+      queuedForPersistentChild(hooks, observations) ? Effect.sleep(persistentObservationGraceMs) : Effect.void)
+    yield* Effect.raceFirst(settled, Deferred.await(interrupt))
   }).pipe(
     Effect.scoped,
     Effect.catchTags({
@@ -271,25 +296,36 @@ export const run = (options: Options): Effect.Effect<void, never, FileSystem.Fil
 export const command = Command.make(
   "dispatch",
   {
-    registration: Options.text("registration").pipe(Options.withDescription("the registration document (JSON)")),
-    event: Options.text("event").pipe(Options.withDescription("the boundary input: {type, …fields} (JSON)")),
+    registration: Options.text("registration").pipe(
+      Options.withPseudoName("FILE"),
+      Options.withDescription("the registration document (JSON)")
+    ),
+    event: Options.text("event").pipe(
+      Options.withPseudoName("FILE"),
+      Options.withDescription("the boundary input: {type, …fields} (JSON)")
+    ),
     capabilities: Options.text("capabilities").pipe(
+      Options.withPseudoName("FILE"),
       Options.withDescription("the host's grant: a capability manifest or a map from event type to capabilities"),
       Options.optional
     ),
     state: Options.text("state").pipe(
+      Options.withPseudoName("FILE"),
       Options.withDescription("the pending state before the first interceptor (JSON)"),
       Options.optional
     ),
     elicitationSchema: Options.text("elicitation-schema").pipe(
+      Options.withPseudoName("FILE"),
       Options.withDescription("the requested form schema an elicitation answer edit must satisfy (JSON)"),
       Options.optional
     ),
     source: Options.text("source").pipe(
+      Options.withPseudoName("URI"),
       Options.withDescription("the harness URI used when the event has no source"),
       Options.optional
     ),
     observationTimeoutMs: Options.integer("observation-timeout").pipe(
+      Options.withPseudoName("MS"),
       Options.withDescription("the bound of each observation delivery, in milliseconds"),
       Options.withDefault(5000)
     ),

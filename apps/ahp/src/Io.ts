@@ -123,11 +123,7 @@ export const readJson = (
         new InputError({
           file,
           message: `cannot read the ${what} file ${file}: ${
-            error._tag === "SystemError"
-              ? describeSystemError(error.reason)
-              : error.message.includes("EISDIR")
-              ? "it is a directory"
-              : error.message
+            error._tag === "SystemError" ? describeSystemError(error.reason) : error.message
           }`,
           issues: []
         })
@@ -135,7 +131,9 @@ export const readJson = (
     )
     return yield* Either.match(Json.parse(text), {
       onLeft: (error) =>
-        Effect.fail(new InputError({ file, message: `the ${what} file ${file} is not JSON: ${error.message}`, issues: [] })),
+        Effect.fail(
+          new InputError({ file, message: `the ${what} file ${file} is not JSON: ${error.message}`, issues: [] })
+        ),
       onRight: Effect.succeed
     })
   })

@@ -35,6 +35,8 @@ export interface Exchange {
   readonly kind: "request" | "notification"
   readonly message: Json.JsonObject
   readonly outcome: Outcome
+  /** Its position among the exchanges of its connection (1 for the first). */
+  readonly sequence: number
   /** When it started, in milliseconds since the recorder was created. */
   readonly startedMs: number
   readonly durationMs: number
@@ -70,6 +72,7 @@ export const layer: Layer.Layer<Transport.Transports | Recorder, never, Transpor
     const origin = yield* Clock.currentTimeMillis
 
     const recorded = <A>(
+      sequence: number,
       backend: string,
       kind: Exchange["kind"],
       message: Json.JsonObject,
@@ -85,6 +88,7 @@ export const layer: Layer.Layer<Transport.Transports | Recorder, never, Transpor
                 kind,
                 message,
                 outcome: outcomeOf(exit, answered),
+                sequence,
                 startedMs: start - origin,
                 durationMs: end - start
               }]))
@@ -93,15 +97,18 @@ export const layer: Layer.Layer<Transport.Transports | Recorder, never, Transpor
 
     const transports = Transport.Transports.of({
       connect: (backend) =>
-        Effect.map(inner.connect(backend), (endpoint) => ({
-          request: (message) =>
-            recorded(backend.id, "request", message, endpoint.request(message), (response) => ({
-              _tag: "Answered",
-              response
-            })),
-          notify: (message) =>
-            recorded(backend.id, "notification", message, endpoint.notify(message), () => ({ _tag: "Delivered" }))
-        }))
+        Effect.map(inner.connect(backend), (endpoint) => {
+          let sent = 0
+          return {
+            request: (message) =>
+              recorded(++sent, backend.id, "request", message, endpoint.request(message), (response) => ({
+                _tag: "Answered",
+                response
+              })),
+            notify: (message) =>
+              recorded(++sent, backend.id, "notification", message, endpoint.notify(message), () => ({ _tag: "Delivered" }))
+          }
+        })
     })
     return Context.make(Transport.Transports, transports).pipe(
       Context.add(Recorder, Recorder.of({ exchanges: Ref.get(log) }))

@@ -96,15 +96,15 @@ export const bundlePath = (): string => fileURLToPath(import.meta.url)
 
 /**
  * A persistent stdio transport running an example from this bundle:
- * `node <bundle> serve <example> --stdio [args…]`.
+ * `node <bundle> serve <example> --stdio`.
  *
  * @since 0.1.0
  * @category processes
  */
-export const stdioTransport = (name: ExampleName, args: ReadonlyArray<string> = []): Registration.StdioTransport => ({
+export const stdioTransport = (name: ExampleName): Registration.StdioTransport => ({
   type: "stdio",
   command: process.execPath,
-  args: [bundlePath(), "serve", name, "--stdio", ...args],
+  args: [bundlePath(), "serve", name, "--stdio"],
   lifecycle: "persistent"
 })
 
@@ -134,15 +134,22 @@ export const command = Command.make(
     name: Args.choice(exampleNames.map((n) => [n, n] as const), { name: "EXAMPLE" }),
     stdio: Options.boolean("stdio").pipe(Options.withDescription("serve over stdin/stdout (JSON lines)")),
     http: Options.integer("http").pipe(
+      Options.withPseudoName("PORT"),
       Options.withDescription("serve over HTTP on this port (0 picks a free one)"),
       Options.optional
     ),
-    host: Options.text("host").pipe(Options.withDescription("HTTP interface"), Options.withDefault("127.0.0.1")),
+    host: Options.text("host").pipe(
+      Options.withPseudoName("HOST"),
+      Options.withDescription("HTTP interface"),
+      Options.withDefault("127.0.0.1")
+    ),
     auditFile: Options.text("audit-file").pipe(
+      Options.withPseudoName("FILE"),
       Options.withDescription("where the audit example appends its lines"),
       Options.withDefault(defaultOptions.auditFile)
     ),
     delayMs: Options.integer("delay-ms").pipe(
+      Options.withPseudoName("MS"),
       Options.withDescription("how long the slow example waits"),
       Options.withDefault(2000)
     )

@@ -10,6 +10,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { FileSystem } from "@effect/platform"
 import { Wire } from "@effect-ahp/protocol"
 import { Console, Effect, Option } from "effect"
+import * as Io from "./Io.js"
 
 /**
  * The verdict on one file.
@@ -77,13 +78,11 @@ export const command = Command.make(
       const verdicts = yield* Effect.forEach(files, (file) => readVerdict(file, Option.getOrUndefined(kind)))
       if (json) {
         const out = verdicts.map((v) => ({ file: v.file, valid: v.valid, kind: v.kinds[0] ?? null, issues: v.issues }))
-        yield* Console.log(JSON.stringify({ files: out }))
+        yield* Io.printJson({ files: out })
       } else {
         for (const v of verdicts) yield* Console.log(render(v))
       }
       const code = verdicts.some((v) => v.unreadable) ? 2 : verdicts.every((v) => v.valid) ? 0 : 1
-      yield* Effect.sync(() => {
-        process.exitCode = code
-      })
+      yield* Io.exitWith(code)
     })
 ).pipe(Command.withDescription("Validate AHP registrations and wire messages (.json, .jsonl)"))

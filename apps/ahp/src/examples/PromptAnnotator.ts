@@ -18,8 +18,8 @@ import * as Brief from "../Brief.js"
  * @since 0.1.0
  * @category constants
  */
-export const policyNote =
-  "Workspace policy: destructive shell commands are blocked, risky ones need approval, and secrets in tool output are masked."
+export const policyNote = "Workspace policy: destructive shell commands are blocked, risky ones need approval, " +
+  "and secrets in tool output are masked."
 
 /**
  * The reminder added when the prompt asks to delete or clean up.

@@ -31,8 +31,10 @@ const patterns: ReadonlyArray<Pattern> = [
   { kind: "jwt", pattern: /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b/g }
 ]
 
-const assignment =
-  /\b((?:[A-Za-z0-9]+[_-])*(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key)\b\s*[:=]\s*["']?)([^\s"',;]{6,})/gi
+const secretName = "(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key)"
+
+// `NAME = value`, `name: "value"`, … where NAME ends in a secret-like word: the value is masked.
+const assignment = new RegExp(`\\b((?:[A-Za-z0-9]+[_-])*${secretName}\\b\\s*[:=]\\s*["']?)([^\\s"',;]{6,})`, "gi")
 
 const mask = (kind: string) => `[REDACTED:${kind}]`
 

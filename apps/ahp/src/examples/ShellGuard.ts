@@ -39,7 +39,18 @@ interface Rule {
   readonly reason: string
 }
 
-const recursiveForce = String.raw`rm\s+(?:-[a-zA-Z]*(?:r[a-zA-Z]*f|f[a-zA-Z]*r)[a-zA-Z]*|(?:-[a-zA-Z]*[rR][a-zA-Z]*\s+-[a-zA-Z]*f[a-zA-Z]*)|(?:-[a-zA-Z]*f[a-zA-Z]*\s+-[a-zA-Z]*[rR][a-zA-Z]*)|--recursive\s+--force|--force\s+--recursive)`
+const letters = "[a-zA-Z]*"
+
+// `rm` with both the recursive and the force flag: -rf, -fr, -Rf, -r -f, --recursive --force…
+const recursiveForce = `rm\\s+(?:${
+  [
+    `-${letters}(?:[rR]${letters}f|f${letters}[rR])${letters}`,
+    `-${letters}[rR]${letters}\\s+-${letters}f${letters}`,
+    `-${letters}f${letters}\\s+-${letters}[rR]${letters}`,
+    "--recursive\\s+--force",
+    "--force\\s+--recursive"
+  ].join("|")
+})`
 
 const destructive: ReadonlyArray<Rule> = [
   {
@@ -50,17 +61,29 @@ const destructive: ReadonlyArray<Rule> = [
   { pattern: /(?:^|\s)dd\s.*\bof=\/dev\//, reason: "dd onto a device overwrites a disk" },
   { pattern: />\s*\/dev\/(?:sd|hd|nvme|vd|disk)\w*/, reason: "writing to a raw disk device destroys it" },
   { pattern: /:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:/, reason: "a fork bomb exhausts the machine" },
-  { pattern: /(?:^|\s)(?:chmod|chown)\s+(?:-\w*R\w*\s+)\S+\s+\/(?:\s|$)/, reason: "recursively changing / breaks the system" },
-  { pattern: /(?:^|\s)(?:shutdown|reboot|halt|poweroff)(?:\s|$)/, reason: "stopping the machine is not an agent's call" }
+  {
+    pattern: /(?:^|\s)(?:chmod|chown)\s+(?:-\w*R\w*\s+)\S+\s+\/(?:\s|$)/,
+    reason: "recursively changing / breaks the system"
+  },
+  {
+    pattern: /(?:^|\s)(?:shutdown|reboot|halt|poweroff)(?:\s|$)/,
+    reason: "stopping the machine is not an agent's call"
+  }
 ]
 
 const risky: ReadonlyArray<Rule> = [
   { pattern: /(?:^|\s)rm\s+(?:-\w*[rR]\w*|--recursive)/, reason: "a recursive delete removes whole directories" },
-  { pattern: /(?:^|\s)git\s+push\s+(?:.*\s)?(?:--force(?:-with-lease)?|-f)(?:\s|=|$)/, reason: "a force push rewrites shared history" },
+  {
+    pattern: /(?:^|\s)git\s+push\s+(?:.*\s)?(?:--force(?:-with-lease)?|-f)(?:\s|=|$)/,
+    reason: "a force push rewrites shared history"
+  },
   { pattern: /(?:^|\s)git\s+reset\s+(?:.*\s)?--hard(?:\s|$)/, reason: "git reset --hard discards uncommitted work" },
   { pattern: /(?:^|\s)git\s+clean\s+(?:.*\s)?-\w*f/, reason: "git clean -f deletes untracked files" },
   { pattern: /(?:^|\s)sudo\s/, reason: "sudo runs the command with full privileges" },
-  { pattern: /(?:curl|wget)\s[^|]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh(?:\s|$)/, reason: "piping a download into a shell runs unreviewed code" },
+  {
+    pattern: /(?:curl|wget)\s[^|]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh(?:\s|$)/,
+    reason: "piping a download into a shell runs unreviewed code"
+  },
   { pattern: /(?:^|\s)(?:chmod|chown)\s+-\w*R/, reason: "a recursive permission change affects every file below" },
   { pattern: /(?:^|\s)(?:kill\s+-9|pkill|killall)(?:\s|$)/, reason: "killing processes may lose work" },
   { pattern: /\bdrop\s+(?:table|database|schema)\b/i, reason: "dropping database objects loses data" }

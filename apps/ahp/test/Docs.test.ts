@@ -1,0 +1,73 @@
+/**
+ * The README's TypeScript snippets (apps/ahp/docs) run: the tool runner embedding Hooks as
+ * an Effect service, the Promise client against a real stdio backend, and the backend
+ * written as a layer. (`tsc -b` compiles all of them, including the two entry points.)
+ */
+import { InProcess } from "@effect-ahp/backend"
+import { Hooks } from "@effect-ahp/harness"
+import { NodeContext } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { PolicyBackend } from "../docs/backend.js"
+import { decide } from "../docs/client.js"
+import { registration, ToolRunner } from "../docs/embedding.js"
+import * as Serve from "../src/Serve.js"
+import { bundle } from "./support.js"
+
+const request = (command: string, effects: ReadonlyArray<string>) => ({
+  jsonrpc: "2.0",
+  id: "evt-1",
+  method: "hooks/intercept",
+  params: {
+    protocolVersion: "draft",
+    event: {
+      id: "evt-1",
+      source: "urn:test:docs",
+      time: "2026-01-01T00:00:00Z",
+      type: "tool.before",
+      tool: { name: "bash", input: { command }, origin: "native" },
+      call: { id: "c" },
+      path: "main"
+    },
+    capabilities: { effects }
+  }
+})
+
+describe("docs snippets", () => {
+  it.scoped("embedding: the tool runner asks Hooks before each command", () =>
+    Effect.gen(function*() {
+      const guard = yield* InProcess.fromLayer(Serve.example("shell-guard"))
+      const hooks = Hooks.layerTest(registration, { "com.example.shell-guard": guard })
+      const outcomes = yield* Effect.gen(function*() {
+        const runner = yield* ToolRunner
+        return [yield* runner.run("rm -rf /"), yield* runner.run("sudo make install"), yield* runner.run("ls")]
+      }).pipe(Effect.provide(ToolRunner.Default.pipe(Layer.provide(hooks))))
+      assert.match(outcomes[0]!, /^blocked: a recursive forced delete/)
+      assert.strictEqual(outcomes[1], "needs approval: sudo make install")
+      assert.strictEqual(outcomes[2], "ran: ls")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.live("client: the Promise facade over a real stdio backend", () =>
+    Effect.gen(function*() {
+      const real = {
+        ...registration,
+        hooks: registration.hooks.map((backend) => ({
+          ...backend,
+          transport: { ...backend.transport, command: process.execPath, args: [bundle, "serve", "shell-guard", "--stdio"] }
+        }))
+      }
+      assert.strictEqual(yield* Effect.promise(() => decide(real, "rm -rf ~")), "deny")
+      assert.strictEqual(yield* Effect.promise(() => decide(real, "git status")), "allow")
+    }))
+
+  it.scoped("backend: a layer with a service of its own", () =>
+    Effect.gen(function*() {
+      const backend = yield* InProcess.fromLayer(PolicyBackend)
+      const asked: any = yield* backend.request(request("git push --force origin main", ["ask", "message", "deny"]))
+      assert.deepStrictEqual(asked.result.effects.map((e: any) => e.type), ["ask", "message"])
+      const denied: any = yield* backend.request(request("npm publish", ["deny"]))
+      assert.deepStrictEqual(denied.result.effects, [{ type: "deny", reason: "npm publish is not allowed here" }])
+      const quiet: any = yield* backend.request(request("ls", ["deny"]))
+      assert.deepStrictEqual(quiet.result.effects, [])
+    }))
+})

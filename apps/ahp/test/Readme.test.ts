@@ -1,0 +1,121 @@
+/**
+ * The README stays true: the two set-up commands are the documented ones; every TypeScript
+ * block is a file of apps/ahp/docs shown whole (compiled by `tsc -b`, run by Docs.test.ts);
+ * every tour command runs (as `pnpm ahp` does: `node scripts/ahp.mjs`, from the root) and
+ * prints what the block after it shows; every option of a usage block exists.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { root, runCli } from "./support.js"
+
+interface Block {
+  readonly lang: string
+  readonly content: string
+  /** The HTML comment right before the block, without `<!--` and `-->`. */
+  readonly marker: string | undefined
+  readonly line: number
+}
+
+const readme = fs.readFileSync(path.join(root, "README.md"), "utf8")
+
+const blocks: ReadonlyArray<Block> = (() => {
+  const lines = readme.split("\n")
+  const found: Array<Block> = []
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^```(\w*)$/.exec(lines[i]!)
+    if (open === null) continue
+    const end = lines.indexOf("```", i + 1)
+    let before = i - 1
+    while (before >= 0 && lines[before]!.trim() === "") before--
+    const comment = /^<!-- (.*) -->$/.exec(lines[before] ?? "")
+    found.push({ lang: open[1]!, content: lines.slice(i + 1, end).join("\n"), marker: comment?.[1], line: i + 1 })
+    i = end
+  }
+  return found
+})()
+
+const setupCommands = [
+  "npm i -g pnpm@12.4.2 && pnpm install --frozen-lockfile && pnpm ahp demo",
+  "npm i -g pnpm@12.4.2 && pnpm install --frozen-lockfile && pnpm test"
+]
+
+const isSetup = (block: Block) => block.lang === "sh" && block.content.startsWith("npm i -g")
+
+const docsDir = path.join(root, "apps", "ahp", "docs")
+
+const shared = path.join(root, "..", "shared", "ahp", "fixtures", "draft", "manifest.json")
+
+/** `pnpm ahp a b < file` → the arguments and the stdin file. */
+const parseCommand = (line: string) => {
+  const [command, input] = line.split(" < ")
+  const words = command!.trim().split(/\s+/)
+  assert.deepStrictEqual(words.slice(0, 2), ["pnpm", "ahp"], line)
+  return { args: words.slice(2), input: input?.trim() }
+}
+
+const normalise = (text: string) => text.replace(/\d+ ms/g, "N ms").trimEnd()
+
+describe("README", () => {
+  it("keeps exactly the two set-up commands, whose scripts exist", () => {
+    assert.deepStrictEqual(blocks.filter(isSetup).map((b) => b.content), setupCommands)
+    const scripts = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).scripts
+    assert.strictEqual(scripts.ahp, "node scripts/ahp.mjs")
+    assert.strictEqual(scripts.test, "node scripts/test.mjs")
+  })
+
+  it("has only blocks the tests check", () => {
+    for (const block of blocks) {
+      const known = isSetup(block) ||
+        block.lang === "sh" ||
+        (block.lang === "ts" && block.marker?.startsWith("file: ")) ||
+        ((block.lang === "json" || block.lang === "text") && (block.marker === "output" || block.marker?.startsWith("usage: ")))
+      assert.isTrue(known, `README line ${block.line}: a ${block.lang} block the tests do not check`)
+    }
+  })
+
+  it("shows every docs file whole, and nothing else as TypeScript", () => {
+    const shown = blocks.filter((b) => b.lang === "ts").map((block) => {
+      const file = block.marker!.slice("file: ".length)
+      assert.strictEqual(path.dirname(path.join(root, file)), docsDir, file)
+      assert.strictEqual(block.content, fs.readFileSync(path.join(root, file), "utf8").trimEnd(), file)
+      return path.basename(file)
+    })
+    assert.deepStrictEqual([...shown].sort(), fs.readdirSync(docsDir).filter((f) => f.endsWith(".ts")).sort())
+  })
+
+  it.live("lists only real options in usage blocks", () =>
+    Effect.gen(function*() {
+      for (const block of blocks.filter((b) => b.marker?.startsWith("usage: "))) {
+        const command = block.marker!.slice("usage: ".length)
+        const help = (yield* runCli([command, "--help"])).stdout
+        for (const option of block.content.match(/--[a-z-]+/g) ?? []) assert.include(help, option, `${command} ${option}`)
+      }
+    }))
+
+  it.live("runs every tour command and prints what the README shows", () =>
+    Effect.gen(function*() {
+      const tour = blocks.filter((b) => b.lang === "sh" && !isSetup(b))
+      assert.isAtLeast(tour.length, 4)
+      for (const block of tour) {
+        const next = blocks[blocks.indexOf(block) + 1]
+        const commands = block.content.split("\n").filter((l) => l.trim() !== "")
+        for (const line of commands) {
+          const { args, input } = parseCommand(line)
+          for (const arg of [...args, ...(input === undefined ? [] : [input])]) {
+            if (arg.startsWith("examples/")) assert.isTrue(fs.existsSync(path.join(root, arg)), `${line}: ${arg} is missing`)
+          }
+          if (args[0] === "conformance" && !fs.existsSync(shared)) continue
+          const run = yield* runCli(args, {
+            command: [path.join(root, "scripts", "ahp.mjs")],
+            ...(input === undefined ? {} : { input: fs.readFileSync(path.join(root, input), "utf8") })
+          })
+          assert.strictEqual(run.code, 0, `${line}\n${run.stdout}\n${run.stderr}`)
+          if (next?.marker === "output" && commands.length === 1) {
+            assert.strictEqual(normalise(run.stdout), normalise(next.content), line)
+          }
+        }
+      }
+    }), 240_000)
+})

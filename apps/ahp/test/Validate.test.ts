@@ -1,0 +1,33 @@
+/**
+ * `ahp validate` exit codes, run for real.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { output, runCli, tempDir, writeFile } from "./support.js"
+
+describe("ahp validate", () => {
+  it.scopedLive("0 when valid, 1 when invalid, 2 when unreadable", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const valid = writeFile(dir, "valid.json", {
+        protocolVersion: "draft",
+        hooks: [{
+          id: "com.example.guard",
+          transport: { type: "stdio", command: "guard", lifecycle: "persistent" },
+          subscriptions: [{ mode: "intercept", events: ["tool.before"], timeoutMs: 1000, failurePolicy: "fail-closed", content: { default: "body" } }]
+        }]
+      })
+      const invalid = writeFile(dir, "invalid.json", { protocolVersion: "draft", hooks: [] })
+      const ok = yield* runCli(["validate", valid])
+      assert.strictEqual(ok.code, 0, ok.stderr)
+      assert.match(ok.stdout, /valid \(registration\)/)
+      const bad = yield* runCli(["validate", valid, invalid, "--json"])
+      assert.strictEqual(bad.code, 1)
+      assert.deepStrictEqual(output(bad).files.map((f: any) => f.valid), [true, false])
+      const missing = yield* runCli(["validate", valid, `${dir}/missing.json`])
+      assert.strictEqual(missing.code, 2)
+      assert.match(missing.stdout, /cannot read file/)
+      const usage = yield* runCli(["validate"])
+      assert.strictEqual(usage.code, 2)
+    }))
+})
