@@ -3,10 +3,11 @@
  * interceptor handlers (no effect, or a modify merge of the tool input), registrations
  * and the scripted backend that serves as the child for ours and the baselines alike.
  */
-import { Grant } from "@effect-ahp/harness"
+import { Grant, Hooks } from "@effect-ahp/harness"
 import type { Transport } from "@effect-ahp/harness"
+import { NodeTransports } from "@effect-ahp/node"
 import type { Json } from "@effect-ahp/protocol"
-import { Effect } from "effect"
+import { Effect, Layer, ManagedRuntime } from "effect"
 import { fileURLToPath } from "node:url"
 
 /** The scripted backend (plain Node ESM). */
@@ -21,21 +22,29 @@ const file = (i: number) => ({
 })
 
 /**
- * A `tool.before` input whose JSON text is about `bytes` long: a structured tool input
- * (many small members, as an edit tool would carry), so size also means structure.
+ * A complete `tool.before` event (envelope filled in, so ours and the baselines start from
+ * the same object) whose JSON text is about `bytes` long. The size is a structured tool
+ * input — many small members, as an edit tool would carry — so size also means structure.
  */
 export const toolBefore = (bytes: number): Json.JsonObject => {
-  const base = {
+  const input = { command: "apply", files: [] as Array<Json.JsonObject> }
+  const event = {
+    id: "evt_bench",
+    type: "tool.before",
+    time: "2025-01-01T00:00:00.000Z",
+    source: "urn:effect-ahp:bench",
     session: { id: "sess_bench" },
-    tool: { name: "Edit", kind: "edit", input: { command: "apply", files: [] as Array<Json.JsonObject> }, origin: "native" },
+    tool: { name: "Edit", kind: "edit", input, origin: "native" },
     call: { id: "call_bench" },
     path: "native"
   }
-  const fixed = JSON.stringify(base).length + 160 // id, type, time and source filled in by the harness
-  const entry = JSON.stringify(file(10_000)).length + 1
-  const count = Math.max(1, Math.round((bytes - fixed) / entry))
-  for (let i = 0; i < count; i++) base.tool.input.files.push(file(i))
-  return base as unknown as Json.JsonObject
+  let size = JSON.stringify(event).length
+  for (let i = 0; i === 0 || size < bytes; i++) {
+    const entry = file(i)
+    input.files.push(entry)
+    size += JSON.stringify(entry).length + 1
+  }
+  return event
 }
 
 /** An interceptor as a plain function from a JSON-RPC request to its response. */
@@ -67,10 +76,7 @@ export const toolBeforeCapabilities = Grant.full().events["tool.before"]!.interc
 export const backendId = (i: number) => `com.example.bench${i}`
 
 /** A registration: one backend per transport, each intercepting `tool.before`. */
-export const registration = (
-  transports: ReadonlyArray<Json.JsonObject>,
-  options: { readonly failurePolicy?: "fail-open" | "fail-closed"; readonly timeoutMs?: number } = {}
-) => ({
+export const registration = (transports: ReadonlyArray<Json.JsonObject>) => ({
   protocolVersion: "draft",
   hooks: transports.map((transport, i) => ({
     id: backendId(i),
@@ -78,8 +84,8 @@ export const registration = (
     subscriptions: [{
       mode: "intercept",
       events: ["tool.before"],
-      timeoutMs: options.timeoutMs ?? 30_000,
-      failurePolicy: options.failurePolicy ?? "fail-open",
+      timeoutMs: 30_000,
+      failurePolicy: "fail-open",
       content: { default: "body" }
     }]
   }))
@@ -87,3 +93,28 @@ export const registration = (
 
 /** An HTTP transport placeholder for in-process backends (never dialled). */
 export const inProcessTransport = (i: number): Json.JsonObject => ({ type: "http", url: `https://${backendId(i)}.invalid/hooks` })
+
+/** A persistent stdio transport running the scripted backend with `behaviour`. */
+export const stdioTransport = (behaviour: string): Json.JsonObject => ({
+  type: "stdio",
+  command: process.execPath,
+  args: [scriptedBackend, "stdio", behaviour],
+  lifecycle: "persistent"
+})
+
+/** The Hooks service over in-process backends, as a runtime. */
+export const inProcessHooks = (registration: unknown, backends: Readonly<Record<string, Transport.InProcessBackend>>) =>
+  ManagedRuntime.make(Hooks.layerTest(registration, backends))
+
+/** The Hooks service over the Node transports, as a runtime (close it to stop every child). */
+export const nodeHooks = (registration: unknown) =>
+  ManagedRuntime.make(Hooks.layer(registration).pipe(Layer.provide(NodeTransports.layerNode())))
+
+/** The JSON-RPC request line ours sends for `event` at `tool.before` (the raw baselines send it too). */
+export const requestLine = (event: Json.JsonObject): string =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id: event.id,
+    method: "hooks/intercept",
+    params: { protocolVersion: "draft", event, capabilities: toolBeforeCapabilities }
+  }) + "\n"

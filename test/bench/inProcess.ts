@@ -7,10 +7,8 @@
  */
 import { Hooks } from "@effect-ahp/harness"
 import { Json } from "@effect-ahp/protocol"
-import { Effect, ManagedRuntime } from "effect"
-import { performance } from "node:perf_hooks"
 import * as fixtures from "./fixtures.js"
-import { type Batch, compare, type Pace, timeSync } from "./measure.js"
+import { type Batch, compare, type Pace, timeEffect, timeSync } from "./measure.js"
 import { type Row, throughputRow } from "./report.js"
 
 const effectKinds = new Set(["deny", "allow", "ask", "modify", "message", "return", "inject", "flow"])
@@ -56,15 +54,6 @@ export const minimalChain = (handlers: ReadonlyArray<fixtures.Handler>, event: J
   return current
 }
 
-/** A complete event (envelope filled in) so both sides start from the same object. */
-export const completeEvent = (bytes: number): Json.JsonObject => ({
-  ...fixtures.toolBefore(bytes),
-  id: "evt_bench",
-  type: "tool.before",
-  time: "2025-01-01T00:00:00.000Z",
-  source: "urn:effect-ahp:bench"
-})
-
 /** Ours and the baseline over `count` interceptors built by `handler`. */
 export interface ChainPair {
   readonly ours: Batch
@@ -81,27 +70,16 @@ export const chainPair = async (
   const handlers = Array.from({ length: count }, (_, i) => handler(i))
   const backends = Object.fromEntries(handlers.map((h, i) => [fixtures.backendId(i), fixtures.inProcess(h)]))
   const registration = fixtures.registration(handlers.map((_, i) => fixtures.inProcessTransport(i)))
-  const runtime = ManagedRuntime.make(Hooks.layerTest(registration, backends))
+  const runtime = fixtures.inProcessHooks(registration, backends)
   const hooks = await runtime.runPromise(Hooks.Hooks)
-  const event = completeEvent(bytes)
+  const event = fixtures.toolBefore(bytes)
 
   const once = hooks.dispatch("tool.before", event)
-  const ours: Batch = (ops) =>
-    runtime.runPromise(Effect.suspend(() => {
-      const out = new Array<number>(ops)
-      let i = 0
-      let start = 0
-      return Effect.whileLoop({
-        while: () => i < ops,
-        body: () => Effect.zipRight(Effect.sync(() => void (start = performance.now())), once),
-        step: () => void (out[i++] = (performance.now() - start) * 1000)
-      }).pipe(Effect.as(out))
-    }))
+  const ours = timeEffect(runtime, once)
   const baseline: Batch = async (ops) => timeSync(ops, () => minimalChain(handlers, event))
 
-  const [result] = await runtime.runPromise(Effect.map(once, (r) => [r]))
-  const expected = minimalChain(handlers, event)
-  if (!Json.equals(result!.event, expected) || result!.errors.length > 0) {
+  const result = await runtime.runPromise(once)
+  if (!Json.equals(result.event, minimalChain(handlers, event)) || result.errors.length > 0) {
     throw new Error(`ours and the baseline disagree for ${count} interceptors`)
   }
   return { ours, baseline, close: () => runtime.dispose() }
@@ -113,10 +91,12 @@ export const run = async (pace: Pace): Promise<Array<Row>> => {
   for (const [label, handler] of [["no effect", fixtures.noEffect], ["modify merge", fixtures.modifyMerge]] as const) {
     for (const count of [1, 3, 10]) {
       const pair = await chainPair(count, handler, fixtures.KiB)
-      const ops = Math.max(20, Math.round(pace.ops / count))
-      const comparison = await compare(pair.ours, pair.baseline, { ...pace, ops })
-      rows.push(throughputRow(`in-process ${count} interceptor(s), ${label}, 1 KiB`, comparison, 3))
-      await pair.close()
+      try {
+        const comparison = await compare(pair.ours, pair.baseline, { ...pace, ops: Math.max(20, Math.round(pace.ops / count)) })
+        rows.push(throughputRow(`in-process ${count} interceptor(s), ${label}, 1 KiB`, comparison, 3))
+      } finally {
+        await pair.close()
+      }
     }
   }
   return rows

@@ -5,6 +5,7 @@
  * its own. A comparison yields the median and p99 per-operation latency of each side and
  * the median per-round throughput.
  */
+import { Effect, type ManagedRuntime } from "effect"
 import { performance } from "node:perf_hooks"
 
 /** Runs `ops` operations and returns each one's duration in microseconds. */
@@ -73,13 +74,27 @@ export const timeAsync = async (ops: number, operation: () => Promise<unknown>):
   return out
 }
 
+/** Times `effect` run `ops` times, one after another, inside one fiber of `runtime`. */
+export const timeEffect = <R, ER>(
+  runtime: ManagedRuntime.ManagedRuntime<R, ER>,
+  effect: Effect.Effect<unknown, unknown, R>
+): Batch =>
+(ops) =>
+  runtime.runPromise(Effect.suspend(() => {
+    const out = new Array<number>(ops)
+    let i = 0
+    let start = 0
+    return Effect.whileLoop({
+      while: () => i < ops,
+      body: () => Effect.zipRight(Effect.sync(() => void (start = performance.now())), effect),
+      step: () => void (out[i++] = (performance.now() - start) * 1000)
+    }).pipe(Effect.as(out))
+  }))
+
 /** Measures ours and the baseline in alternating rounds after warm-up. */
 export const compare = async (ours: Batch, baseline: Batch, pace: Pace): Promise<Comparison> => {
-  const sides = { ours: { batch: ours, latencies: [] as Array<number>, throughputs: [] as Array<number> }, baseline: {
-    batch: baseline,
-    latencies: [] as Array<number>,
-    throughputs: [] as Array<number>
-  } }
+  const side = (batch: Batch) => ({ batch, latencies: [] as Array<number>, throughputs: [] as Array<number> })
+  const sides = { ours: side(ours), baseline: side(baseline) }
   for (let round = 0; round < pace.warmup; round++) {
     await ours(pace.ops)
     await baseline(pace.ops)

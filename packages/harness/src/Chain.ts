@@ -17,10 +17,13 @@
  * @since 0.1.0
  */
 import { Capabilities, Common, type Event, Intercept, Json } from "@effect-ahp/protocol"
+import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
 import * as Ref from "effect/Ref"
+import type * as Tracer from "effect/Tracer"
 import type * as Boundary from "./Boundary.js"
 import * as Grant from "./Grant.js"
 import * as Projection from "./Projection.js"
@@ -113,9 +116,96 @@ const fromRejection = (route: Registry.Route, rejection: Staging.Rejection): Rou
     ...(rejection.jsonRpcCode !== undefined ? { jsonRpcCode: rejection.jsonRpcCode } : {})
   })
 
-const exchange = (input: Input, route: Registry.Route, progress: Ref.Ref<Progress>) =>
+// Timers exist on every JavaScript platform; the core compiles without platform typings.
+declare const setTimeout: (callback: () => void, millis: number) => unknown
+declare const clearTimeout: (handle: unknown) => void
+
+/** The clock of the default runtime services (a `TestClock` is not it). */
+const liveClock = Effect.runSync(Effect.clock)
+
+/** The longest delay a timer can hold (2^31 − 1 ms). */
+const maxTimerMillis = 2 ** 31 - 1
+
+/** The tracer of the default runtime services: Effect's built-in tracer. */
+const builtInTracer = Effect.runSync(Effect.tracer)
+
+/**
+ * `Effect.withSpan` (without a captured stack trace), skipped while Effect's built-in
+ * tracer is current: its spans are exported nowhere, and making one costs about as much as
+ * the rest of an in-process exchange. Under any installed tracer (OpenTelemetry, a test
+ * tracer) the span is made as usual.
+ *
+ * @since 0.1.0
+ * @category tracing
+ */
+export const withSpanWhenTraced = (name: string, options: Tracer.SpanOptions = {}) =>
+<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.tracerWith((tracer) =>
+    tracer === builtInTracer ? self : Effect.withSpan(self, name, { ...options, captureStackTrace: false })
+  )
+
+/**
+ * The deadlines of the chain's fiber. At most one is armed at a time: it is armed when an
+ * exchange starts and then either settled by the exchange's outcome, or it expires first —
+ * the index of its route is recorded and the fiber that armed it is interrupted. Settling
+ * and expiring are each synchronous, so exactly one of them happens.
+ */
+class Deadlines {
+  /** The index of the route whose deadline expired. */
+  expired: number | undefined = undefined
+  private armed: { cancel: () => void } | undefined = undefined
+
+  constructor(private readonly clock: Clock.Clock) {}
+
+  /**
+   * Arms the deadline of route `index` for the current fiber: a native timer under the
+   * live clock (no fiber), else a sleeping fiber on the current clock (a `TestClock`).
+   */
+  arm(index: number, millis: number): Effect.Effect<void> {
+    return Effect.withFiberRuntime((fiber) => {
+      const armed = { cancel: () => {} }
+      this.armed = armed
+      const expire = () => {
+        if (this.armed !== armed) return
+        this.armed = undefined
+        this.expired = index
+        fiber.unsafeInterruptAsFork(fiber.id())
+      }
+      if (this.clock === liveClock) {
+        // Like the live clock, a delay beyond what a timer can hold never expires.
+        if (millis <= maxTimerMillis) {
+          const timer = setTimeout(expire, millis)
+          armed.cancel = () => clearTimeout(timer)
+        }
+        return Effect.void
+      }
+      return Effect.map(
+        Effect.fork(Effect.zipRight(this.clock.sleep(Duration.millis(millis)), Effect.sync(expire))),
+        (sleeper) => void (armed.cancel = () => sleeper.unsafeInterruptAsFork(fiber.id()))
+      )
+    })
+  }
+
+  /** Settles the armed deadline: whether the exchange finished before it expired. */
+  settle(): boolean {
+    if (this.expired !== undefined) return false
+    this.disarm()
+    return true
+  }
+
+  /** Cancels the armed deadline, if any. */
+  disarm(): void {
+    this.armed?.cancel()
+    this.armed = undefined
+  }
+}
+
+/**
+ * One exchange with a route, from the progress accepted so far: request, response,
+ * validation and staging. Succeeds with the progress to publish.
+ */
+const exchange = (input: Input, route: Registry.Route, current: Progress) =>
   Effect.gen(function*() {
-    const current = yield* Ref.get(progress)
     const view = Projection.project(input.boundary, current.event, route.subscriber)
     if (view.pendingUploads.length > 0) {
       return yield* Effect.fail(failure(route, {
@@ -150,42 +240,88 @@ const exchange = (input: Input, route: Registry.Route, progress: Ref.Ref<Progres
     if (Either.isLeft(staged)) return yield* Effect.fail(fromRejection(route, staged.left))
     const provenance: Settlement.Provenance = { backend: route.backend.id, subscription: route.label, requestId }
     const continues = staged.right.effects.some((e) => e.type === "flow" && e.operation === "continue")
-    yield* Ref.set(progress, {
+    return {
       ...current,
       event: staged.right.event,
       state: Settlement.accept(current.state, staged.right, provenance),
       continued: current.continued || continues
-    })
+    } satisfies Progress
   }).pipe(
-    Effect.timeoutFail({
-      duration: Duration.millis(route.timeoutMs ?? 0),
-      onTimeout: () => failure(route, { phase: "transport", code: "timeout", detail: `no accepted response within ${route.timeoutMs} ms` })
-    }),
-    Effect.withSpan("Chain.route", { attributes: { backend: route.backend.id, subscription: route.label } })
+    withSpanWhenTraced("Chain.route", { attributes: { backend: route.backend.id, subscription: route.label } })
   )
+
+/** Records a failed route and applies its failure policy. */
+const recordFailure = (progress: Ref.Ref<Progress>, route: Registry.Route, failed: RouteFailure) =>
+  Ref.update(progress, (p) => ({
+    ...p,
+    failures: [...p.failures, failed],
+    state: failed.syntheticDenial
+      ? Settlement.failClosed(p.state, { backend: route.backend.id, subscription: route.label, requestId: p.event.id as string })
+      : p.state
+  }))
+
+const timedOut = (route: Registry.Route): RouteFailure =>
+  failure(route, { phase: "transport", code: "timeout", detail: `no accepted response within ${route.timeoutMs} ms` })
+
+/**
+ * Runs the routes from `from` on the current fiber until every route ran, decision-making
+ * stopped, or a deadline expired (which interrupts this fiber). Each exchange runs under
+ * its deadline; a response is published only if it was staged before the deadline.
+ */
+const runFrom = (
+  input: Input,
+  progress: Ref.Ref<Progress>,
+  called: Set<string>,
+  from: number,
+  deadlines: Deadlines
+) =>
+  Effect.gen(function*() {
+    for (let index = from; index < input.routes.length; index++) {
+      const route = input.routes[index]!
+      const current = yield* Ref.get(progress)
+      if (Settlement.isShortCircuit(current.state)) return
+      called.add(route.key)
+      yield* deadlines.arm(index, route.timeoutMs ?? 0)
+      const result = yield* Effect.either(exchange(input, route, current))
+      if (!deadlines.settle()) return
+      yield* Either.match(result, {
+        onRight: (next) => Ref.set(progress, next),
+        onLeft: (failed) => recordFailure(progress, route, failed)
+      })
+    }
+  })
 
 /**
  * Runs the chain, recording progress in `progress`, until every route ran or decision-making
  * stopped. Never fails: failures are recorded as data.
  *
+ * The routes run on one forked fiber per call rather than one per exchange: a deadline
+ * that expires interrupts that fiber (retiring the exchange's I/O, which is awaited), the
+ * route's timeout is recorded here, and a new fiber goes on with the next route.
+ *
  * @since 0.1.0
  * @category running
  */
 export const run = (input: Input, progress: Ref.Ref<Progress>): Effect.Effect<void> =>
-  Effect.gen(function*() {
-    for (const route of input.routes) {
-      const before = yield* Ref.get(progress)
-      if (Settlement.isShortCircuit(before.state)) return
-      yield* Ref.set(progress, { ...before, called: new Set([...before.called, route.key]) })
-      const result = yield* Effect.either(exchange(input, route, progress))
-      if (Either.isRight(result)) continue
-      const failed = result.left
-      yield* Ref.update(progress, (p) => ({
-        ...p,
-        failures: [...p.failures, failed],
-        state: failed.syntheticDenial
-          ? Settlement.failClosed(p.state, { backend: route.backend.id, subscription: route.label, requestId: p.event.id as string })
-          : p.state
-      }))
-    }
-  })
+  Effect.clockWith((clock) =>
+    Effect.gen(function*() {
+      // One set per run, grown in place as routes are called: every snapshot shares it,
+      // and it is only read once the chain has stopped.
+      const called = new Set((yield* Ref.get(progress)).called)
+      yield* Ref.update(progress, (p) => ({ ...p, called }))
+      let from = 0
+      while (from < input.routes.length) {
+        const deadlines = new Deadlines(clock)
+        const exit = yield* Effect.uninterruptibleMask((restore) =>
+          Effect.flatMap(
+            Effect.fork(restore(runFrom(input, progress, called, from, deadlines))),
+            (fiber) => restore(Fiber.await(fiber)).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))
+          ).pipe(Effect.ensuring(Effect.sync(() => deadlines.disarm())))
+        )
+        if (deadlines.expired === undefined) return yield* exit
+        const route = input.routes[deadlines.expired]!
+        yield* recordFailure(progress, route, timedOut(route))
+        from = deadlines.expired + 1
+      }
+    })
+  )

@@ -204,12 +204,11 @@ export const make = (registration: unknown, options?: Options) =>
       endpoints.get(route.backend.id) ??
         Effect.fail(new TransportError({ reason: "unsupported", detail: `backend ${route.backend.id} is not connected` }))
 
-    const dispatch = Effect.fn("Hooks.dispatch")(function*(
+    const dispatch = Effect.fnUntraced(function*(
       type: Event.EventType,
       input: Json.JsonObject | Input,
       dispatchOptions?: DispatchOptions
     ) {
-      yield* Effect.annotateCurrentSpan("event.type", type)
       const event = yield* prepare(type, input as Json.JsonObject, source)
       const boundary = Boundary.of(type)
       const routes = registry.routes(type)
@@ -245,7 +244,9 @@ export const make = (registration: unknown, options?: Options) =>
         shortCircuit: Settlement.isShortCircuit(final.state),
         called: final.called
       })
-      const deliveries = Observation.deliverAll(boundary, final.event, recipients, endpoint, observationTimeoutMs)
+      const deliveries = recipients.length === 0
+        ? Effect.succeed([])
+        : Observation.deliverAll(boundary, final.event, recipients, endpoint, observationTimeoutMs)
       const observers = dispatchOptions?.observers
       if (observers !== undefined && observers !== "wait" && recipients.length > 0) {
         const fiber = yield* Effect.forkIn(deliveries, observers.scope)
@@ -267,7 +268,7 @@ export const make = (registration: unknown, options?: Options) =>
         interrupted,
         observationsDone: Effect.succeed(observations)
       } satisfies DispatchResult
-    })
+    }, (effect, type) => Chain.withSpanWhenTraced("Hooks.dispatch", { attributes: { "event.type": type } })(effect))
     return Hooks.of({ dispatch, registry, grant })
   })
 

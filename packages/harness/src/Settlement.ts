@@ -162,6 +162,7 @@ export interface StagedResponse {
  * @category combinators
  */
 export const accept = (state: PendingState, staged: StagedResponse, provenance: Provenance): PendingState => {
+  if (staged.effects.length === 0 && !staged.operationChanged) return state
   let permission = state.permission
   let denial = state.denial
   let candidate = state.candidate

@@ -129,6 +129,9 @@ const decoderFor = (schema: Schema.Schema<any, any>) => {
   return decode
 }
 
+/** Objects that staging has proven to be JSON objects (effective events are never mutated). */
+const provenObjects = new WeakSet<Json.JsonObject>()
+
 const checkEnvelope = (response: unknown, requestId: JsonRpc.Id): Either.Either<ReadonlyArray<unknown>, Rejection> => {
   if (!Json.isObject(response)) return reject("protocol", "malformed-response", "", "the response is not a JSON object")
   if (response.jsonrpc !== "2.0") return reject("protocol", "invalid-envelope", "/jsonrpc", "jsonrpc must be \"2.0\"")
@@ -252,10 +255,15 @@ const applyModify = (
     }
     case "Object": {
       if (!Json.isObject(current)) return reject("staging", "invalid-value", valuePointer, `${effect.target} is not an object here`)
+      const schema = Boundary.valueSchema(target)
       const next = Edit.applyObject(current, effect.operation, effect.value as Json.JsonObject)
-      if (Either.isLeft(decoderFor(Boundary.valueSchema(target))(next))) {
+      // The value was checked above: merging it into an object already proven here leaves
+      // nothing unchecked, so an unchanged (possibly large) object is not walked again.
+      const proven = schema === Json.AnyObject && effect.operation === "merge" && provenObjects.has(current)
+      if (!proven && Either.isLeft(decoderFor(schema)(next))) {
         return reject("staging", "invalid-value", valuePointer, `the resulting ${effect.target} is not valid`)
       }
+      if (schema === Json.AnyObject) provenObjects.add(next)
       return Either.right(setAt(event, target.field, next))
     }
   }

@@ -30,6 +30,7 @@
  *
  * @since 0.1.0
  */
+import * as Chain from "@effect-ahp/harness/Chain"
 import * as TransportApi from "@effect-ahp/harness/Transport"
 import { Json } from "@effect-ahp/protocol"
 import type { Registration } from "@effect-ahp/protocol"
@@ -209,23 +210,23 @@ export const connect = (
         const url = yield* target
         const auth = yield* authorizer
         const body = new TextEncoder().encode(Json.stringify(message))
-        const unauthorized = http.failure("unauthorized", "the backend rejected the request (HTTP 401)", 401)
+        const unauthorized = () => http.failure("unauthorized", "the backend rejected the request (HTTP 401)", 401)
         const first = yield* attempt(url, auth, body, interpret)
         if (first._tag === "Done") return first.value
-        if (!auth.retryOnce) return yield* unauthorized
+        if (!auth.retryOnce) return yield* unauthorized()
         yield* auth.invalidate
         const second = yield* attempt(url, auth, body, interpret)
-        return second._tag === "Done" ? second.value : yield* unauthorized
+        return second._tag === "Done" ? second.value : yield* unauthorized()
       }).pipe(Effect.raceFirst(Deferred.await(closed)))
 
     const endpoint: TransportApi.Endpoint = {
-      request: Effect.fn("HttpTransport.request")(function*(message) {
+      request: Effect.fnUntraced(function*(message) {
         if (message.id === undefined) return yield* Effect.dieMessage("a JSON-RPC request needs an id")
         return yield* exchange(message, interpretRequest(message.id, maxBodyBytes))
-      }),
-      notify: Effect.fn("HttpTransport.notify")(function*(message) {
+      }, Chain.withSpanWhenTraced("HttpTransport.request")),
+      notify: Effect.fnUntraced(function*(message) {
         yield* exchange(message, interpretNotification(maxBodyBytes))
-      })
+      }, Chain.withSpanWhenTraced("HttpTransport.notify"))
     }
     return endpoint
   })

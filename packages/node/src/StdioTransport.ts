@@ -25,6 +25,7 @@
  */
 import { Json } from "@effect-ahp/protocol"
 import type { Registration } from "@effect-ahp/protocol"
+import * as Chain from "@effect-ahp/harness/Chain"
 import * as TransportApi from "@effect-ahp/harness/Transport"
 import * as CommandExecutor from "@effect/platform/CommandExecutor"
 import * as Deferred from "effect/Deferred"
@@ -105,7 +106,9 @@ const failure = (reason: TransportApi.TransportFailure, detail: string) =>
 
 const closedError = failure("closed", "the stdio transport was closed")
 
-const encode = (message: Json.JsonObject): Uint8Array => new TextEncoder().encode(`${Json.stringify(message)}\n`)
+const encoder = new TextEncoder()
+
+const encode = (message: Json.JsonObject): Uint8Array => encoder.encode(`${Json.stringify(message)}\n`)
 
 const requestId = (message: Json.JsonObject): Effect.Effect<Json.JsonValue> =>
   message.id === undefined ? Effect.dieMessage("a JSON-RPC request needs an id") : Effect.succeed(message.id)
@@ -272,15 +275,15 @@ const persistent = Effect.fnUntraced(function*(config: Config) {
       ))
 
   const endpoint: TransportApi.Endpoint = {
-    request: Effect.fn("StdioTransport.request")(function*(message) {
+    request: Effect.fnUntraced(function*(message) {
       const id = yield* requestId(message)
       const bytes = encode(message)
       return yield* requests.withPermits(1)(Effect.flatMap(ensure, (live) => exchange(live, id, bytes)))
-    }),
-    notify: Effect.fn("StdioTransport.notify")(function*(message) {
+    }, Chain.withSpanWhenTraced("StdioTransport.request")),
+    notify: Effect.fnUntraced(function*(message) {
       const live = yield* ensure
       yield* Queue.offer(live.input, encode(message))
-    })
+    }, Chain.withSpanWhenTraced("StdioTransport.notify"))
   }
   return endpoint
 })
@@ -329,18 +332,18 @@ const perEvent = Effect.fnUntraced(function*(config: Config) {
     )
 
   const endpoint: TransportApi.Endpoint = {
-    request: Effect.fn("StdioTransport.request")(function*(message) {
+    request: Effect.fnUntraced(function*(message) {
       const id = yield* requestId(message)
       return yield* run(message, (spawned) =>
         Effect.tap(answer(spawned, id), () => awaitExit(spawned, config.exitGrace)))
-    }),
-    notify: Effect.fn("StdioTransport.notify")(function*(message) {
+    }, Chain.withSpanWhenTraced("StdioTransport.request")),
+    notify: Effect.fnUntraced(function*(message) {
       yield* run(message, (spawned) =>
         Effect.zipRight(
           Effect.forkScoped(Effect.interruptible(Effect.ignore(Stream.runDrain(spawned.process.stdout)))),
           awaitExit(spawned, config.notificationGrace)
         ))
-    })
+    }, Chain.withSpanWhenTraced("StdioTransport.notify"))
   }
   return endpoint
 })

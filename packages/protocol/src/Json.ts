@@ -15,6 +15,9 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as internal from "./internal/jsonParser.js"
 
+/** How many `LosslessNumber`s were written so far: `stringify` scans its text only when one was. */
+let losslessWritten = 0
+
 /**
  * A JSON number literal kept verbatim because a JavaScript number cannot hold it exactly.
  *
@@ -38,6 +41,7 @@ export class LosslessNumber {
     return `${this.source} (beyond exact number precision)`
   }
   toJSON(): string {
+    losslessWritten++
     return `${marker}${this.source}`
   }
 }
@@ -174,6 +178,28 @@ export const AnyObject: Schema.Schema<JsonObject> = Schema.declare(
 const hasSuspiciousNumber = /\d{16,}|[eE][+-]?\d{3,}/
 
 /**
+ * Whether a `JSON.parse` result holds a number that may stand for a literal JavaScript
+ * cannot hold exactly: one beyond the safe integer range, or an infinite one. Every literal
+ * the lossless parser keeps verbatim parses to such a number, so when there is none the
+ * `JSON.parse` result is already exact (the text pre-scan alone also matches digits inside
+ * strings, such as `"value123"`). Iterative, like `isJsonValue`.
+ */
+const hasUnsafeNumber = (value: unknown): boolean => {
+  const stack: Array<unknown> = [value]
+  while (stack.length > 0) {
+    const v = stack.pop()
+    if (typeof v === "number") {
+      if (!(Math.abs(v) <= Number.MAX_SAFE_INTEGER)) return true
+    } else if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) stack.push(v[i])
+    } else if (typeof v === "object" && v !== null) {
+      for (const key in v) stack.push((v as Record<string, unknown>)[key])
+    }
+  }
+  return false
+}
+
+/**
  * Parses a JSON text. Precision is never lost silently: see the module comment.
  *
  * @since 0.1.0
@@ -186,7 +212,7 @@ export const parse = (text: string): Either.Either<JsonValue, JsonParseError> =>
   } catch (e) {
     return Either.left(new JsonParseError(internal.describeSyntaxError(text, e)))
   }
-  if (!hasSuspiciousNumber.test(text)) return Either.right(value)
+  if (!hasSuspiciousNumber.test(text) || !hasUnsafeNumber(value)) return Either.right(value)
   return internal.parseLossless(text, (source) => new LosslessNumber(source)).pipe(
     Either.map((v) => v as JsonValue),
     Either.mapLeft((problem) => new JsonParseError(problem))
@@ -218,8 +244,9 @@ export const parseBytes = (bytes: Uint8Array): Either.Either<JsonValue, JsonPars
  * @category encoding
  */
 export const stringify = (value: unknown, space?: number): string => {
+  const before = losslessWritten
   const text = JSON.stringify(value, null, space)
-  return text.includes("ahp-lossless-") ? text.replace(markerPattern, "$1") : text
+  return losslessWritten !== before ? text.replace(markerPattern, "$1") : text
 }
 
 /**

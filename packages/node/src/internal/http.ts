@@ -78,16 +78,16 @@ export const readBody = (
   what: string
 ): Effect.Effect<Uint8Array, TransportApi.TransportError> =>
   Effect.suspend(() => {
-    const tooLarge = failure("oversized", `the ${what} body exceeds the size limit of ${maxBytes} bytes`)
+    const tooLarge = () => failure("oversized", `the ${what} body exceeds the size limit of ${maxBytes} bytes`)
     const declared = Number(response.headers["content-length"] ?? Number.NaN)
-    if (declared > maxBytes) return Effect.fail(tooLarge)
+    if (declared > maxBytes) return Effect.fail(tooLarge())
     const parts: Array<Uint8Array> = []
     let size = 0
     return response.stream.pipe(
       Stream.mapError((error) => clientFailure(error, `${what} body`)),
       Stream.runForEach((chunk) => {
         size += chunk.length
-        if (size > maxBytes) return Effect.fail(tooLarge)
+        if (size > maxBytes) return Effect.fail(tooLarge())
         parts.push(chunk)
         return Effect.void
       }),

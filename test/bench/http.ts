@@ -1,0 +1,49 @@
+/**
+ * HTTP latency: one `tool.before` dispatch through 1 and 3 HTTP backends on 127.0.0.1.
+ * Ours: `Hooks.dispatch` over the Node HTTP transport (undici, keep-alive). Baseline: the
+ * same scripted backend processes driven by `node:http` POSTs over one keep-alive
+ * connection each, the request body encoded once.
+ */
+import { Hooks } from "@effect-ahp/harness"
+import * as fixtures from "./fixtures.js"
+import { type Batch, compare, type Pace, timeAsync, timeEffect } from "./measure.js"
+import { checkAnswer, httpClient, httpServer } from "./raw.js"
+import { latencyRow, type Row } from "./report.js"
+
+/** Ours and the baseline against `count` servers and an event of about `bytes`. */
+const pair = async (count: number, bytes: number) => {
+  const servers = await Promise.all(Array.from({ length: count }, () => httpServer("ok")))
+  const event = fixtures.toolBefore(bytes)
+  const runtime = fixtures.nodeHooks(fixtures.registration(servers.map((s) => ({ type: "http", url: s.url }))))
+  const hooks = await runtime.runPromise(Hooks.Hooks)
+  const ours: Batch = timeEffect(runtime, hooks.dispatch("tool.before", event))
+
+  const clients = servers.map((s) => httpClient(s.url))
+  const body = Buffer.from(fixtures.requestLine(event))
+  const baseline: Batch = (ops) =>
+    timeAsync(ops, async () => {
+      for (const client of clients) checkAnswer(await client.post(body), "evt_bench")
+    })
+  const close = async () => {
+    await runtime.dispose()
+    clients.forEach((c) => c.close())
+    await Promise.all(servers.map((s) => s.close()))
+  }
+  return { ours, baseline, close }
+}
+
+/** The family: 1 and 3 backends, 1 KiB and 256 KiB events. */
+export const run = async (pace: Pace): Promise<Array<Row>> => {
+  const rows: Array<Row> = []
+  for (const count of [1, 3]) {
+    for (const [label, bytes, ops] of [["1 KiB", fixtures.KiB, pace.ops], ["256 KiB", 256 * fixtures.KiB, Math.ceil(pace.ops / 10)]] as const) {
+      const { baseline, close, ours } = await pair(count, bytes)
+      try {
+        rows.push(latencyRow(`http ${count} backend(s), ${label}`, await compare(ours, baseline, { ...pace, ops }), 1.3))
+      } finally {
+        await close()
+      }
+    }
+  }
+  return rows
+}

@@ -1,0 +1,44 @@
+/**
+ * `pnpm bench`: runs every family (or those named with `--only a,b`), prints the table and
+ * writes `bench/results.json`. Not part of the test run.
+ */
+import * as http from "./http.js"
+import * as inProcess from "./inProcess.js"
+import type { Pace } from "./measure.js"
+import * as memory from "./memory.js"
+import { meetsTarget, type Row, table, write } from "./report.js"
+import * as scale from "./scale.js"
+import * as stdio from "./stdio.js"
+
+// In-process rounds last tens of milliseconds, so one garbage collection does not decide a
+// round; warm-up gives the JIT thousands of dispatches per row before anything is kept.
+const pace: Pace = { warmup: 5, rounds: 15, ops: 2000 }
+const transportPace: Pace = { warmup: 10, rounds: 20, ops: 30 }
+
+const families: ReadonlyArray<readonly [string, () => Promise<Array<Row>>]> = [
+  ["in-process", () => inProcess.run(pace)],
+  ["stdio", () => stdio.run(transportPace)],
+  ["http", () => http.run(transportPace)],
+  ["scale", () => scale.run({ ...pace, rounds: 10 })],
+  ["memory", () => memory.run()]
+]
+
+const only = (() => {
+  const at = process.argv.indexOf("--only")
+  return at === -1 ? undefined : new Set(process.argv[at + 1]?.split(","))
+})()
+
+const rows: Array<Row> = []
+for (const [name, run] of families) {
+  if (only !== undefined && !only.has(name)) continue
+  const started = Date.now()
+  const measured = await run()
+  rows.push(...measured)
+  process.stderr.write(`${name}: ${measured.length} rows in ${((Date.now() - started) / 1000).toFixed(1)} s\n`)
+}
+
+const resultsFile = new URL("../../bench/results.json", import.meta.url)
+write(resultsFile.pathname, rows)
+const targeted = rows.filter((r) => r.target !== undefined)
+console.log(table(rows))
+console.log(`\n${targeted.filter(meetsTarget).length}/${targeted.length} targets met; results in bench/results.json`)

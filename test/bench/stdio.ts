@@ -1,0 +1,48 @@
+/**
+ * Stdio latency: one `tool.before` dispatch through 1 and 3 persistent stdio backends.
+ * Ours: `Hooks.dispatch` over the Node stdio transport. Baseline: the same scripted
+ * backend, started by plain `child_process.spawn` and driven by a raw loop that writes the
+ * request line (encoded once) to each child in turn and reads its answer line.
+ */
+import { Hooks } from "@effect-ahp/harness"
+import * as fixtures from "./fixtures.js"
+import { type Batch, compare, type Pace, timeAsync, timeEffect } from "./measure.js"
+import { checkAnswer, lineClient } from "./raw.js"
+import { latencyRow, type Row } from "./report.js"
+
+/** Ours and the baseline for `count` backends and an event of about `bytes`. */
+const pair = async (count: number, bytes: number) => {
+  const event = fixtures.toolBefore(bytes)
+  const transports = Array.from({ length: count }, () => fixtures.stdioTransport("ok"))
+  const runtime = fixtures.nodeHooks(fixtures.registration(transports))
+  const hooks = await runtime.runPromise(Hooks.Hooks)
+  const ours: Batch = timeEffect(runtime, hooks.dispatch("tool.before", event))
+
+  const clients = Array.from({ length: count }, () => lineClient("ok"))
+  const line = fixtures.requestLine(event)
+  const baseline: Batch = (ops) =>
+    timeAsync(ops, async () => {
+      for (const client of clients) checkAnswer(await client.roundTrip(line), "evt_bench")
+    })
+  const close = async () => {
+    await runtime.dispose()
+    await Promise.all(clients.map((c) => c.close()))
+  }
+  return { ours, baseline, close }
+}
+
+/** The family: 1 and 3 backends, 1 KiB and 256 KiB events. */
+export const run = async (pace: Pace): Promise<Array<Row>> => {
+  const rows: Array<Row> = []
+  for (const count of [1, 3]) {
+    for (const [label, bytes, ops] of [["1 KiB", fixtures.KiB, pace.ops], ["256 KiB", 256 * fixtures.KiB, Math.ceil(pace.ops / 10)]] as const) {
+      const { baseline, close, ours } = await pair(count, bytes)
+      try {
+        rows.push(latencyRow(`stdio ${count} persistent backend(s), ${label}`, await compare(ours, baseline, { ...pace, ops }), 1.3))
+      } finally {
+        await close()
+      }
+    }
+  }
+  return rows
+}

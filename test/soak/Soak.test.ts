@@ -1,0 +1,10 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as SoakRun from "./SoakRun.js"
+
+describe("soak", () => {
+  it("a short soak: no wrong decision, no process or fiber left over", async () => {
+    const report = await SoakRun.run({ durationMs: 25_000 })
+    assert.deepStrictEqual(report.failed, [], SoakRun.format(report))
+    assert.isAbove(report.dispatches, 50)
+  }, 60_000)
+})
