@@ -17,20 +17,19 @@
  * @since 0.1.0
  */
 import { Capabilities, Common, type Event, Intercept, Json } from "@effect-ahp/protocol"
-import type * as Clock from "effect/Clock"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as Ref from "effect/Ref"
-import type * as Tracer from "effect/Tracer"
 import type * as Boundary from "./Boundary.js"
 import * as Grant from "./Grant.js"
+import { Deadlines } from "./internal/deadlines.js"
 import * as Projection from "./Projection.js"
 import type * as Registry from "./Registry.js"
 import { RouteFailure } from "./RouteFailure.js"
 import * as Settlement from "./Settlement.js"
 import * as Staging from "./Staging.js"
+import { withSpanWhenTraced } from "./Tracing.js"
 import type { Endpoint, TransportError } from "./Transport.js"
 
 /**
@@ -115,90 +114,6 @@ const fromRejection = (route: Registry.Route, rejection: Staging.Rejection): Rou
     path: rejection.path,
     ...(rejection.jsonRpcCode !== undefined ? { jsonRpcCode: rejection.jsonRpcCode } : {})
   })
-
-// Timers exist on every JavaScript platform; the core compiles without platform typings.
-declare const setTimeout: (callback: () => void, millis: number) => unknown
-declare const clearTimeout: (handle: unknown) => void
-
-/** The clock of the default runtime services (a `TestClock` is not it). */
-const liveClock = Effect.runSync(Effect.clock)
-
-/** The longest delay a timer can hold (2^31 − 1 ms). */
-const maxTimerMillis = 2 ** 31 - 1
-
-/** The tracer of the default runtime services: Effect's built-in tracer. */
-const builtInTracer = Effect.runSync(Effect.tracer)
-
-/**
- * `Effect.withSpan` (without a captured stack trace), skipped while Effect's built-in
- * tracer is current: its spans are exported nowhere, and making one costs about as much as
- * the rest of an in-process exchange. Under any installed tracer (OpenTelemetry, a test
- * tracer) the span is made as usual.
- *
- * @since 0.1.0
- * @category tracing
- */
-export const withSpanWhenTraced = (name: string, options: Tracer.SpanOptions = {}) =>
-<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.tracerWith((tracer) =>
-    tracer === builtInTracer ? self : Effect.withSpan(self, name, { ...options, captureStackTrace: false })
-  )
-
-/**
- * The deadlines of the chain's fiber. At most one is armed at a time: it is armed when an
- * exchange starts and then either settled by the exchange's outcome, or it expires first —
- * the index of its route is recorded and the fiber that armed it is interrupted. Settling
- * and expiring are each synchronous, so exactly one of them happens.
- */
-class Deadlines {
-  /** The index of the route whose deadline expired. */
-  expired: number | undefined = undefined
-  private armed: { cancel: () => void } | undefined = undefined
-
-  constructor(private readonly clock: Clock.Clock) {}
-
-  /**
-   * Arms the deadline of route `index` for the current fiber: a native timer under the
-   * live clock (no fiber), else a sleeping fiber on the current clock (a `TestClock`).
-   */
-  arm(index: number, millis: number): Effect.Effect<void> {
-    return Effect.withFiberRuntime((fiber) => {
-      const armed = { cancel: () => {} }
-      this.armed = armed
-      const expire = () => {
-        if (this.armed !== armed) return
-        this.armed = undefined
-        this.expired = index
-        fiber.unsafeInterruptAsFork(fiber.id())
-      }
-      if (this.clock === liveClock) {
-        // Like the live clock, a delay beyond what a timer can hold never expires.
-        if (millis <= maxTimerMillis) {
-          const timer = setTimeout(expire, millis)
-          armed.cancel = () => clearTimeout(timer)
-        }
-        return Effect.void
-      }
-      return Effect.map(
-        Effect.fork(Effect.zipRight(this.clock.sleep(Duration.millis(millis)), Effect.sync(expire))),
-        (sleeper) => void (armed.cancel = () => sleeper.unsafeInterruptAsFork(fiber.id()))
-      )
-    })
-  }
-
-  /** Settles the armed deadline: whether the exchange finished before it expired. */
-  settle(): boolean {
-    if (this.expired !== undefined) return false
-    this.disarm()
-    return true
-  }
-
-  /** Cancels the armed deadline, if any. */
-  disarm(): void {
-    this.armed?.cancel()
-    this.armed = undefined
-  }
-}
 
 /**
  * One exchange with a route, from the progress accepted so far: request, response,

@@ -16,6 +16,8 @@
  * @since 0.1.0
  */
 import { Capabilities, Event, Intercept, Issue, Json } from "@effect-ahp/protocol"
+import * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -27,6 +29,7 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Boundary from "./Boundary.js"
 import * as Chain from "./Chain.js"
+import * as Tracing from "./Tracing.js"
 import * as Grant from "./Grant.js"
 import * as Observation from "./Observation.js"
 import * as Registry from "./Registry.js"
@@ -166,11 +169,14 @@ const decoderFor = (type: Event.EventType) => {
 const newId = Effect.map(Effect.zip(Random.nextInt, Random.nextInt), ([a, b]) =>
   `evt_${(a >>> 0).toString(36)}${(b >>> 0).toString(36)}`)
 
+const has = (input: Json.JsonObject, key: string) => Object.prototype.hasOwnProperty.call(input, key)
+
+/** Fills in the envelope members that are absent (a present one is validated, never replaced). */
 const prepare = (type: Event.EventType, input: Json.JsonObject, source: string) =>
   Effect.gen(function*() {
-    const id = typeof input.id === "string" ? input.id : yield* newId
-    const time = typeof input.time === "string" ? input.time : new Date(yield* Effect.clockWith((c) => c.currentTimeMillis)).toISOString()
-    const event: Json.JsonObject = { ...input, id, source: typeof input.source === "string" ? input.source : source, type, time }
+    const id = has(input, "id") ? input.id! : yield* newId
+    const time = has(input, "time") ? input.time! : new Date(yield* Effect.clockWith((c) => c.currentTimeMillis)).toISOString()
+    const event: Json.JsonObject = { ...input, id, source: has(input, "source") ? input.source! : source, type, time }
     if ("type" in input && input.type !== type) {
       return yield* new InvalidEvent({ type, issues: [{ path: "/type", message: `must be ${type}` }] })
     }
@@ -268,7 +274,7 @@ export const make = (registration: unknown, options?: Options) =>
         interrupted,
         observationsDone: Effect.succeed(observations)
       } satisfies DispatchResult
-    }, (effect, type) => Chain.withSpanWhenTraced("Hooks.dispatch", { attributes: { "event.type": type } })(effect))
+    }, (effect, type) => Tracing.withSpanWhenTraced("Hooks.dispatch", { attributes: { "event.type": type } })(effect))
     return Hooks.of({ dispatch, registry, grant })
   })
 
@@ -280,6 +286,27 @@ export const make = (registration: unknown, options?: Options) =>
  */
 export const layer = (registration: unknown, options?: Options): Layer.Layer<Hooks, Registry.ConfigurationError, Transports> =>
   Layer.scoped(Hooks, make(registration, options))
+
+/**
+ * A layer building the service from a registration document held as JSON text in
+ * configuration (by default the `AHP_REGISTRATION` variable). Text that is not JSON is a
+ * `ConfigurationError` like any other invalid registration.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerConfig = (
+  config: Config.Config<string> = Config.string("AHP_REGISTRATION"),
+  options?: Options
+): Layer.Layer<Hooks, Registry.ConfigurationError | ConfigError.ConfigError, Transports> =>
+  Layer.unwrapEffect(Effect.map(config, (text) =>
+    Either.match(Json.parse(text), {
+      onLeft: (error) =>
+        Layer.fail(
+          new Registry.ConfigurationError({ issues: [{ code: "invalid-document", path: "", message: error.message }] })
+        ),
+      onRight: (registration) => layer(registration, options)
+    })))
 
 /**
  * A test double: the real service over in-process backends (plain Effect functions keyed

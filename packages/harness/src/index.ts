@@ -87,6 +87,13 @@ export * as Settlement from "./Settlement.js"
 export * as Staging from "./Staging.js"
 
 /**
+ * Spans that cost nothing unless a tracer is installed.
+ *
+ * @since 0.1.0
+ */
+export * as Tracing from "./Tracing.js"
+
+/**
  * The transport service interface and the in-process transport.
  *
  * @since 0.1.0

@@ -1,6 +1,6 @@
 import { Hooks, Transport } from "@effect-ahp/harness"
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber, Scope, TestClock } from "effect"
+import { Config, Deferred, Effect, Exit, Fiber, Layer, Scope, TestClock } from "effect"
 import { answer, backends, intercept, observe, raw, registration, toolBefore, withHooks } from "./support.js"
 
 const A = "com.example.a"
@@ -393,3 +393,44 @@ describe("no decision step without a subscription", () => {
   })
 })
 
+
+describe("boundary input", () => {
+  it.effect("absent envelope members are filled in; present ones are validated, never replaced", () => {
+    const { layer, log } = backends({ [A]: answer() })
+    const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }])
+    const { id: _id, ...withoutId } = toolBefore()
+    return withHooks(reg, layer, Effect.gen(function*() {
+      const filled = yield* Hooks.toolBefore(withoutId, undefined)
+      assert.match(String(filled.event.id), /^evt_/)
+      assert.strictEqual(filled.event.source, "urn:effect-ahp:harness")
+      assert.strictEqual(log[0]!.event.id, filled.event.id)
+      const bad = yield* Effect.flip(Hooks.dispatch("tool.before", { ...toolBefore(), id: 5, time: "yesterday" }))
+      assert.strictEqual(bad._tag, "InvalidEvent")
+      assert.deepStrictEqual(bad._tag === "InvalidEvent" ? bad.issues.map((i) => i.path).sort() : [], ["/id", "/time"])
+      assert.strictEqual(log.length, 1)
+    }))
+  })
+})
+
+describe("layers", () => {
+  it.effect("layerConfig reads the registration from configuration", () => {
+    const { layer, log } = backends({ [A]: answer({ type: "deny", reason: "configured" }) })
+    const text = JSON.stringify(registration([{ id: A, subscriptions: [intercept(["tool.before"])] }]))
+    return Hooks.toolBefore(toolBefore()).pipe(
+      Effect.provide(Hooks.layerConfig(Config.succeed(text)).pipe(Layer.provide(layer))),
+      Effect.map((result) => {
+        assert.strictEqual(result.decision.denial?.reason, "configured")
+        assert.strictEqual(log.length, 1)
+      })
+    )
+  })
+
+  it.effect("layerConfig reports text that is not JSON as a configuration error", () =>
+    Effect.flip(Layer.build(Hooks.layerConfig(Config.succeed("{ nope")).pipe(Layer.provide(Transport.layerInProcess({}))))).pipe(
+      Effect.scoped,
+      Effect.map((error) => {
+        assert.strictEqual(error._tag, "ConfigurationError")
+        assert.deepStrictEqual(error._tag === "ConfigurationError" ? error.issues.map((i) => i.code) : [], ["invalid-document"])
+      })
+    ))
+})
