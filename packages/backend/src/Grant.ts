@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import type { Capabilities, HookEffect } from "@effect-ahp/protocol"
+import { Json } from "@effect-ahp/protocol"
 
 /**
  * Why the capabilities do not grant an effect, or `undefined` when they do. The text names
@@ -41,7 +42,7 @@ export const problem = (
       if (flow === undefined || !flow.operations.includes(effect.operation)) {
         return `flow ${effect.operation} is not granted by this request`
       }
-      return effect.operation === "continue" && (flow.remainingContinuations ?? 0) < 1
+      return effect.operation === "continue" && Json.toNumber(flow.remainingContinuations ?? 0) < 1
         ? "flow continue is not granted: the continuation allowance is exhausted"
         : undefined
     }

@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { Capabilities, Discovery, Event, HookEffect } from "@effect-ahp/protocol"
+import { Capabilities, Discovery, Event, HookEffect, Json } from "@effect-ahp/protocol"
 import * as Either from "effect/Either"
 import * as Boundary from "./Boundary.js"
 import type * as Projection from "./Projection.js"
@@ -116,7 +116,7 @@ export const fromManifest = (manifest: Discovery.Manifest): Either.Either<Grant,
   })
   return problems.length > 0
     ? Either.left(problems)
-    : Either.right({ events, maxContinuations: manifest.limits.maxContinuations ?? 0 })
+    : Either.right({ events, maxContinuations: Json.toNumber(manifest.limits.maxContinuations ?? 0) })
 }
 
 /**
@@ -142,7 +142,7 @@ export const fromCapabilityMap = (
     events[type] = { intercept: caps, observe: true }
   }
   const maxContinuations = options?.maxContinuations ??
-    Math.max(0, ...Object.values(map).map((c) => c.flow?.maxContinuations ?? c.flow?.remainingContinuations ?? 0))
+    Math.max(0, ...Object.values(map).map((c) => Json.toNumber(c.flow?.maxContinuations ?? c.flow?.remainingContinuations ?? 0)))
   return problems.length > 0 ? Either.left(problems) : Either.right({ events, maxContinuations })
 }
 
@@ -235,7 +235,7 @@ export const forStep = (
     : call.flow.operations.includes("continue")
     ? {
       ...call.flow,
-      remainingContinuations: Math.min(allowance.remaining, call.flow.remainingContinuations ?? allowance.remaining),
+      remainingContinuations: Math.min(allowance.remaining, Json.toNumber(call.flow.remainingContinuations ?? allowance.remaining)),
       continuationCount: allowance.count
     }
     : call.flow

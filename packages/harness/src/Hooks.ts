@@ -225,8 +225,9 @@ export const make = (registration: unknown, options?: Options) =>
           onLeft: (issues) => Effect.fail(new InvalidNarrowing({ issues })),
           onRight: Effect.succeed
         })
+      const reported = event.continuationCount
       const count = dispatchOptions?.continuation?.count ??
-        (typeof event.continuationCount === "number" ? event.continuationCount : 0)
+        (typeof reported === "number" || reported instanceof Json.LosslessNumber ? Json.toNumber(reported) : 0)
       const allowance: Grant.Allowance = {
         count,
         remaining: dispatchOptions?.continuation?.remaining ?? Math.max(0, grant.maxContinuations - count)

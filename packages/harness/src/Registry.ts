@@ -290,7 +290,7 @@ const compileRoutes = (registration: Registration.Registration, grant: Grant.Gra
         subscription,
         label: subscription.id ?? String(index),
         mode: subscription.mode,
-        timeoutMs: subscription.mode === "intercept" ? subscription.timeoutMs : undefined,
+        timeoutMs: subscription.mode === "intercept" ? Json.toNumber(subscription.timeoutMs) : undefined,
         failurePolicy: subscription.mode === "intercept" ? subscription.failurePolicy : undefined,
         subscriber: { content: subscription.content, includeNative: subscription.includeNative === true }
       }

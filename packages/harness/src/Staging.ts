@@ -200,7 +200,7 @@ const checkGrant = (
       if (!caps.flow?.operations.includes(effect.operation)) {
         return reject("staging", "ungranted-operation", `${pointer}/operation`, `flow ${effect.operation} was not advertised`)
       }
-      if (effect.operation === "continue" && (caps.flow.remainingContinuations ?? 0) <= 0) {
+      if (effect.operation === "continue" && Json.toNumber(caps.flow.remainingContinuations ?? 0) <= 0) {
         return reject("staging", "allowance-exhausted", pointer, "no continuation allowance remains")
       }
       return Either.void

@@ -1,4 +1,5 @@
 import { Grant, Registry } from "@effect-ahp/harness"
+import { Json } from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
 import { existsSync, readFileSync } from "node:fs"
@@ -63,6 +64,14 @@ describe("Registry", () => {
       ["literal-credential", "/hooks/4/authentication/token"],
       ["missing-subscriptions", "/hooks/5/subscriptions"]
     ])
+  })
+
+  it("a timeout beyond what the harness can hold is rejected, never rounded", () => {
+    const doc = Either.getOrThrow(Json.parse(
+      `{"protocolVersion":"draft","hooks":[{"id":"com.example.a","transport":{"type":"stdio","command":"x","lifecycle":"persistent"},` +
+        `"subscriptions":[{"events":["tool.before"],"mode":"intercept","timeoutMs":90071992547409931,"failurePolicy":"fail-open","content":{"default":"body"}}]}]}`
+    ))
+    assert.deepStrictEqual(issuesOf(doc), [["invalid-timeout", "/hooks/0/subscriptions/0/timeoutMs"]])
   })
 
   it("a document that is not an object, or has no backends, is rejected", () => {

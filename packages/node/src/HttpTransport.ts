@@ -30,7 +30,7 @@
  *
  * @since 0.1.0
  */
-import * as Chain from "@effect-ahp/harness/Chain"
+import * as Tracing from "@effect-ahp/harness/Tracing"
 import * as TransportApi from "@effect-ahp/harness/Transport"
 import { Json } from "@effect-ahp/protocol"
 import type { Registration } from "@effect-ahp/protocol"
@@ -223,10 +223,10 @@ export const connect = (
       request: Effect.fnUntraced(function*(message) {
         if (message.id === undefined) return yield* Effect.dieMessage("a JSON-RPC request needs an id")
         return yield* exchange(message, interpretRequest(message.id, maxBodyBytes))
-      }, Chain.withSpanWhenTraced("HttpTransport.request")),
+      }, Tracing.withSpanWhenTraced("HttpTransport.request")),
       notify: Effect.fnUntraced(function*(message) {
         yield* exchange(message, interpretNotification(maxBodyBytes))
-      }, Chain.withSpanWhenTraced("HttpTransport.notify"))
+      }, Tracing.withSpanWhenTraced("HttpTransport.notify"))
     }
     return endpoint
   })

@@ -25,7 +25,7 @@
  */
 import { Json } from "@effect-ahp/protocol"
 import type { Registration } from "@effect-ahp/protocol"
-import * as Chain from "@effect-ahp/harness/Chain"
+import * as Tracing from "@effect-ahp/harness/Tracing"
 import * as TransportApi from "@effect-ahp/harness/Transport"
 import * as CommandExecutor from "@effect/platform/CommandExecutor"
 import * as Deferred from "effect/Deferred"
@@ -279,11 +279,11 @@ const persistent = Effect.fnUntraced(function*(config: Config) {
       const id = yield* requestId(message)
       const bytes = encode(message)
       return yield* requests.withPermits(1)(Effect.flatMap(ensure, (live) => exchange(live, id, bytes)))
-    }, Chain.withSpanWhenTraced("StdioTransport.request")),
+    }, Tracing.withSpanWhenTraced("StdioTransport.request")),
     notify: Effect.fnUntraced(function*(message) {
       const live = yield* ensure
       yield* Queue.offer(live.input, encode(message))
-    }, Chain.withSpanWhenTraced("StdioTransport.notify"))
+    }, Tracing.withSpanWhenTraced("StdioTransport.notify"))
   }
   return endpoint
 })
@@ -336,14 +336,14 @@ const perEvent = Effect.fnUntraced(function*(config: Config) {
       const id = yield* requestId(message)
       return yield* run(message, (spawned) =>
         Effect.tap(answer(spawned, id), () => awaitExit(spawned, config.exitGrace)))
-    }, Chain.withSpanWhenTraced("StdioTransport.request")),
+    }, Tracing.withSpanWhenTraced("StdioTransport.request")),
     notify: Effect.fnUntraced(function*(message) {
       yield* run(message, (spawned) =>
         Effect.zipRight(
           Effect.forkScoped(Effect.interruptible(Effect.ignore(Stream.runDrain(spawned.process.stdout)))),
           awaitExit(spawned, config.notificationGrace)
         ))
-    }, Chain.withSpanWhenTraced("StdioTransport.notify"))
+    }, Tracing.withSpanWhenTraced("StdioTransport.notify"))
   }
   return endpoint
 })

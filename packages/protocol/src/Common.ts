@@ -33,25 +33,61 @@ export const ProtocolVersion = Schema.Literal(protocolVersion).annotations({ ide
 export const NonEmpty = Schema.String.pipe(Schema.minLength(1, { message: () => "must be a non-empty string" }))
 
 /**
- * A JavaScript-safe non-negative integer. A `LosslessNumber` (beyond 2^53) is rejected.
+ * An integer too large for a JavaScript number, kept exactly as a `LosslessNumber`.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const NonNegativeInt = Schema.Number.pipe(
-  Schema.int({ message: () => "must be an integer" }),
-  Schema.greaterThanOrEqualTo(0, { message: () => "must be a non-negative integer" })
+export const LargeInteger = Schema.declare(
+  (u: unknown): u is Json.LosslessNumber => u instanceof Json.LosslessNumber && u.isInteger,
+  {
+    identifier: "LargeInteger",
+    description: "an integer",
+    arbitrary: () => (fc) =>
+      fc.tuple(fc.bigInt({ min: 2n ** 60n, max: 2n ** 64n }), fc.boolean()).map(([n, negative]) =>
+        new Json.LosslessNumber(`${negative ? "-" : ""}${n | 1n}`)
+      )
+  }
 )
 
 /**
- * A JavaScript-safe positive integer.
+ * An integer of any size, as JSON Schema's `integer`: a JavaScript number when it holds the
+ * value exactly, else a `LosslessNumber` (never a rounded number).
  *
  * @since 0.1.0
  * @category schemas
  */
-export const PositiveInt = Schema.Number.pipe(
-  Schema.int({ message: () => "must be an integer" }),
-  Schema.greaterThanOrEqualTo(1, { message: () => "must be a positive integer" })
+export const Int = Schema.Union(Schema.Number.pipe(Schema.int()), LargeInteger).annotations({
+  identifier: "Integer",
+  message: () => "must be an integer"
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Int = typeof Int.Type
+
+const sign = (n: Int): number => typeof n === "number" ? Math.sign(n) : n.source.startsWith("-") ? -1 : 1
+
+/**
+ * A non-negative integer of any size.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const NonNegativeInt = Int.pipe(
+  Schema.filter((n) => sign(n) >= 0 || "must be a non-negative integer")
+)
+
+/**
+ * A positive integer of any size.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const PositiveInt = Int.pipe(
+  Schema.filter((n) => (typeof n === "number" ? n >= 1 : sign(n) > 0) || "must be a positive integer")
 )
 
 const reverseDnsPattern = /^(?:[A-Za-z][A-Za-z0-9_-]*\.)+[A-Za-z][A-Za-z0-9_-]*$/

@@ -250,6 +250,15 @@ export const stringify = (value: unknown, space?: number): string => {
 }
 
 /**
+ * The JavaScript number nearest to a JSON number (a `LosslessNumber` may round or be
+ * infinite): for comparisons with limits, never for forwarding.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const toNumber = (n: number | LosslessNumber): number => typeof n === "number" ? n : n.approximate
+
+/**
  * Structural equality of two JSON values; object key order is irrelevant.
  *
  * @since 0.1.0

@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { forbidden, NonEmpty, struct } from "./Common.js"
+import { forbidden, Int, NonEmpty, struct } from "./Common.js"
 import * as Json from "./Json.js"
 
 /**
@@ -14,15 +14,10 @@ import * as Json from "./Json.js"
  * @since 0.1.0
  * @category schemas
  */
-export const Id = Schema.Union(
-  NonEmpty,
-  Schema.Number.pipe(Schema.int()),
-  Schema.declare((u: unknown): u is Json.LosslessNumber => u instanceof Json.LosslessNumber && u.isInteger, {
-    identifier: "LargeInteger",
-    description: "an integer",
-    arbitrary: () => (fc) => fc.bigInt({ min: 2n ** 60n, max: 2n ** 64n }).map((n) => new Json.LosslessNumber(String(n | 1n)))
-  })
-).annotations({ identifier: "JsonRpcId", message: () => "must be a non-empty string or an integer" })
+export const Id = Schema.Union(NonEmpty, Int).annotations({
+  identifier: "JsonRpcId",
+  message: () => "must be a non-empty string or an integer"
+})
 
 /**
  * @since 0.1.0
@@ -96,7 +91,7 @@ export const SuccessResponse = struct({
  * @category schemas
  */
 export const ErrorObject = struct({
-  code: Schema.Number.pipe(Schema.int()),
+  code: Int,
   message: Schema.String,
   data: Schema.optionalWith(Json.Value, { exact: true })
 }).annotations({ identifier: "JsonRpcError" })

@@ -41,13 +41,15 @@ describe("Json", () => {
     assert.strictEqual((value as any).s, "9007199254740993")
   })
 
-  it("a number field refuses a value beyond exact precision with a clear message", () => {
-    const subscription = `{"events":["tool.before"],"mode":"intercept","timeoutMs":90071992547409931,"failurePolicy":"fail-open","content":{"default":"body"}}`
-    const text = `{"protocolVersion":"draft","hooks":[{"id":"com.example.a","transport":{"type":"stdio","command":"x","lifecycle":"persistent"},"subscriptions":[${subscription}]}]}`
-    const issues = Wire.validateText(text, { framing: "json" }).issues
-    assert.strictEqual(issues.length, 1)
-    assert.strictEqual(issues[0]!.path, "/hooks/0/subscriptions/0/timeoutMs")
-    assert.match(issues[0]!.message, /90071992547409931, beyond exact number precision/)
+  it("integers of any size are valid integers, kept exactly; a fraction is not an integer", () => {
+    const subscription = (timeoutMs: string) =>
+      `{"events":["tool.before"],"mode":"intercept","timeoutMs":${timeoutMs},"failurePolicy":"fail-open","content":{"default":"body"}}`
+    const text = (timeoutMs: string) =>
+      `{"protocolVersion":"draft","hooks":[{"id":"com.example.a","transport":{"type":"stdio","command":"x","lifecycle":"persistent"},"subscriptions":[${subscription(timeoutMs)}]}]}`
+    assert.deepStrictEqual(Wire.validateText(text("90071992547409931"), { framing: "json" }).issues, [])
+    assert.strictEqual(Json.stringify(Either.getOrThrow(Json.parse(text("90071992547409931")))), text("90071992547409931"))
+    assert.deepStrictEqual(Wire.validateText(text("-90071992547409931"), { framing: "json" }).issues.map((i) => i.path), ["/hooks/0/subscriptions/0/timeoutMs"])
+    assert.deepStrictEqual(Wire.validateText(text("1.5"), { framing: "json" }).issues, [{ path: "/hooks/0/subscriptions/0/timeoutMs", message: "must be an integer" }])
   })
 
   it("a JSON-RPC id beyond 2^53 is kept exactly", () => {

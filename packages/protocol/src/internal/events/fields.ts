@@ -66,8 +66,6 @@ export const NonNegativeNumber = Schema.Number.pipe(
   Schema.greaterThanOrEqualTo(0, { message: () => "must be a non-negative number" })
 ).annotations({ arbitrary: () => (fc) => fc.double({ min: 0, max: 1e9, noNaN: true }).map((n) => n + 0) })
 
-/** @internal */
-export const Int = Schema.Number.pipe(Schema.int({ message: () => "must be an integer" }))
 
 /** @internal */
 export const Currency = Schema.String.pipe(

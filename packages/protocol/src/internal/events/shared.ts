@@ -6,7 +6,7 @@
  * @internal
  */
 import * as Schema from "effect/Schema"
-import { AbsoluteUri, closed, FieldGap, NonEmpty, NonNegativeInt, PositiveInt, synthesized } from "../../Common.js"
+import { AbsoluteUri, closed, FieldGap, Int, NonEmpty, NonNegativeInt, PositiveInt, synthesized } from "../../Common.js"
 import * as Content from "../../Content.js"
 import * as Json from "../../Json.js"
 import {
@@ -14,7 +14,6 @@ import {
   crossField,
   Currency,
   forbidden,
-  Int,
   NonNegativeNumber,
   optional,
   uniqueStrings
