@@ -216,27 +216,6 @@ const listenForSignals = (interrupt: Deferred.Deferred<void>) =>
   )
 
 /**
- * How long the program keeps persistent stdio backends alive after an observation was
- * queued for them, so they read it before they are stopped (the transport reports a
- * notification to a persistent child delivered once queued, and stops children with
- * SIGTERM when the call ends).
- *
- * @since 0.1.0
- * @category constants
- */
-export const persistentObservationGraceMs = 500
-
-const queuedForPersistentChild = (
-  hooks: Hooks.Hooks["Type"],
-  observations: ReadonlyArray<Observation.Observation>
-): boolean =>
-  observations.some((o) =>
-    o.outcome === "delivered" && hooks.registry.registration.hooks.some((backend) =>
-      backend.id === o.backend && backend.transport.type === "stdio" && backend.transport.lifecycle === "persistent"
-    )
-  )
-
-/**
  * Runs one dispatch and prints its result or failure; returns nothing, sets the exit code.
  * A SIGINT or SIGTERM interrupts the call (not this effect): the result is still printed.
  *
@@ -272,9 +251,7 @@ export const run = (options: Options): Effect.Effect<void, never, FileSystem.Fil
     )
     yield* Io.printJson(toJson(result), options.pretty)
     yield* Io.exitWith(result.interrupted ? Io.exitCodes.interrupted : Io.exitCodes.ok)
-    const settled = Effect.flatMap(result.observationsDone, (observations) =>
-      queuedForPersistentChild(hooks, observations) ? Effect.sleep(persistentObservationGraceMs) : Effect.void)
-    yield* Effect.raceFirst(settled, Deferred.await(interrupt))
+    yield* Effect.raceFirst(result.observationsDone, Deferred.await(interrupt))
   }).pipe(
     Effect.scoped,
     Effect.catchTags({

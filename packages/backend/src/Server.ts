@@ -32,7 +32,6 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Backend from "./Backend.js"
 import * as Grant from "./Grant.js"
@@ -84,17 +83,15 @@ export const batchResponse: Json.JsonObject = errorResponse(
 )
 
 const isId = Schema.is(JsonRpc.Id)
-const decodeRequest = Schema.decodeUnknownEither(Intercept.Request, Issue.parseOptions)
-const decodeNotification = Schema.decodeUnknownEither(Observe.Notification, Issue.parseOptions)
-const decodeEffect = Schema.decodeUnknownEither(HookEffect.HookEffect, { errors: "all", onExcessProperty: "error" })
+const decodeRequest = Issue.decoder(Intercept.Request)
+const decodeNotification = Issue.decoder(Observe.Notification)
+const decodeEffect = Issue.decoder(HookEffect.HookEffect, { onExcessProperty: "error" })
 const encodeEffect = Schema.encodeEither(HookEffect.HookEffect)
 
 const some = (response: Json.JsonObject) => Effect.succeed(Option.some(response))
 
 /** The JSON Pointers of a decoding failure's problems (no messages: they may quote values). */
-const problemPaths = (error: ParseResult.ParseError): Array<string> => [
-  ...new Set(ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => Issue.pointer(issue.path)))
-]
+const problemPaths = (issues: ReadonlyArray<Issue.Issue>): Array<string> => [...new Set(issues.map((issue) => issue.path))]
 
 type Rejection = {
   readonly index: number

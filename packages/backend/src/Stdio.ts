@@ -20,10 +20,8 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeSink from "@effect/platform-node/NodeSink"
 import * as NodeStream from "@effect/platform-node/NodeStream"
-import { Json, JsonRpc } from "@effect-ahp/protocol"
+import { Framing, JsonRpc } from "@effect-ahp/protocol"
 import * as Cause from "effect/Cause"
-import * as Channel from "effect/Channel"
-import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as HashSet from "effect/HashSet"
@@ -69,71 +67,17 @@ export interface Options {
  */
 export const defaultMaxLineBytes = 16 * 1024 * 1024
 
-type Frame =
-  | { readonly _tag: "Line"; readonly bytes: Uint8Array }
-  | { readonly _tag: "Oversized" }
-
-const oversized: Frame = { _tag: "Oversized" }
-
-const concat = (parts: ReadonlyArray<Uint8Array>, size: number): Uint8Array => {
-  const out = new Uint8Array(size)
-  let offset = 0
-  for (const part of parts) {
-    out.set(part, offset)
-    offset += part.length
-  }
-  return out
-}
-
-/** A line in progress: its pieces so far, their size, and whether it is already too long. */
-interface Pending {
-  readonly parts: Array<Uint8Array>
-  readonly size: number
-  readonly oversized: boolean
-}
-
-const emptyPending: Pending = { parts: [], size: 0, oversized: false }
-
-const frameOf = (pending: Pending): Frame =>
-  pending.oversized ? oversized : { _tag: "Line", bytes: concat(pending.parts, pending.size) }
-
-/** Splits bytes on `\n` into frames, never buffering more than `max` bytes of one line. */
-const splitFrames = <E>(max: number) => {
-  const loop = (
-    pending: Pending
-  ): Channel.Channel<Chunk.Chunk<Frame>, Chunk.Chunk<Uint8Array>, E, E, unknown, unknown> =>
-    Channel.readWithCause({
-      onInput: (input: Chunk.Chunk<Uint8Array>) => {
-        const frames: Array<Frame> = []
-        let current = pending
-        for (const chunk of input) {
-          let start = 0
-          while (true) {
-            const newline = chunk.indexOf(10, start)
-            const piece = chunk.subarray(start, newline === -1 ? chunk.length : newline)
-            if (!current.oversized && piece.length > 0) {
-              current = current.size + piece.length > max
-                ? { parts: [], size: 0, oversized: true }
-                : { parts: [...current.parts, piece], size: current.size + piece.length, oversized: false }
-            }
-            if (newline === -1) break
-            frames.push(frameOf(current))
-            current = emptyPending
-            start = newline + 1
-          }
-        }
-        return Channel.zipRight(Channel.write(Chunk.unsafeFromArray(frames)), loop(current))
-      },
-      onFailure: (cause) => Channel.failCause(cause),
-      onDone: () =>
-        pending.size > 0 || pending.oversized ? Channel.write(Chunk.of(frameOf(pending))) : Channel.void
-    })
-  return loop(emptyPending)
-}
-
 const isBlank = (bytes: Uint8Array): boolean => bytes.every((b) => b === 0x20 || b === 0x09 || b === 0x0d)
 
-const encoder = new TextEncoder()
+/** The input split into lines (see `Framing`), with a fresh splitter per run. */
+const frames = <E, R>(input: Stream.Stream<Uint8Array, E, R>, max: number): Stream.Stream<Framing.Frame, E, R> =>
+  Stream.suspend(() => {
+    const splitter = Framing.makeSplitter(max)
+    return input.pipe(
+      Stream.mapConcat(splitter.push),
+      Stream.concat(Stream.suspend(() => Stream.fromIterable(splitter.end())))
+    )
+  })
 
 /**
  * The stdio protocol as a stream transformation: input bytes in, response lines out (each
@@ -150,13 +94,12 @@ export const respond = (options?: Options) => <E, R>(input: Stream.Stream<Uint8A
     `Invalid Request: a message must not exceed ${max} bytes`
   )
   return Stream.unwrap(Effect.map(Server.Server, (server) =>
-    input.pipe(
-      Stream.pipeThroughChannel(splitFrames<E>(max)),
+    frames(input, max).pipe(
       Stream.filter((frame) => frame._tag === "Oversized" || !isBlank(frame.bytes)),
       Stream.mapEffect((frame) =>
         frame._tag === "Oversized" ? Effect.succeedSome(tooLong) : server.handleBytes(frame.bytes)
       ),
-      Stream.filterMap((response) => Option.map(response, (r) => encoder.encode(Json.stringify(r) + "\n")))
+      Stream.filterMap(Option.map(Framing.encode))
     )))
 }
 

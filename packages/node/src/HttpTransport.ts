@@ -6,7 +6,9 @@
  *   carrying the request's id (anything else is `malformed`). A notification succeeds only
  *   with 202 or 204 and no body. Any 3xx is `redirect` (redirects are never followed), 401
  *   is `unauthorized`, every other status is `status`; all three carry the status code.
- * - Bodies larger than `maxBodyBytes` are `oversized` and are not read further.
+ * - Bodies larger than `maxBodyBytes` are `oversized` and are not read further. The body of
+ *   a response that fails the exchange (or of a 401 before the retry) is read and dropped,
+ *   up to that limit, so that its kept-alive connection can be reused.
  * - `https` is required, except plain `http` to loopback hosts; other URLs are
  *   `unsupported` before anything is sent. Refused, reset or lost connections are
  *   `connection`.
@@ -26,7 +28,9 @@
  *
  * Closing the endpoint's scope aborts exchanges in flight; they and later calls fail with
  * `closed`. Credentials never appear in errors, logs or span attributes (the client's
- * tracing redacts the `Authorization` header).
+ * tracing redacts the `Authorization` header). The client's own span, and the trace
+ * headers it propagates, are made only under an installed tracer, never under Effect's
+ * built-in one (which exports nowhere).
  *
  * @since 0.1.0
  */
@@ -35,13 +39,17 @@ import * as TransportApi from "@effect-ahp/harness/Transport"
 import { Json } from "@effect-ahp/protocol"
 import type { Registration } from "@effect-ahp/protocol"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import type * as Headers from "@effect/platform/Headers"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import * as Deferred from "effect/Deferred"
+import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as FiberSet from "effect/FiberSet"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
@@ -105,29 +113,52 @@ const bearer = (credentials: Credentials.CredentialResolver["Type"], binding: Re
 
 type Attempt<A> = { readonly _tag: "Done"; readonly value: A } | { readonly _tag: "Unauthorized" }
 
+type Interpret<A> = (
+  res: HttpClientResponse.HttpClientResponse,
+  headers: Headers.Headers
+) => Effect.Effect<A, TransportApi.TransportError>
+
+const unauthorizedAttempt: Attempt<never> = { _tag: "Unauthorized" }
+
 const statusFailure = (status: number, expected: string) =>
   status >= 300 && status < 400
     ? http.failure("redirect", `the backend answered with a redirect (HTTP ${status}), which is not followed`, status)
     : http.failure("status", `the backend answered HTTP ${status} (expected ${expected})`, status)
 
-const interpretRequest = (id: Json.JsonValue, maxBodyBytes: number) => (res: HttpClientResponse.HttpClientResponse) =>
-  Effect.gen(function*() {
-    if (res.status !== 200) return yield* statusFailure(res.status, "200")
-    if (!http.isJson(res)) return yield* http.failure("malformed", "the response is not declared as application/json")
-    const body = yield* http.readBody(res, maxBodyBytes, "response")
+const unauthorized = () => http.failure("unauthorized", "the backend rejected the request (HTTP 401)", 401)
+
+const closedError = http.failure("closed", "the HTTP transport was closed")
+
+const interpretRequest = (id: Json.JsonValue, maxBodyBytes: number): Interpret<Json.JsonValue> => (res, headers) => {
+  if (res.status !== 200) {
+    return Effect.zipRight(http.discardBody(res, headers, maxBodyBytes), Effect.fail(statusFailure(res.status, "200")))
+  }
+  if (!http.isJson(headers)) {
+    return Effect.zipRight(
+      http.discardBody(res, headers, maxBodyBytes),
+      Effect.fail(http.failure("malformed", "the response is not declared as application/json"))
+    )
+  }
+  return Effect.flatMap(http.readBody(res, headers, maxBodyBytes, "response"), (body) => {
     const verdict = Either.match(Json.parseBytes(body), {
       onLeft: (): response.Verdict => ({ _tag: "Malformed", detail: "the response body is not UTF-8 JSON" }),
       onRight: (value) => response.classify(value, id)
     })
-    return verdict._tag === "Response" ? verdict.value : yield* http.failure("malformed", verdict.detail)
+    return verdict._tag === "Response" ? Effect.succeed(verdict.value) : Effect.fail(http.failure("malformed", verdict.detail))
   })
+}
 
-const interpretNotification = (maxBodyBytes: number) => (res: HttpClientResponse.HttpClientResponse) =>
-  Effect.gen(function*() {
-    if (res.status !== 202 && res.status !== 204) return yield* statusFailure(res.status, "202 or 204")
-    const body = yield* http.readBody(res, maxBodyBytes, "notification response")
-    if (body.length > 0) return yield* http.failure("malformed", "the notification response has a body")
-  })
+const interpretNotification = (maxBodyBytes: number): Interpret<void> => (res, headers) => {
+  if (res.status !== 202 && res.status !== 204) {
+    return Effect.zipRight(http.discardBody(res, headers, maxBodyBytes), Effect.fail(statusFailure(res.status, "202 or 204")))
+  }
+  return Effect.flatMap(
+    http.readBody(res, headers, maxBodyBytes, "notification response"),
+    (body) => body.length > 0 ? Effect.fail(http.failure("malformed", "the notification response has a body")) : Effect.void
+  )
+}
+
+const encoder = new TextEncoder()
 
 /**
  * Connects an HTTP backend for the lifetime of the current scope. Connecting sends
@@ -146,19 +177,25 @@ export const connect = (
   HttpClient.HttpClient | Credentials.CredentialResolver | Scope.Scope
 > =>
   Effect.gen(function*() {
-    const closed = yield* Deferred.make<never, TransportApi.TransportError>()
-    yield* Effect.addFinalizer(() => Deferred.fail(closed, http.failure("closed", "the HTTP transport was closed")))
-    const client = HttpClient.withScope(yield* HttpClient.HttpClient)
+    // Every exchange runs in this set, so closing the scope interrupts (and so aborts) it;
+    // the flag, set first, turns those interruptions and later calls into `closed`.
+    const inFlight = yield* FiberSet.make<unknown, TransportApi.TransportError>()
+    let closed = false
+    yield* Effect.addFinalizer(() => Effect.sync(() => void (closed = true)))
+    const client = yield* HttpClient.HttpClient
     const credentials = yield* Credentials.CredentialResolver
     const maxBodyBytes = options.maxBodyBytes ?? defaults.maxBodyBytes
-    const target = http.checkTarget(transport.url, "backend")
+    const post = Either.map(
+      http.checkTarget(transport.url, "backend"),
+      (url) => HttpClientRequest.post(url, { acceptJson: true })
+    )
 
     let authorizer: Either.Either<Authorizer, TransportApi.TransportError> = Either.right(anonymous)
     if (authentication?.type === "bearer") {
       authorizer = Either.right(bearer(credentials, authentication))
     } else if (authentication?.type === "oauth" && authentication.flow === "client_credentials") {
       const tokens = yield* oauth.clientCredentials({
-        client,
+        client: HttpClient.withScope(client),
         credentials,
         maxBodyBytes,
         refreshMargin: Duration.decode(options.tokenRefreshMargin ?? defaults.tokenRefreshMargin)
@@ -178,55 +215,68 @@ export const connect = (
     }
 
     const attempt = <A>(
-      url: URL,
+      request: HttpClientRequest.HttpClientRequest,
       auth: Authorizer,
-      body: Uint8Array,
-      interpret: (res: HttpClientResponse.HttpClientResponse) => Effect.Effect<A, TransportApi.TransportError>
+      interpret: Interpret<A>
     ): Effect.Effect<Attempt<A>, TransportApi.TransportError> =>
-      Effect.scoped(Effect.gen(function*() {
-        const credential = yield* auth.credential
-        const base = HttpClientRequest.post(url, { acceptJson: true }).pipe(
-          HttpClientRequest.bodyUint8Array(body, "application/json")
-        )
-        const request = Option.match(credential, {
-          onNone: () => base,
-          onSome: (token) => HttpClientRequest.setHeader(base, "authorization", `Bearer ${Redacted.value(token)}`)
-        })
-        const res = yield* client.execute(request).pipe(
+      Effect.flatMap(auth.credential, (credential) =>
+        client.execute(
+          Option.isNone(credential)
+            ? request
+            : HttpClientRequest.setHeader(request, "authorization", `Bearer ${Redacted.value(credential.value)}`)
+        ).pipe(
           // Only matters when the provided client is the fetch client: never follow redirects.
           Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" }),
-          Effect.mapError((error) => http.clientFailure(error, "backend"))
+          http.withClientSpanWhenTraced,
+          Effect.mapError((error) => http.clientFailure(error, "backend")),
+          Effect.flatMap((res): Effect.Effect<Attempt<A>, TransportApi.TransportError> => {
+            const headers = res.headers
+            if (res.status === 401) return Effect.as(http.discardBody(res, headers, maxBodyBytes), unauthorizedAttempt)
+            return Effect.map(interpret(res, headers), (value) => ({ _tag: "Done", value }))
+          })
+        ))
+
+    const send = <A>(message: Json.JsonObject, interpret: Interpret<A>): Effect.Effect<A, TransportApi.TransportError> =>
+      Effect.suspend(() => {
+        if (Either.isLeft(post)) return Effect.fail(post.left)
+        if (Either.isLeft(authorizer)) return Effect.fail(authorizer.left)
+        const auth = authorizer.right
+        const request = HttpClientRequest.bodyUint8Array(
+          post.right,
+          encoder.encode(Json.stringify(message)),
+          "application/json"
         )
-        if (res.status === 401) return { _tag: "Unauthorized" } as const
-        return { _tag: "Done", value: yield* interpret(res) } as const
-      }))
+        return Effect.flatMap(attempt(request, auth, interpret), (first) => {
+          if (first._tag === "Done") return Effect.succeed(first.value)
+          if (!auth.retryOnce) return Effect.fail(unauthorized())
+          return auth.invalidate.pipe(
+            Effect.zipRight(attempt(request, auth, interpret)),
+            Effect.flatMap((second) => second._tag === "Done" ? Effect.succeed(second.value) : Effect.fail(unauthorized()))
+          )
+        })
+      })
 
-    const exchange = <A>(
-      message: Json.JsonObject,
-      interpret: (res: HttpClientResponse.HttpClientResponse) => Effect.Effect<A, TransportApi.TransportError>
-    ): Effect.Effect<A, TransportApi.TransportError> =>
-      Effect.gen(function*() {
-        if (yield* Deferred.isDone(closed)) return yield* Deferred.await(closed)
-        const url = yield* target
-        const auth = yield* authorizer
-        const body = new TextEncoder().encode(Json.stringify(message))
-        const unauthorized = () => http.failure("unauthorized", "the backend rejected the request (HTTP 401)", 401)
-        const first = yield* attempt(url, auth, body, interpret)
-        if (first._tag === "Done") return first.value
-        if (!auth.retryOnce) return yield* unauthorized()
-        yield* auth.invalidate
-        const second = yield* attempt(url, auth, body, interpret)
-        return second._tag === "Done" ? second.value : yield* unauthorized()
-      }).pipe(Effect.raceFirst(Deferred.await(closed)))
+    const exchange = <A>(message: Json.JsonObject, interpret: Interpret<A>): Effect.Effect<A, TransportApi.TransportError> =>
+      Effect.suspend(() => {
+        if (closed) return Effect.fail(closedError)
+        return Effect.flatMap(FiberSet.run(inFlight, send(message, interpret)), (fiber) =>
+          Effect.flatMap(
+            Effect.onInterrupt(Fiber.await(fiber), () => Fiber.interrupt(fiber)),
+            (exit) => Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause) ? Effect.fail(closedError) : exit
+          ))
+      })
 
+    const traceRequest = Tracing.withSpanWhenTraced("HttpTransport.request")
+    const traceNotify = Tracing.withSpanWhenTraced("HttpTransport.notify")
+    const notification = interpretNotification(maxBodyBytes)
     const endpoint: TransportApi.Endpoint = {
-      request: Effect.fnUntraced(function*(message) {
-        if (message.id === undefined) return yield* Effect.dieMessage("a JSON-RPC request needs an id")
-        return yield* exchange(message, interpretRequest(message.id, maxBodyBytes))
-      }, Tracing.withSpanWhenTraced("HttpTransport.request")),
-      notify: Effect.fnUntraced(function*(message) {
-        yield* exchange(message, interpretNotification(maxBodyBytes))
-      }, Tracing.withSpanWhenTraced("HttpTransport.notify"))
+      request: (message) =>
+        traceRequest(
+          message.id === undefined
+            ? Effect.dieMessage("a JSON-RPC request needs an id")
+            : exchange(message, interpretRequest(message.id, maxBodyBytes))
+        ),
+      notify: (message) => traceNotify(exchange(message, notification))
     }
     return endpoint
   })

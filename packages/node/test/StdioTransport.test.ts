@@ -134,6 +134,48 @@ describe("StdioTransport persistent", () => {
       assert.isFalse(isAlive(started.pid))
     }).pipe(Effect.provide(NodeContext.layer)))
 
+  it.scopedLive("closing the scope right after notifications delivers them: stdin is flushed and ended first", () =>
+    Effect.gen(function*() {
+      const log = yield* tempFile("stdio.log")
+      const scope = yield* Scope.make()
+      const endpoint = yield* StdioTransport.connect(stdio("persistent", "ok", "--log", log), {
+        ...fast,
+        exitGrace: "10 seconds"
+      }).pipe(Scope.extend(scope))
+      yield* endpoint.notify(notification({ n: 1 }))
+      yield* endpoint.notify(notification({ n: 2 }))
+      yield* Scope.close(scope, Exit.void).pipe(withDeadline(5000))
+      const entries = yield* readLog(log)
+      assert.deepStrictEqual(
+        entries.filter((e) => e.event === "message").map((e) => (e.message as Json.JsonObject).params),
+        [{ n: 1 }, { n: 2 }]
+      )
+      assert.isTrue((yield* startedPids(log)).every((pid) => !isAlive(pid)), "the child exited on its own and was reaped")
+      assert.strictEqual(yield* reasonOf(endpoint.notify(notification())), "closed")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("closing the scope stops a child that does not exit at the end of its stdin after exitGrace", () =>
+    Effect.gen(function*() {
+      const log = yield* tempFile("stdio.log")
+      const scope = yield* Scope.make()
+      const endpoint = yield* StdioTransport.connect(stdio("persistent", "ok", "--linger", "--log", log), {
+        killGrace: "200 millis",
+        exitGrace: "500 millis"
+      }).pipe(Scope.extend(scope))
+      yield* endpoint.request(request(1))
+      yield* endpoint.notify(notification({ n: 1 }))
+      const [pid] = yield* startedPids(log)
+      const started = Date.now()
+      yield* Scope.close(scope, Exit.void).pipe(withDeadline(5000))
+      assert.isAtLeast(Date.now() - started, 450, "the child was given exitGrace")
+      assert.isFalse(isAlive(pid!))
+      const messages = (yield* readLog(log)).filter((e) => e.event === "message")
+      assert.deepStrictEqual(messages.map((e) => (e.message as Json.JsonObject).method), [
+        "hooks/intercept",
+        "hooks/observe"
+      ])
+    }).pipe(Effect.provide(NodeContext.layer)))
+
   it.scopedLive("a child that exits mid-request fails it with exited; the next request starts a new child", () =>
     Effect.gen(function*() {
       const { endpoint, log } = yield* connect("persistent", ["--sequence", "exit-mid"])

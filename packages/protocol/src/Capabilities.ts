@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { NonNegativeInt, ReverseDns } from "./Common.js"
+import { MemberName, NonNegativeInt, ReverseDns } from "./Common.js"
 import * as HookEffect from "./HookEffect.js"
 import * as arbitraries from "./internal/arbitraries.js"
 
@@ -125,8 +125,8 @@ export type Inject = typeof Inject.Type
  * @category schemas
  */
 export const Elicitation = Schema.Struct({
-  form: optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
-  url: optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+  form: optional(Schema.Record({ key: MemberName, value: Schema.Unknown })),
+  url: optional(Schema.Record({ key: MemberName, value: Schema.Unknown }))
 })
 
 /**

@@ -111,6 +111,17 @@ export const ReverseDns = Schema.String.pipe(
 )
 
 /**
+ * A member name of an open map (counters, content selections, elicitation details): any
+ * string but `__proto__`, which Schema's records cannot keep (see `Issue.lostProtoMembers`).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const MemberName = Schema.String.pipe(
+  Schema.filter((name) => name !== "__proto__", { message: () => "the member name \"__proto__\" is not accepted here" })
+)
+
+/**
  * Extension members keyed by reverse-DNS names; values are any JSON. A key that is not a
  * reverse-DNS name is an error at its own path.
  *

@@ -325,7 +325,66 @@ export const parseOptions = { errors: "all", onExcessProperty: "preserve" } as c
  * @since 0.1.0
  * @category constructors
  */
-export const decoder = <A, I>(schema: Schema.Schema<A, I>) => {
-  const decode = Schema.decodeUnknownEither(schema, parseOptions)
-  return (input: unknown): Either.Either<A, Array<Issue>> => Either.mapLeft(decode(input), fromParseError)
+export const decoder = <A, I>(
+  schema: Schema.Schema<A, I>,
+  options: { readonly onExcessProperty?: "preserve" | "error" } = {}
+) => {
+  const decode = Schema.decodeUnknownEither(schema, { ...parseOptions, ...options })
+  return (input: unknown): Either.Either<A, Array<Issue>> => {
+    const decoded = decode(input)
+    if (Either.isLeft(decoded)) return Either.left(fromParseError(decoded.left))
+    const lost = lostProtoMembers(input, decoded.right)
+    return lost.length === 0 ? Either.right(decoded.right) : Either.left(lost)
+  }
+}
+
+const protoKey = "__proto__"
+
+const hasOwn = (value: unknown, key: string): boolean =>
+  typeof value === "object" && value !== null && Object.prototype.hasOwnProperty.call(value, key)
+
+/** The paths of the objects in `value` that have an own `__proto__` member, outermost first. */
+const protoOwners = (value: unknown, path: Array<PropertyKey>, out: Array<ReadonlyArray<PropertyKey>>): void => {
+  if (typeof value !== "object" || value === null || value instanceof Json.LosslessNumber) return
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      path.push(i)
+      protoOwners(value[i], path, out)
+      path.pop()
+    }
+    return
+  }
+  if (hasOwn(value, protoKey)) out.push([...path])
+  for (const key in value) {
+    path.push(key)
+    protoOwners((value as Record<string, unknown>)[key], path, out)
+    path.pop()
+  }
+}
+
+const at = (value: unknown, path: ReadonlyArray<PropertyKey>): unknown =>
+  path.reduce<unknown>((v, key) => hasOwn(v, String(key)) ? (v as Record<PropertyKey, unknown>)[key] : undefined, value)
+
+const startsWith = (path: ReadonlyArray<PropertyKey>, prefix: ReadonlyArray<PropertyKey>): boolean =>
+  prefix.length <= path.length && prefix.every((key, i) => String(key) === String(path[i]))
+
+/**
+ * The own `__proto__` members of `input` that a decoded value does not keep. Free-form JSON
+ * values keep them, but Schema's structs and records copy members by assignment, which would
+ * drop such a member or turn it into the copy's prototype. Such a member is an error at its
+ * path instead (nothing is silently lost, no prototype is ever injected).
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const lostProtoMembers = (input: unknown, output: unknown): Array<Issue> => {
+  const owners: Array<ReadonlyArray<PropertyKey>> = []
+  protoOwners(input, [], owners)
+  const lost: Array<ReadonlyArray<PropertyKey>> = []
+  for (const owner of owners) {
+    const member = [...owner, protoKey]
+    if (lost.some((reported) => startsWith(member, reported))) continue
+    if (!hasOwn(at(output, owner), protoKey)) lost.push(member)
+  }
+  return lost.map((path) => make(path, `the member name "${protoKey}" is not accepted here`))
 }

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { AbsoluteUri, forbidden, NonEmpty, NonNegativeInt, PositiveInt, ProtocolVersion, ReverseDns, struct } from "./Common.js"
+import { AbsoluteUri, forbidden, MemberName, NonEmpty, NonNegativeInt, PositiveInt, ProtocolVersion, ReverseDns, struct } from "./Common.js"
 import * as Content from "./Content.js"
 import * as Event from "./Event.js"
 import * as arbitraries from "./internal/arbitraries.js"
@@ -151,7 +151,7 @@ export type Authentication = typeof Authentication.Type
  */
 export const ContentSelection = Schema.Struct(
   { default: Content.Selection },
-  Schema.Record({ key: Schema.String, value: Content.Selection })
+  Schema.Record({ key: MemberName, value: Content.Selection })
 ).annotations({
   identifier: "ContentSelection",
   arbitrary: () => (fc) =>

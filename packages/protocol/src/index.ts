@@ -38,6 +38,13 @@ export * as Discovery from "./Discovery.js"
 export * as Event from "./Event.js"
 
 /**
+ * The stdio line framing: splitting byte chunks into capped lines, encoding one message per line.
+ *
+ * @since 0.1.0
+ */
+export * as Framing from "./Framing.js"
+
+/**
  * The eight effect kinds.
  *
  * @since 0.1.0

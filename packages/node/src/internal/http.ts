@@ -6,6 +6,7 @@
  * @internal
  */
 import * as TransportApi from "@effect-ahp/harness/Transport"
+import type * as Headers from "@effect/platform/Headers"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Effect from "effect/Effect"
@@ -66,29 +67,42 @@ export const clientFailure = (error: HttpClientError.HttpClientError, what: stri
   }
 }
 
+const contentLength = /^\d+$/
+
 /**
- * Reads a response body, failing with `oversized` (and reading no further) once it
- * exceeds `maxBytes`.
+ * Reads a response body, failing with `oversized` once it exceeds `maxBytes`. A body whose
+ * declared `Content-Length` is within the limit is read in one piece (the client never
+ * reads past the declared length); any other body is streamed and counted. A body that
+ * is too large is not read further: its connection is closed.
  *
  * @internal
  */
 export const readBody = (
   response: HttpClientResponse.HttpClientResponse,
+  headers: Headers.Headers,
   maxBytes: number,
   what: string
 ): Effect.Effect<Uint8Array, TransportApi.TransportError> =>
   Effect.suspend(() => {
-    const tooLarge = () => failure("oversized", `the ${what} body exceeds the size limit of ${maxBytes} bytes`)
-    const declared = Number(response.headers["content-length"] ?? Number.NaN)
-    if (declared > maxBytes) return Effect.fail(tooLarge())
+    const tooLarge = failure("oversized", `the ${what} body exceeds the size limit of ${maxBytes} bytes`)
+    const readFailure = (error: HttpClientError.ResponseError) => clientFailure(error, `${what} body`)
+    const declared = headers["content-length"]
+    if (declared !== undefined && contentLength.test(declared)) {
+      return Number(declared) <= maxBytes
+        ? Effect.map(Effect.mapError(response.arrayBuffer, readFailure), (buffer) => new Uint8Array(buffer))
+        // Ending the stream after its first chunk drops the connection.
+        : Effect.zipRight(Effect.ignore(Stream.runDrain(Stream.take(response.stream, 1))), Effect.fail(tooLarge))
+    }
     const parts: Array<Uint8Array> = []
     let size = 0
     return response.stream.pipe(
-      Stream.mapError((error) => clientFailure(error, `${what} body`)),
-      Stream.runForEach((chunk) => {
-        size += chunk.length
-        if (size > maxBytes) return Effect.fail(tooLarge())
-        parts.push(chunk)
+      Stream.mapError(readFailure),
+      Stream.runForEachChunk((chunk) => {
+        for (const part of chunk) {
+          size += part.length
+          if (size > maxBytes) return Effect.fail(tooLarge)
+          parts.push(part)
+        }
         return Effect.void
       }),
       Effect.map(() => {
@@ -104,13 +118,38 @@ export const readBody = (
   })
 
 /**
- * Whether a response declares a JSON media type (or declares none).
+ * Consumes a response body that will not be used (up to `maxBytes`; a larger one is cut
+ * off), so the connection can be reused or is closed. Never fails.
  *
  * @internal
  */
-export const isJson = (response: HttpClientResponse.HttpClientResponse): boolean => {
-  const type = response.headers["content-type"]
-  if (type === undefined) return true
+export const discardBody = (
+  response: HttpClientResponse.HttpClientResponse,
+  headers: Headers.Headers,
+  maxBytes: number
+): Effect.Effect<void> => Effect.ignore(readBody(response, headers, maxBytes, "discarded"))
+
+/**
+ * Whether response headers declare a JSON media type (or declare none).
+ *
+ * @internal
+ */
+export const isJson = (headers: Headers.Headers): boolean => {
+  const type = headers["content-type"]
+  if (type === undefined || type === "application/json") return true
   const media = type.split(";")[0]!.trim().toLowerCase()
   return media === "application/json" || media.endsWith("+json")
 }
+
+const builtInTracer = Effect.runSync(Effect.tracer)
+
+/**
+ * Runs a client call without the client's own span while only Effect's built-in tracer
+ * is current (it exports nowhere, and the span with its attributes and propagation
+ * headers costs about as much as the rest of the exchange); under any other tracer the
+ * call is traced as usual, `Authorization` redacted.
+ *
+ * @internal
+ */
+export const withClientSpanWhenTraced = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.tracerWith((tracer) => tracer === builtInTracer ? Effect.withTracerEnabled(self, false) : self)

@@ -67,8 +67,9 @@ const readJsonObject = (
 ): Effect.Effect<Option.Option<Json.JsonObject>, TransportApi.TransportError> =>
   Effect.scoped(Effect.gen(function*() {
     const response = yield* config.client.execute(request).pipe(Effect.mapError((e) => http.clientFailure(e, what)))
-    if (response.status !== 200 || !http.isJson(response)) return Option.none()
-    const body = yield* http.readBody(response, config.maxBodyBytes, what)
+    const headers = response.headers
+    if (response.status !== 200 || !http.isJson(headers)) return Option.none()
+    const body = yield* http.readBody(response, headers, config.maxBodyBytes, what)
     return Either.match(Json.parseBytes(body), {
       onLeft: () => Option.none(),
       onRight: (value) => Json.isObject(value) ? Option.some(value) : Option.none()

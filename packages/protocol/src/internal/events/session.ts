@@ -8,7 +8,7 @@
  * @internal
  */
 import * as Schema from "effect/Schema"
-import { closed, NonEmpty, NonNegativeInt, Session } from "../../Common.js"
+import { closed, MemberName, NonEmpty, NonNegativeInt, Session } from "../../Common.js"
 import * as Content from "../../Content.js"
 import * as Discovery from "../../Discovery.js"
 import { ClosedIdentity, crossField, envelope, forbidden, optional, struct } from "./fields.js"
@@ -62,6 +62,6 @@ export const SessionEnd = struct({
   session: Session,
   outcome: Schema.Literal("completed", "cancelled", "error", "unknown"),
   reason: NonEmpty,
-  counters: optional(Schema.Record({ key: Schema.String, value: NonNegativeInt })),
+  counters: optional(Schema.Record({ key: MemberName, value: NonNegativeInt })),
   tool: forbidden("must be absent: session events carry no tool")
 }).annotations({ identifier: "SessionEnd" })

@@ -1,0 +1,55 @@
+/**
+ * What both stdio lifecycles share: the resolved options, failures, and the judgement of a
+ * stdout frame while a request is pending.
+ *
+ * @internal
+ */
+import * as TransportApi from "@effect-ahp/harness/Transport"
+import type { Framing, Json } from "@effect-ahp/protocol"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as child from "./child.js"
+import * as response from "./response.js"
+
+/** @internal */
+export interface Config extends child.ChildConfig {
+  readonly maxLineBytes: number
+  readonly exitGrace: Duration.Duration
+  readonly notificationGrace: Duration.Duration
+  readonly maxMalformedLines: number
+}
+
+/** @internal */
+export const failure = (reason: TransportApi.TransportFailure, detail: string) =>
+  new TransportApi.TransportError({ reason, detail })
+
+/** @internal */
+export const closedError = failure("closed", "the stdio transport was closed")
+
+/** @internal */
+export const requestId = (message: Json.JsonObject): Effect.Effect<Json.JsonValue> =>
+  message.id === undefined ? Effect.dieMessage("a JSON-RPC request needs an id") : Effect.succeed(message.id)
+
+/**
+ * What a frame means for the pending request: its response, nothing (`Unrelated`), or a
+ * failure.
+ *
+ * @internal
+ */
+export type Outcome = response.Verdict | Framing.Oversized
+
+/** @internal */
+export type Decisive = Exclude<Outcome, { readonly _tag: "Unrelated" }>
+
+/** @internal */
+export const isDecisive = (outcome: Outcome): outcome is Decisive => outcome._tag !== "Unrelated"
+
+/** @internal */
+export const judge = (frame: Framing.Frame, id: Json.JsonValue | undefined): Outcome =>
+  frame._tag === "Oversized" ? frame : response.classifyBytes(frame.bytes, id)
+
+/** @internal */
+export const outcomeError = (outcome: Exclude<Decisive, { readonly _tag: "Response" }>) =>
+  outcome._tag === "Oversized"
+    ? failure("oversized", "the backend wrote a line longer than the size limit")
+    : failure("malformed", outcome.detail)

@@ -1,0 +1,57 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Either } from "effect"
+import * as Event from "../src/Event.js"
+import * as Issue from "../src/Issue.js"
+import * as Json from "../src/Json.js"
+import * as Registration from "../src/Registration.js"
+
+const decodeEvent = Issue.decoder(Event.Event)
+const parse = (text: string) => Either.getOrThrow(Json.parse(text))
+
+const toolBefore = (extra: string) =>
+  `{"id":"evt_1","source":"urn:test:harness","time":"2026-08-24T08:51:14Z","type":"tool.before",` +
+  `"call":{"id":"call_1"},"path":"native",${extra}}`
+
+describe("__proto__ members", () => {
+  it("are kept inside free-form JSON (tool input), as own members", () => {
+    const decoded = decodeEvent(parse(toolBefore(`"tool":{"name":"t","origin":"native","input":{"__proto__":{"x":1}}}`)))
+    assert.isTrue(Either.isRight(decoded))
+    const input = (Either.getOrThrow(decoded) as any).tool.input
+    assert.isTrue(Object.prototype.hasOwnProperty.call(input, "__proto__"))
+    assert.deepStrictEqual(Object.getPrototypeOf(input), Object.prototype)
+    assert.strictEqual(Json.stringify(input), `{"__proto__":{"x":1}}`)
+  })
+
+  it("are an error at their path on an open envelope (never dropped, never a prototype)", () => {
+    const decoded = decodeEvent(
+      parse(toolBefore(`"tool":{"name":"t","origin":"native","input":{}},"__proto__":{"tool":{"name":"evil"}}`))
+    )
+    assert.deepStrictEqual(Either.isLeft(decoded) ? decoded.left : [], [
+      { path: "/__proto__", message: `the member name "__proto__" is not accepted here` }
+    ])
+  })
+
+  it("are an error in records (event counters, content selections)", () => {
+    const end = parse(
+      `{"id":"e","source":"urn:x","time":"2026-08-24T08:51:14Z","type":"session.end","session":{"id":"s"},` +
+        `"outcome":"completed","reason":"done","counters":{"__proto__":1,"turns":2}}`
+    )
+    const decoded = decodeEvent(end)
+    assert.isTrue(Either.isLeft(decoded))
+    assert.isTrue(Either.isLeft(decoded) && decoded.left.some((issue) => issue.path.startsWith("/counters")))
+    const registration = parse(
+      `{"protocolVersion":"draft","hooks":[{"id":"com.example.b","transport":{"type":"stdio","command":"x","lifecycle":"persistent"},` +
+        `"subscriptions":[{"events":["tool.before"],"mode":"observe","content":{"default":"body","__proto__":"omit"}}]}]}`
+    )
+    const result = Issue.decoder(Registration.Registration)(registration)
+    assert.isTrue(Either.isLeft(result) && result.left.some((issue) => issue.path.includes("content")))
+  })
+
+  it("lostProtoMembers reports only the outermost lost member", () => {
+    const input = parse(`{"a":{"__proto__":{"__proto__":{}}}}`)
+    assert.deepStrictEqual(Issue.lostProtoMembers(input, { a: {} }), [
+      { path: "/a/__proto__", message: `the member name "__proto__" is not accepted here` }
+    ])
+    assert.deepStrictEqual(Issue.lostProtoMembers(input, input), [])
+  })
+})
