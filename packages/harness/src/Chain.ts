@@ -19,6 +19,7 @@
 import { Capabilities, Common, type Event, Intercept, Json } from "@effect-ahp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Ref from "effect/Ref"
 import type * as Boundary from "./Boundary.js"
@@ -115,15 +116,23 @@ const fromRejection = (route: Registry.Route, rejection: Staging.Rejection): Rou
     ...(rejection.jsonRpcCode !== undefined ? { jsonRpcCode: rejection.jsonRpcCode } : {})
   })
 
+/** The progress after a staged response is published. */
+const toProgress = (current: Progress, staged: Staging.Staged, provenance: Settlement.Provenance): Progress => ({
+  ...current,
+  event: staged.event,
+  state: Settlement.accept(current.state, staged, provenance),
+  continued: current.continued || staged.effects.some((e) => e.type === "flow" && e.operation === "continue")
+})
+
 /**
  * One exchange with a route, from the progress accepted so far: request, response,
  * validation and staging. Succeeds with the progress to publish.
  */
-const exchange = (input: Input, route: Registry.Route, current: Progress) =>
-  Effect.gen(function*() {
+const exchange = (input: Input, route: Registry.Route, current: Progress): Effect.Effect<Progress, RouteFailure> =>
+  Effect.suspend(() => {
     const view = Projection.project(input.boundary, current.event, route.subscriber)
     if (view.pendingUploads.length > 0) {
-      return yield* Effect.fail(failure(route, {
+      return Effect.fail(failure(route, {
         phase: "prepare",
         code: "attachment-upload-unsupported",
         detail: `${view.pendingUploads.length} attachment(s) selected as body need an upload, which this harness does not support`
@@ -141,39 +150,38 @@ const exchange = (input: Input, route: Registry.Route, current: Progress) =>
       method: Intercept.method,
       params: { protocolVersion: Common.protocolVersion, event: view.event, capabilities } as Json.JsonObject
     }
-    const endpoint = yield* Effect.mapError(input.endpoint(route), (e) => fromTransportError(route, e))
-    const response = yield* Effect.mapError(endpoint.request(request), (e) => fromTransportError(route, e))
-    const staged = Staging.stage(response, {
-      requestId,
-      boundary: input.boundary,
-      capabilities,
-      view,
-      selection: route.subscriber.content,
-      event: current.event,
-      elicitationSchema: input.elicitationSchema
+    return Effect.matchEffect(Effect.flatMap(input.endpoint(route), (endpoint) => endpoint.request(request)), {
+      onFailure: (e) => Effect.fail(fromTransportError(route, e)),
+      onSuccess: (response) =>
+        Either.mapBoth(
+          Staging.stage(response, {
+            requestId,
+            boundary: input.boundary,
+            capabilities,
+            view,
+            selection: route.subscriber.content,
+            event: current.event,
+            elicitationSchema: input.elicitationSchema
+          }),
+          {
+            onLeft: (rejection) => fromRejection(route, rejection),
+            onRight: (staged) =>
+              toProgress(current, staged, { backend: route.backend.id, subscription: route.label, requestId })
+          }
+        )
     })
-    if (Either.isLeft(staged)) return yield* Effect.fail(fromRejection(route, staged.left))
-    const provenance: Settlement.Provenance = { backend: route.backend.id, subscription: route.label, requestId }
-    const continues = staged.right.effects.some((e) => e.type === "flow" && e.operation === "continue")
-    return {
-      ...current,
-      event: staged.right.event,
-      state: Settlement.accept(current.state, staged.right, provenance),
-      continued: current.continued || continues
-    } satisfies Progress
   }).pipe(
     withSpanWhenTraced("Chain.route", { attributes: { backend: route.backend.id, subscription: route.label } })
   )
 
-/** Records a failed route and applies its failure policy. */
-const recordFailure = (progress: Ref.Ref<Progress>, route: Registry.Route, failed: RouteFailure) =>
-  Ref.update(progress, (p) => ({
-    ...p,
-    failures: [...p.failures, failed],
-    state: failed.syntheticDenial
-      ? Settlement.failClosed(p.state, { backend: route.backend.id, subscription: route.label, requestId: p.event.id as string })
-      : p.state
-  }))
+/** The progress after a failed route, with its failure policy applied. */
+const withFailure = (p: Progress, route: Registry.Route, failed: RouteFailure): Progress => ({
+  ...p,
+  failures: [...p.failures, failed],
+  state: failed.syntheticDenial
+    ? Settlement.failClosed(p.state, { backend: route.backend.id, subscription: route.label, requestId: p.event.id as string })
+    : p.state
+})
 
 const timedOut = (route: Registry.Route): RouteFailure =>
   failure(route, { phase: "transport", code: "timeout", detail: `no accepted response within ${route.timeoutMs} ms` })
@@ -181,7 +189,8 @@ const timedOut = (route: Registry.Route): RouteFailure =>
 /**
  * Runs the routes from `from` on the current fiber until every route ran, decision-making
  * stopped, or a deadline expired (which interrupts this fiber). Each exchange runs under
- * its deadline; a response is published only if it was staged before the deadline.
+ * its deadline; a response is published only if it was staged before the deadline. Only
+ * this fiber writes `progress` while it runs, so it carries the published progress along.
  */
 const runFrom = (
   input: Input,
@@ -189,22 +198,24 @@ const runFrom = (
   called: Set<string>,
   from: number,
   deadlines: Deadlines
-) =>
-  Effect.gen(function*() {
-    for (let index = from; index < input.routes.length; index++) {
-      const route = input.routes[index]!
-      const current = yield* Ref.get(progress)
-      if (Settlement.isShortCircuit(current.state)) return
-      called.add(route.key)
-      yield* deadlines.arm(index, route.timeoutMs ?? 0)
-      const result = yield* Effect.either(exchange(input, route, current))
-      if (!deadlines.settle()) return
-      yield* Either.match(result, {
-        onRight: (next) => Ref.set(progress, next),
-        onLeft: (failed) => recordFailure(progress, route, failed)
+): Effect.Effect<void> => {
+  const step = (index: number, current: Progress): Effect.Effect<void> => {
+    if (index >= input.routes.length || Settlement.isShortCircuit(current.state)) return Effect.void
+    const route = input.routes[index]!
+    called.add(route.key)
+    const publish = (next: Progress) =>
+      deadlines.settle() ? Effect.flatMap(Ref.set(progress, next), () => step(index + 1, next)) : Effect.void
+    return deadlines.arm(
+      index,
+      route.timeoutMs ?? 0,
+      Effect.matchEffect(exchange(input, route, current), {
+        onFailure: (failed) => publish(withFailure(current, route, failed)),
+        onSuccess: publish
       })
-    }
-  })
+    )
+  }
+  return Effect.flatMap(Ref.get(progress), (current) => step(from, current))
+}
 
 /**
  * Runs the chain, recording progress in `progress`, until every route ran or decision-making
@@ -218,25 +229,37 @@ const runFrom = (
  * @category running
  */
 export const run = (input: Input, progress: Ref.Ref<Progress>): Effect.Effect<void> =>
-  Effect.clockWith((clock) =>
-    Effect.gen(function*() {
-      // One set per run, grown in place as routes are called: every snapshot shares it,
-      // and it is only read once the chain has stopped.
-      const called = new Set((yield* Ref.get(progress)).called)
-      yield* Ref.update(progress, (p) => ({ ...p, called }))
-      let from = 0
-      while (from < input.routes.length) {
-        const deadlines = new Deadlines(clock)
-        const exit = yield* Effect.uninterruptibleMask((restore) =>
-          Effect.flatMap(
-            Effect.fork(restore(runFrom(input, progress, called, from, deadlines))),
-            (fiber) => restore(Fiber.await(fiber)).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))
-          ).pipe(Effect.ensuring(Effect.sync(() => deadlines.disarm())))
+  Effect.clockWith((clock) => {
+    const runFiber = (called: Set<string>, from: number): Effect.Effect<void> => {
+      if (from >= input.routes.length) return Effect.void
+      const deadlines = new Deadlines(clock)
+      const disarm = Effect.sync(() => deadlines.disarm())
+      return Effect.uninterruptibleMask((restore) =>
+        Effect.flatMap(
+          Effect.fork(restore(runFrom(input, progress, called, from, deadlines))),
+          (fiber) =>
+            Effect.onExit(
+              restore(Fiber.await(fiber)),
+              (awaited) => Exit.isSuccess(awaited) ? disarm : Effect.zipRight(Fiber.interrupt(fiber), disarm)
+            )
         )
-        if (deadlines.expired === undefined) return yield* exit
+      ).pipe(Effect.flatMap((exit) => {
+        if (deadlines.expired === undefined) return exit
         const route = input.routes[deadlines.expired]!
-        yield* recordFailure(progress, route, timedOut(route))
-        from = deadlines.expired + 1
-      }
-    })
-  )
+        const next = deadlines.expired + 1
+        return Effect.zipRight(
+          Ref.update(progress, (p) => withFailure(p, route, timedOut(route))),
+          Effect.suspend(() => runFiber(called, next))
+        )
+      }))
+    }
+    // One set per run, grown in place as routes are called: every snapshot shares it,
+    // and it is only read once the chain has stopped.
+    return Effect.flatMap(
+      Ref.modify(progress, (p) => {
+        const called = new Set(p.called)
+        return [called, { ...p, called }]
+      }),
+      (called) => runFiber(called, 0)
+    )
+  })

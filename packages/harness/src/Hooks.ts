@@ -171,19 +171,32 @@ const newId = Effect.map(Effect.zip(Random.nextInt, Random.nextInt), ([a, b]) =>
 
 const has = (input: Json.JsonObject, key: string) => Object.prototype.hasOwnProperty.call(input, key)
 
+const currentTime = Effect.clockWith((c) => c.currentTimeMillis).pipe(Effect.map((millis) => new Date(millis).toISOString()))
+
+/** The event from an input and its envelope members, if it is a valid event of its type. */
+const validate = (
+  type: Event.EventType,
+  input: Json.JsonObject,
+  source: string,
+  id: Json.JsonValue,
+  time: Json.JsonValue
+): Either.Either<Json.JsonObject, InvalidEvent> => {
+  const event: Json.JsonObject = { ...input, id, source: has(input, "source") ? input.source! : source, type, time }
+  if ("type" in input && input.type !== type) {
+    return Either.left(new InvalidEvent({ type, issues: [{ path: "/type", message: `must be ${type}` }] }))
+  }
+  const decoded = decoderFor(type)(event)
+  return Either.isLeft(decoded) ? Either.left(new InvalidEvent({ type, issues: decoded.left })) : Either.right(event)
+}
+
 /** Fills in the envelope members that are absent (a present one is validated, never replaced). */
-const prepare = (type: Event.EventType, input: Json.JsonObject, source: string) =>
-  Effect.gen(function*() {
-    const id = has(input, "id") ? input.id! : yield* newId
-    const time = has(input, "time") ? input.time! : new Date(yield* Effect.clockWith((c) => c.currentTimeMillis)).toISOString()
-    const event: Json.JsonObject = { ...input, id, source: has(input, "source") ? input.source! : source, type, time }
-    if ("type" in input && input.type !== type) {
-      return yield* new InvalidEvent({ type, issues: [{ path: "/type", message: `must be ${type}` }] })
-    }
-    const decoded = decoderFor(type)(event)
-    if (Either.isLeft(decoded)) return yield* new InvalidEvent({ type, issues: decoded.left })
-    return event
-  })
+const prepare = (type: Event.EventType, input: Json.JsonObject, source: string): Effect.Effect<Json.JsonObject, InvalidEvent> => {
+  if (has(input, "id") && has(input, "time")) return validate(type, input, source, input.id!, input.time!)
+  return Effect.flatMap(
+    Effect.zip(has(input, "id") ? Effect.succeed(input.id!) : newId, has(input, "time") ? Effect.succeed(input.time!) : currentTime),
+    ([id, time]) => validate(type, input, source, id, time)
+  )
+}
 
 /**
  * Builds the service from a registration document (any JSON value), connecting every
@@ -251,9 +264,7 @@ export const make = (registration: unknown, options?: Options) =>
         shortCircuit: Settlement.isShortCircuit(final.state),
         called: final.called
       })
-      const deliveries = recipients.length === 0
-        ? Effect.succeed([])
-        : Observation.deliverAll(boundary, final.event, recipients, endpoint, observationTimeoutMs)
+      const deliveries = Observation.deliverAll(boundary, final.event, recipients, endpoint, observationTimeoutMs)
       const observers = dispatchOptions?.observers
       if (observers !== undefined && observers !== "wait" && recipients.length > 0) {
         const fiber = yield* Effect.forkIn(deliveries, observers.scope)
@@ -266,7 +277,7 @@ export const make = (registration: unknown, options?: Options) =>
           observationsDone: Fiber.join(fiber)
         } satisfies DispatchResult
       }
-      const observations = yield* deliveries
+      const observations = recipients.length === 0 ? [] : yield* deliveries
       return {
         event: final.event,
         decision,

@@ -28,6 +28,7 @@ import { Json } from "@effect-ahp/protocol"
 import type { Registration } from "@effect-ahp/protocol"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
@@ -129,7 +130,10 @@ export interface InProcessBackend {
 }
 
 /** Copies a value through JSON text so a backend and the harness never share objects. */
-const isolate = (value: Json.JsonValue): Effect.Effect<Json.JsonValue> => Effect.orDie(Json.parse(Json.stringify(value)))
+const isolate = (value: Json.JsonValue): Effect.Effect<Json.JsonValue> => {
+  const copy = Json.parse(Json.stringify(value))
+  return Either.isRight(copy) ? Effect.succeed(copy.right) : Effect.die(copy.left)
+}
 
 /**
  * Serves backends by id from in-process functions. Messages are deep-copied in both
@@ -152,10 +156,7 @@ export const layerInProcess = (backends: Readonly<Record<string, InProcessBacken
         }
         return Effect.succeed({
           request: (message) =>
-            isolate(message).pipe(
-              Effect.flatMap((copy) => target.request(copy as Json.JsonObject)),
-              Effect.flatMap(isolate)
-            ),
+            Effect.flatMap(isolate(message), (copy) => Effect.flatMap(target.request(copy as Json.JsonObject), isolate)),
           notify: (message) => Effect.flatMap(isolate(message), (copy) => target.notify(copy as Json.JsonObject))
         })
       }

@@ -34,8 +34,8 @@ export class Deadlines {
 
   constructor(private readonly clock: Clock.Clock) {}
 
-  /** Arms the deadline of route `index` for the current fiber. */
-  arm(index: number, millis: number): Effect.Effect<void> {
+  /** Arms the deadline of route `index` for the current fiber, then runs `effect`. */
+  arm<A, E>(index: number, millis: number, effect: Effect.Effect<A, E>): Effect.Effect<A, E> {
     return Effect.withFiberRuntime((fiber) => {
       const armed = { cancel: () => {} }
       this.armed = armed
@@ -50,11 +50,14 @@ export class Deadlines {
           const timer = setTimeout(expire, millis)
           armed.cancel = () => clearTimeout(timer)
         }
-        return Effect.void
+        return effect
       }
-      return Effect.map(
+      return Effect.flatMap(
         Effect.fork(Effect.zipRight(this.clock.sleep(Duration.millis(millis)), Effect.sync(expire))),
-        (sleeper) => void (armed.cancel = () => sleeper.unsafeInterruptAsFork(fiber.id()))
+        (sleeper) => {
+          armed.cancel = () => sleeper.unsafeInterruptAsFork(fiber.id())
+          return effect
+        }
       )
     })
   }

@@ -84,14 +84,15 @@ export const readBody = (
   what: string
 ): Effect.Effect<Uint8Array, TransportApi.TransportError> =>
   Effect.suspend(() => {
-    const tooLarge = failure("oversized", `the ${what} body exceeds the size limit of ${maxBytes} bytes`)
+    // Built only on failure: making a `TransportError` runs its schema validation.
+    const tooLarge = () => failure("oversized", `the ${what} body exceeds the size limit of ${maxBytes} bytes`)
     const readFailure = (error: HttpClientError.ResponseError) => clientFailure(error, `${what} body`)
     const declared = headers["content-length"]
     if (declared !== undefined && contentLength.test(declared)) {
       return Number(declared) <= maxBytes
         ? Effect.map(Effect.mapError(response.arrayBuffer, readFailure), (buffer) => new Uint8Array(buffer))
         // Ending the stream after its first chunk drops the connection.
-        : Effect.zipRight(Effect.ignore(Stream.runDrain(Stream.take(response.stream, 1))), Effect.fail(tooLarge))
+        : Effect.zipRight(Effect.ignore(Stream.runDrain(Stream.take(response.stream, 1))), Effect.failSync(tooLarge))
     }
     const parts: Array<Uint8Array> = []
     let size = 0
@@ -100,7 +101,7 @@ export const readBody = (
       Stream.runForEachChunk((chunk) => {
         for (const part of chunk) {
           size += part.length
-          if (size > maxBytes) return Effect.fail(tooLarge)
+          if (size > maxBytes) return Effect.failSync(tooLarge)
           parts.push(part)
         }
         return Effect.void
