@@ -106,15 +106,7 @@ export const readBody = (
         }
         return Effect.void
       }),
-      Effect.map(() => {
-        const body = new Uint8Array(size)
-        let offset = 0
-        for (const part of parts) {
-          body.set(part, offset)
-          offset += part.length
-        }
-        return body
-      })
+      Effect.map(() => Buffer.concat(parts, size))
     )
   })
 
