@@ -14,6 +14,12 @@
  * Progress is kept in a `Ref` owned by the caller, so an interrupted chain leaves exactly
  * what was accepted before the interruption (a staged but unpublished response is lost).
  *
+ * Every request of one call carries the event's id (the wire requires the intercept
+ * request's id to equal its event's id), so two subscriptions of one backend receive the
+ * same id: a late duplicate of the first reply could only be told apart from the second
+ * reply by its content. Transports serialise requests per endpoint and drop frames that
+ * arrive while nothing is pending, which narrows but cannot close that window.
+ *
  * @since 0.1.0
  */
 import { Capabilities, Common, type Event, Intercept, Json } from "@effect-ahp/protocol"
