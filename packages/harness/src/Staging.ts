@@ -157,32 +157,8 @@ const checkEnvelope = (response: unknown, requestId: JsonRpc.Id): Either.Either<
   return Either.right(result.effects)
 }
 
-const modifyMembers = ["type", "target", "operation", "value"] as const
-
-/**
- * A `modify` effect exactly as decoding it would return it, when it has exactly its four
- * members and each is valid; otherwise `undefined` (the schema then decides and explains).
- * The common effect of a chain is decoded without Schema's bookkeeping this way.
- */
-const plainModify = (effect: Json.JsonObject): HookEffect.Modify | undefined => {
-  let members = 0
-  for (const key in effect) {
-    if (!(modifyMembers as ReadonlyArray<string>).includes(key)) return undefined
-    members++
-  }
-  if (members !== modifyMembers.length) return undefined
-  const { operation, target, type, value } = effect
-  if (type !== "modify" || (operation !== "merge" && operation !== "replace")) return undefined
-  if (!(HookEffect.modifyTargets as ReadonlyArray<unknown>).includes(target)) return undefined
-  const modifyTarget = target as HookEffect.ModifyTarget
-  if (!Json.isJsonValue(value) || HookEffect.genericValueProblem(modifyTarget, value) !== undefined) return undefined
-  return { type, target: modifyTarget, operation, value }
-}
-
 const classify = (effect: unknown, pointer: string): Either.Either<HookEffect.HookEffect, Rejection> => {
   if (!Json.isObject(effect)) return reject("staging", "invalid-effect", pointer, "an effect must be an object")
-  const modify = plainModify(effect)
-  if (modify !== undefined) return Either.right(modify)
   if (typeof effect.type !== "string" || !(HookEffect.kinds as ReadonlyArray<string>).includes(effect.type)) {
     return reject("staging", "unknown-effect", `${pointer}/type`, "unknown effect type")
   }
