@@ -114,3 +114,32 @@ export const compare = async (ours: Batch, baseline: Batch, pace: Pace): Promise
     baseline: stats(sides.baseline.latencies, sides.baseline.throughputs)
   }
 }
+
+/** Ours, its baseline, and how to release what they hold. */
+export interface Pair {
+  readonly ours: Batch
+  readonly baseline: Batch
+  readonly close: () => Promise<void>
+}
+
+/**
+ * The transport families' rows: each pair made for 1 and 3 backends and 1 KiB and 256 KiB
+ * events (a tenth of the operations at 256 KiB), compared, then closed.
+ */
+export const transportComparisons = async (
+  pace: Pace,
+  pair: (count: number, bytes: number) => Promise<Pair>
+): Promise<Array<{ readonly count: number; readonly label: string; readonly comparison: Comparison }>> => {
+  const out: Array<{ readonly count: number; readonly label: string; readonly comparison: Comparison }> = []
+  for (const count of [1, 3]) {
+    for (const [label, bytes, ops] of [["1 KiB", 1024, pace.ops], ["256 KiB", 256 * 1024, Math.ceil(pace.ops / 10)]] as const) {
+      const { baseline, close, ours } = await pair(count, bytes)
+      try {
+        out.push({ count, label, comparison: await compare(ours, baseline, { ...pace, ops }) })
+      } finally {
+        await close()
+      }
+    }
+  }
+  return out
+}

@@ -6,7 +6,7 @@
  */
 import { Hooks } from "@effect-ahp/harness"
 import * as fixtures from "./fixtures.js"
-import { type Batch, compare, type Pace, timeAsync, timeEffect } from "./measure.js"
+import { type Batch, type Pace, timeAsync, timeEffect, transportComparisons } from "./measure.js"
 import { checkAnswer, lineClient } from "./raw.js"
 import { latencyRow, type Row } from "./report.js"
 
@@ -32,17 +32,7 @@ const pair = async (count: number, bytes: number) => {
 }
 
 /** The family: 1 and 3 backends, 1 KiB and 256 KiB events. */
-export const run = async (pace: Pace): Promise<Array<Row>> => {
-  const rows: Array<Row> = []
-  for (const count of [1, 3]) {
-    for (const [label, bytes, ops] of [["1 KiB", fixtures.KiB, pace.ops], ["256 KiB", 256 * fixtures.KiB, Math.ceil(pace.ops / 10)]] as const) {
-      const { baseline, close, ours } = await pair(count, bytes)
-      try {
-        rows.push(latencyRow(`stdio ${count} persistent backend(s), ${label}`, await compare(ours, baseline, { ...pace, ops }), 1.3))
-      } finally {
-        await close()
-      }
-    }
-  }
-  return rows
-}
+export const run = async (pace: Pace): Promise<Array<Row>> =>
+  (await transportComparisons(pace, pair)).map(({ comparison, count, label }) =>
+    latencyRow(`stdio ${count} persistent backend(s), ${label}`, comparison, 1.3)
+  )

@@ -14,6 +14,7 @@ import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { scriptedBackend } from "../bench/fixtures.js"
 import { httpServer, type HttpServer } from "../bench/raw.js"
+import { alive } from "../support/e2e.js"
 import * as plan from "./plan.js"
 
 /** What the epochs found so far (shared by every lane). */
@@ -53,16 +54,6 @@ export interface Context {
   /** Tracks every fiber the dispatches start. */
   readonly supervisor: Supervisor.Supervisor<unknown>
   readonly tally: Tally
-}
-
-/** Whether a process (or an unreaped zombie) with this pid exists. */
-export const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
 }
 
 /** The pids a scripted backend logged at start. */
@@ -207,7 +198,7 @@ export const run = async (ctx: Context): Promise<void> => {
     for (const b of backends) {
       const pids = startedPids(join(ctx.dir, `${b.id}.log`))
       ctx.tally.processesStarted += pids.length
-      ctx.tally.processesLeft.push(...pids.filter(isAlive))
+      ctx.tally.processesLeft.push(...alive(pids))
     }
     ctx.tally.epochs++
   }

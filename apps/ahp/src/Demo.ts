@@ -303,11 +303,10 @@ export const demo = (options: Options) =>
 export const command = Command.make(
   "demo",
   {
-    auditFile: Options.text("audit-file").pipe(
-      Options.withPseudoName("FILE"),
-      Options.withDescription("keep the audit log in this file (default: a temporary file, removed)"),
-      Options.optional
-    )
+    auditFile: Io.fileOption(
+      "audit-file",
+      "keep the audit log in this file (default: a temporary file, removed)"
+    ).pipe(Options.optional)
   },
   ({ auditFile }) =>
     Effect.flatMap(

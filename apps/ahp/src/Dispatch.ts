@@ -273,29 +273,17 @@ export const run = (options: Options): Effect.Effect<void, never, FileSystem.Fil
 export const command = Command.make(
   "dispatch",
   {
-    registration: Options.text("registration").pipe(
-      Options.withPseudoName("FILE"),
-      Options.withDescription("the registration document (JSON)")
-    ),
-    event: Options.text("event").pipe(
-      Options.withPseudoName("FILE"),
-      Options.withDescription("the boundary input: {type, …fields} (JSON)")
-    ),
-    capabilities: Options.text("capabilities").pipe(
-      Options.withPseudoName("FILE"),
-      Options.withDescription("the host's grant: a capability manifest or a map from event type to capabilities"),
-      Options.optional
-    ),
-    state: Options.text("state").pipe(
-      Options.withPseudoName("FILE"),
-      Options.withDescription("the pending state before the first interceptor (JSON)"),
-      Options.optional
-    ),
-    elicitationSchema: Options.text("elicitation-schema").pipe(
-      Options.withPseudoName("FILE"),
-      Options.withDescription("the requested form schema an elicitation answer edit must satisfy (JSON)"),
-      Options.optional
-    ),
+    registration: Io.fileOption("registration", "the registration document (JSON)"),
+    event: Io.fileOption("event", "the boundary input: {type, …fields} (JSON)"),
+    capabilities: Io.fileOption(
+      "capabilities",
+      "the host's grant: a capability manifest or a map from event type to capabilities"
+    ).pipe(Options.optional),
+    state: Io.fileOption("state", "the pending state before the first interceptor (JSON)").pipe(Options.optional),
+    elicitationSchema: Io.fileOption(
+      "elicitation-schema",
+      "the requested form schema an elicitation answer edit must satisfy (JSON)"
+    ).pipe(Options.optional),
     source: Options.text("source").pipe(
       Options.withPseudoName("URI"),
       Options.withDescription("the harness URI used when the event has no source"),

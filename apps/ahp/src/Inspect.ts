@@ -291,14 +291,8 @@ export const run = (options: Options): Effect.Effect<void, never, FileSystem.Fil
 export const command = Command.make(
   "inspect",
   {
-    backend: Options.text("backend").pipe(
-      Options.withPseudoName("FILE"),
-      Options.withDescription("one backend of a registration, or a registration (JSON)")
-    ),
-    event: Options.text("event").pipe(
-      Options.withPseudoName("FILE"),
-      Options.withDescription("the event to send: {type, …fields} (JSON)")
-    ),
+    backend: Io.fileOption("backend", "one backend of a registration, or a registration (JSON)"),
+    event: Io.fileOption("event", "the event to send: {type, …fields} (JSON)"),
     id: Options.text("id").pipe(
       Options.withPseudoName("ID"),
       Options.withDescription("the backend to pick from a registration"),

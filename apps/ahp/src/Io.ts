@@ -12,6 +12,7 @@
  *
  * @since 0.1.0
  */
+import { Options } from "@effect/cli"
 import { FileSystem } from "@effect/platform"
 import { Event, Json } from "@effect-ahp/protocol"
 import { Console, Context, Data, Effect, Either, Ref } from "effect"
@@ -248,3 +249,12 @@ export const reportFailure = (
   error._tag === "InputError"
     ? Effect.zipRight(printJson(inputErrorJson(error), pretty), exitWith(exitCodes.input))
     : Effect.zipRight(printJson(configErrorJson(error), pretty), exitWith(exitCodes.configuration))
+
+/**
+ * A `--NAME FILE` option holding a file path, with its help text.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export const fileOption = (name: string, description: string): Options.Options<string> =>
+  Options.text(name).pipe(Options.withPseudoName("FILE"), Options.withDescription(description))

@@ -143,11 +143,10 @@ export const command = Command.make(
       Options.withDescription("HTTP interface"),
       Options.withDefault("127.0.0.1")
     ),
-    auditFile: Options.text("audit-file").pipe(
-      Options.withPseudoName("FILE"),
-      Options.withDescription("where the audit example appends its lines"),
-      Options.withDefault(defaultOptions.auditFile)
-    ),
+    auditFile: Io.fileOption(
+      "audit-file",
+      "where the audit example appends its lines"
+    ).pipe(Options.withDefault(defaultOptions.auditFile)),
     delayMs: Options.integer("delay-ms").pipe(
       Options.withPseudoName("MS"),
       Options.withDescription("how long the slow example waits"),

@@ -69,16 +69,6 @@ export const defaultMaxLineBytes = 16 * 1024 * 1024
 
 const isBlank = (bytes: Uint8Array): boolean => bytes.every((b) => b === 0x20 || b === 0x09 || b === 0x0d)
 
-/** The input split into lines (see `Framing`), with a fresh splitter per run. */
-const frames = <E, R>(input: Stream.Stream<Uint8Array, E, R>, max: number): Stream.Stream<Framing.Frame, E, R> =>
-  Stream.suspend(() => {
-    const splitter = Framing.makeSplitter(max)
-    return input.pipe(
-      Stream.mapConcat(splitter.push),
-      Stream.concat(Stream.suspend(() => Stream.fromIterable(splitter.end())))
-    )
-  })
-
 /**
  * The stdio protocol as a stream transformation: input bytes in, response lines out (each
  * one compact JSON object followed by `\n`), using the `Server` in context.
@@ -94,7 +84,7 @@ export const respond = (options?: Options) => <E, R>(input: Stream.Stream<Uint8A
     `Invalid Request: a message must not exceed ${max} bytes`
   )
   return Stream.unwrap(Effect.map(Server.Server, (server) =>
-    frames(input, max).pipe(
+    Framing.frames(input, max).pipe(
       Stream.filter((frame) => frame._tag === "Oversized" || !isBlank(frame.bytes)),
       Stream.mapEffect((frame) =>
         frame._tag === "Oversized" ? Effect.succeedSome(tooLong) : server.handleBytes(frame.bytes)

@@ -14,6 +14,15 @@ import type * as Tracer from "effect/Tracer"
 const builtInTracer = Effect.runSync(Effect.tracer)
 
 /**
+ * Whether `tracer` is Effect's built-in tracer, which exports nowhere: spans made under it
+ * cost time and reach no one.
+ *
+ * @since 0.1.0
+ * @category tracing
+ */
+export const isBuiltIn = (tracer: Tracer.Tracer): boolean => tracer === builtInTracer
+
+/**
  * Wraps an effect in a span unless only the built-in tracer would record it.
  *
  * @since 0.1.0
@@ -22,5 +31,5 @@ const builtInTracer = Effect.runSync(Effect.tracer)
 export const withSpanWhenTraced = (name: string, options: Tracer.SpanOptions = {}) =>
 <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.tracerWith((tracer) =>
-    tracer === builtInTracer ? self : Effect.withSpan(self, name, { ...options, captureStackTrace: false })
+    isBuiltIn(tracer) ? self : Effect.withSpan(self, name, { ...options, captureStackTrace: false })
   )

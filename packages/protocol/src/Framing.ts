@@ -7,6 +7,7 @@
  *
  * @since 0.1.0
  */
+import * as Stream from "effect/Stream"
 import * as Json from "./Json.js"
 
 /**
@@ -131,6 +132,22 @@ export const makeSplitter = (maxLineBytes: number): Splitter => {
     }
   }
 }
+
+/**
+ * A byte stream split into frames, with a fresh splitter per run: the frames of every
+ * chunk, then the final line if the input did not end with a newline.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const frames = <E, R>(input: Stream.Stream<Uint8Array, E, R>, maxLineBytes: number): Stream.Stream<Frame, E, R> =>
+  Stream.suspend(() => {
+    const splitter = makeSplitter(maxLineBytes)
+    return input.pipe(
+      Stream.mapConcat(splitter.push),
+      Stream.concat(Stream.suspend(() => Stream.fromIterable(splitter.end())))
+    )
+  })
 
 const encoder = new TextEncoder()
 

@@ -1,6 +1,6 @@
 import { Framing, Json } from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
-import { FastCheck } from "effect"
+import { Chunk, Effect, FastCheck, Stream } from "effect"
 
 const encoder = new TextEncoder()
 const bytes = (text: string) => encoder.encode(text)
@@ -103,4 +103,14 @@ describe("Framing", () => {
     const expected = lines.map((line) => line.length > max ? "oversized" : Array.from(line))
     assert.deepStrictEqual(comparable(split(cut(joined, offsets), max)), expected)
   })
+})
+
+describe("Framing.frames", () => {
+  it.effect("frames a byte stream like the splitter, a fresh one per run", () =>
+    Effect.gen(function*() {
+      const frames = Framing.frames(Stream.make(bytes("{\"a\":"), bytes("1}\n\n{\"b\""), bytes(":2}")), 1024)
+      for (let run = 0; run < 2; run++) {
+        assert.deepStrictEqual(Chunk.toArray(yield* Stream.runCollect(frames)).map(show), [`{"a":1}`, "", `{"b":2}`])
+      }
+    }))
 })

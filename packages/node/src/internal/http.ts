@@ -5,6 +5,7 @@
  *
  * @internal
  */
+import * as Tracing from "@effect-ahp/harness/Tracing"
 import * as TransportApi from "@effect-ahp/harness/Transport"
 import type * as Headers from "@effect/platform/Headers"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
@@ -134,8 +135,6 @@ export const isJson = (headers: Headers.Headers): boolean => {
   return media === "application/json" || media.endsWith("+json")
 }
 
-const builtInTracer = Effect.runSync(Effect.tracer)
-
 /**
  * Runs a client call without the client's own span while only Effect's built-in tracer
  * is current (it exports nowhere, and the span with its attributes and propagation
@@ -145,4 +144,4 @@ const builtInTracer = Effect.runSync(Effect.tracer)
  * @internal
  */
 export const withClientSpanWhenTraced = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.tracerWith((tracer) => tracer === builtInTracer ? Effect.withTracerEnabled(self, false) : self)
+  Effect.tracerWith((tracer) => Tracing.isBuiltIn(tracer) ? Effect.withTracerEnabled(self, false) : self)

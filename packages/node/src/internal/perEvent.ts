@@ -18,17 +18,6 @@ import * as Stream from "effect/Stream"
 import * as child from "./child.js"
 import * as stdio from "./stdio.js"
 
-/** stdout split into frames; a read failure counts as the end of the output. */
-const frames = (stdout: Stream.Stream<Uint8Array, unknown>, maxLineBytes: number): Stream.Stream<Framing.Frame> =>
-  Stream.suspend(() => {
-    const splitter = Framing.makeSplitter(maxLineBytes)
-    return stdout.pipe(
-      Stream.catchAll(() => Stream.empty),
-      Stream.mapConcat(splitter.push),
-      Stream.concat(Stream.suspend(() => Stream.fromIterable(splitter.end())))
-    )
-  })
-
 /** @internal */
 export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
   const executor = yield* CommandExecutor.CommandExecutor
@@ -57,7 +46,8 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
     )
 
   const answer = (spawned: child.Child, id: Json.JsonValue) =>
-    frames(spawned.process.stdout, config.maxLineBytes).pipe(
+    // A read failure counts as the end of the output.
+    Framing.frames(Stream.catchAll(spawned.process.stdout, () => Stream.empty), config.maxLineBytes).pipe(
       Stream.map((frame) => stdio.judge(frame, id)),
       Stream.filter(stdio.isDecisive),
       Stream.runHead,
