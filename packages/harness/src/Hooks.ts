@@ -156,14 +156,14 @@ export class Hooks extends Context.Tag("@effect-ahp/harness/Hooks")<Hooks, {
   readonly grant: Grant.Grant
 }>() {}
 
-const eventDecoders = new Map<string, (u: unknown) => Either.Either<unknown, Array<Issue.Issue>>>()
-const decoderFor = (type: Event.EventType) => {
-  let decode = eventDecoders.get(type)
-  if (decode === undefined) {
-    decode = Issue.decoder(Event.schemaFor(type) as Schema.Schema<unknown, unknown>)
-    eventDecoders.set(type, decode)
+const eventValidators = new Map<string, (u: unknown) => Array<Issue.Issue>>()
+const validatorFor = (type: Event.EventType) => {
+  let validate = eventValidators.get(type)
+  if (validate === undefined) {
+    validate = Issue.validator(Event.schemaFor(type) as Schema.Schema<unknown, unknown>)
+    eventValidators.set(type, validate)
   }
-  return decode
+  return validate
 }
 
 const newId = Effect.map(Effect.zip(Random.nextInt, Random.nextInt), ([a, b]) =>
@@ -185,8 +185,8 @@ const validate = (
   if ("type" in input && input.type !== type) {
     return Either.left(new InvalidEvent({ type, issues: [{ path: "/type", message: `must be ${type}` }] }))
   }
-  const decoded = decoderFor(type)(event)
-  return Either.isLeft(decoded) ? Either.left(new InvalidEvent({ type, issues: decoded.left })) : Either.right(event)
+  const issues = validatorFor(type)(event)
+  return issues.length > 0 ? Either.left(new InvalidEvent({ type, issues })) : Either.right(event)
 }
 
 /** Fills in the envelope members that are absent (a present one is validated, never replaced). */

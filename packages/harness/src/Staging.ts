@@ -81,7 +81,7 @@ export interface Context {
   /** What this subscription could see. */
   readonly view: Pick<Projection.View, "hiddenTextTargets" | "unreadableTargets">
   readonly selection: Registration.ContentSelection
-  /** The current effective event (full, not projected). */
+  /** The current effective event (full, not projected); valid for its type. */
   readonly event: Json.JsonObject
   /** The form schema an elicitation answer must satisfy, when the host knows it. */
   readonly elicitationSchema?: Event.RequestedSchema | undefined
@@ -128,9 +128,6 @@ const decoderFor = (schema: Schema.Schema<any, any>) => {
   }
   return decode
 }
-
-/** Objects that staging has proven to be JSON objects (effective events are never mutated). */
-const provenObjects = new WeakSet<Json.JsonObject>()
 
 const checkEnvelope = (response: unknown, requestId: JsonRpc.Id): Either.Either<ReadonlyArray<unknown>, Rejection> => {
   if (!Json.isObject(response)) return reject("protocol", "malformed-response", "", "the response is not a JSON object")
@@ -259,13 +256,11 @@ const applyModify = (
     case "Object": {
       if (!Json.isObject(current)) return reject("staging", "invalid-value", valuePointer, `${effect.target} is not an object here`)
       const next = Edit.applyObject(current, effect.operation, effect.value as Json.JsonObject)
-      // The value was checked above: merging it into an object already proven here leaves
-      // nothing unchecked, so an unchanged (possibly large) object is not walked again.
-      const proven = schema === Json.AnyObject && effect.operation === "merge" && provenObjects.has(current)
-      if (!proven && Either.isLeft(decoderFor(schema)(next))) {
+      // The effective event is valid, so a merge of a JSON object into a JSON object needs
+      // no second walk: only stricter schemas are checked against the result.
+      if (schema !== Json.AnyObject && Either.isLeft(decoderFor(schema)(next))) {
         return reject("staging", "invalid-value", valuePointer, `the resulting ${effect.target} is not valid`)
       }
-      if (schema === Json.AnyObject) provenObjects.add(next)
       return Either.right(setAt(event, target.field, next))
     }
   }
@@ -303,6 +298,18 @@ const applyElicitationAnswer = (
 }
 
 /**
+ * Whether a modification changed its target. A merge into an object changes it exactly
+ * when one of the merged members differs, so only those are compared.
+ */
+const changes = (effect: HookEffect.Modify, before: unknown, after: unknown): boolean => {
+  if (effect.operation !== "merge" || !Json.isObject(before) || !Json.isObject(effect.value)) {
+    return !Json.equals(before as Json.JsonValue, after as Json.JsonValue)
+  }
+  const value = effect.value
+  return Object.keys(value).some((key) => !Object.prototype.hasOwnProperty.call(before, key) || !Json.equals(before[key]!, value[key]!))
+}
+
+/**
  * Stages one intercept response against the step's context.
  *
  * @since 0.1.0
@@ -333,8 +340,8 @@ export const stage = (response: unknown, ctx: Context): Either.Either<Staged, Re
     const next = applyModify(effect, event, ctx, `/result/effects/${i}`)
     if (Either.isLeft(next)) return Either.left(next.left)
     const target = Boundary.targetOf(ctx.boundary, effect.target)
-    if (target?.operation === true && !Json.equals(getAt(event, target.field), getAt(next.right, target.field))) {
-      operationChanged = true
+    if (target?.operation === true && !operationChanged) {
+      operationChanged = changes(effect, getAt(event, target.field), getAt(next.right, target.field))
     }
     event = next.right
   }

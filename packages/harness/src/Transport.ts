@@ -131,7 +131,7 @@ export interface InProcessBackend {
 
 /** Copies a value through JSON text so a backend and the harness never share objects. */
 const isolate = (value: Json.JsonValue): Effect.Effect<Json.JsonValue> => {
-  const copy = Json.parse(Json.stringify(value))
+  const copy = Json.copy(value)
   return Either.isRight(copy) ? Effect.succeed(copy.right) : Effect.die(copy.left)
 }
 

@@ -108,6 +108,20 @@ describe("Staging effects", () => {
     assert.strictEqual(codeOf(Staging.stage(respond([{ type: "modify", target: "instructions", operation: "merge", value: [image] }]), c)), "invalid-value")
   })
 
+  it.prop("a modify of tool input changes the operation exactly when the input differs afterwards", [
+    fc.dictionary(fc.constantFrom("command", "cwd", "flags"), fc.jsonValue({ maxDepth: 2 })),
+    fc.constantFrom<"merge" | "replace">("merge", "replace")
+  ], ([value, operation]) => {
+    const input: Json.JsonObject = { command: "ls", cwd: "/tmp", flags: ["-l"] }
+    const event: Json.JsonObject = { ...toolBefore, tool: { name: "Bash", input, origin: "native" } }
+    const result = Staging.stage(respond([{ type: "modify", target: "input", operation, value: value as Json.JsonObject }]), contextFor("tool.before", event))
+    assert.isTrue(Either.isRight(result))
+    if (Either.isRight(result)) {
+      const after = (result.right.event.tool as Json.JsonObject).input
+      assert.strictEqual(result.right.operationChanged, JSON.stringify(after) !== JSON.stringify(input))
+    }
+  })
+
   const effectArb = fc.oneof(
     fc.constant<Json.JsonValue>({ type: "deny", reason: "r" }),
     fc.constant<Json.JsonValue>({ type: "deny" }),

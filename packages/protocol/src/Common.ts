@@ -147,7 +147,12 @@ const daysInMonth = (year: number, month: number): number =>
 export const isTimestamp = (s: string): boolean => {
   const m = timestampPattern.exec(s)
   if (m === null) return false
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number]
+  const year = Number(m[1])
+  const month = Number(m[2])
+  const day = Number(m[3])
+  const hour = Number(m[4])
+  const minute = Number(m[5])
+  const second = Number(m[6])
   const offsetHour = m[7] === undefined ? 0 : Number(m[7])
   const offsetMinute = m[8] === undefined ? 0 : Number(m[8])
   return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) && hour <= 23 && minute <= 59 &&

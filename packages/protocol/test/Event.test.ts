@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Arbitrary, Either, Schema } from "effect"
+import { Arbitrary, Either, FastCheck, Schema } from "effect"
 import * as fs from "node:fs"
 import { fileURLToPath } from "node:url"
 import * as Event from "../src/Event.js"
@@ -220,6 +220,52 @@ describe("round trip", () => {
       assert.deepStrictEqual(Either.getOrUndefined(decoded), value)
       assertDecodes(decodeEvent(value))
     }, { fastCheck: { numRuns: 30 } })
+  }
+})
+
+// ---------------------------------------------------------------------------------------
+// The validator reports exactly what the decoder reports
+// ---------------------------------------------------------------------------------------
+
+/** Replaces the member at a pseudo-random path of `value` (objects only) with `replacement`. */
+const corrupt = (value: unknown, choices: ReadonlyArray<number>, replacement: unknown): unknown => {
+  if (typeof value !== "object" || value === null || choices.length === 0) return replacement
+  const keys = Object.keys(value)
+  if (keys.length === 0) return replacement
+  const key = keys[choices[0]! % keys.length]!
+  const copy: Record<string, unknown> = Array.isArray(value) ? [...value] as never : { ...value }
+  copy[key] = corrupt((value as Record<string, unknown>)[key], choices.slice(1), replacement)
+  return copy
+}
+
+describe("Issue.validator", () => {
+  const validate = Issue.validator(Event.Event)
+
+  it.skipIf(!fixturesPresent)("agrees with the decoder on every golden event", () => {
+    assert.isAbove(eventCases.length, 0)
+    for (const c of eventCases) assert.deepStrictEqual(validate(c.event), issuesOf(decodeEvent(c.event)), c.id)
+  })
+
+  it("agrees with the decoder on __proto__ members and unknown members", () => {
+    const event = { ...base, type: "tool.before", call: { id: "c" }, path: "native", extra: { deep: 1 } }
+    const withProto = JSON.parse(`{"tool":{"name":"t","origin":"native","input":{"__proto__":1}},"__proto__":{}}`)
+    for (const input of [event, { ...event, ...withProto }, { ...event, tool: { ...withProto.tool, bogus: 1 } }]) {
+      assert.deepStrictEqual(validate(input), issuesOf(decodeEvent(input)))
+    }
+  })
+
+  for (const type of ["tool.before", "model.request.before", "user.message.inbound", "session.end"] as const) {
+    const schema = Event.schemaFor(type) as unknown as Schema.Schema<unknown, unknown>
+    it.prop(`${type}: agrees with the decoder on valid and corrupted events`, [
+      Arbitrary.make(schema),
+      FastCheck.array(FastCheck.nat(), { maxLength: 4 }),
+      FastCheck.constantFrom<unknown>(null, 7, "", "x", [], {}, true)
+    ], ([value, choices, replacement]) => {
+      const encoded = Schema.encodeSync(schema)(value)
+      assert.deepStrictEqual(validate(encoded), [])
+      const broken = corrupt(encoded, choices, replacement)
+      assert.deepStrictEqual(validate(broken), issuesOf(decodeEvent(broken)))
+    }, { fastCheck: { numRuns: 40 } })
   }
 })
 

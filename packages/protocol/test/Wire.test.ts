@@ -41,6 +41,22 @@ describe("Json", () => {
     assert.strictEqual((value as any).s, "9007199254740993")
   })
 
+  it("copy is a deep, exact copy: lossless numbers, own __proto__ members, nothing shared", () => {
+    const value = Either.getOrThrow(Json.parse(`{"big":9007199254740993,"n":[1.5,-0,1e-7],"__proto__":{"x":[{}]}}`))
+    const copied = Either.getOrThrow(Json.copy(value))
+    assert.strictEqual(Json.stringify(copied), Json.stringify(value))
+    assert.instanceOf((copied as any).big, Json.LosslessNumber)
+    assert.isTrue(Object.prototype.hasOwnProperty.call(copied, "__proto__"))
+    assert.notStrictEqual((copied as any)["__proto__"], (value as any)["__proto__"])
+    assert.notStrictEqual((copied as any).n, (value as any).n)
+  })
+
+  it.prop("copy of any JSON value is equal to it and shares no object", [Json.arbitrary], ([value]) => {
+    const copied = Either.getOrThrow(Json.copy(value))
+    assert.isTrue(Json.equals(copied, value))
+    if (typeof value === "object" && value !== null && !(value instanceof Json.LosslessNumber)) assert.notStrictEqual(copied, value)
+  })
+
   it("integers of any size are valid integers, kept exactly; a fraction is not an integer", () => {
     const subscription = (timeoutMs: string) =>
       `{"events":["tool.before"],"mode":"intercept","timeoutMs":${timeoutMs},"failurePolicy":"fail-open","content":{"default":"body"}}`

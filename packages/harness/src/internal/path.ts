@@ -16,8 +16,11 @@ export const getAt = (value: unknown, path: ReadonlyArray<string>): unknown => {
   return current
 }
 
-const defineOwn = (target: Record<string, unknown>, key: string, value: unknown) =>
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+/** Sets an own member; `__proto__` is defined (an assignment would set the prototype). */
+const defineOwn = (target: Record<string, unknown>, key: string, value: unknown): void => {
+  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+  else target[key] = value
+}
 
 /**
  * Sets the value at a path (no wildcards), creating missing object members and copying
