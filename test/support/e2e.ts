@@ -5,9 +5,8 @@
  */
 import { Hooks } from "@effect-ahp/harness"
 import type { RouteFailure, Transport } from "@effect-ahp/harness"
-import { Credentials, NodeTransports } from "@effect-ahp/node"
+import { Credentials, HttpTransport, NodeTransports } from "@effect-ahp/node"
 import { Json } from "@effect-ahp/protocol"
-import { NodeContext, NodeHttpClient } from "@effect/platform-node"
 import { Context, Data, Effect, Exit, Layer, Option, Schedule, Scope, Supervisor } from "effect"
 import type { Fiber } from "effect"
 import * as ChildProcess from "node:child_process"
@@ -231,7 +230,7 @@ export const nodeTransports = (
   credentials: Layer.Layer<Credentials.CredentialResolver> = Credentials.layerTest({})
 ): Layer.Layer<Transport.Transports> =>
   NodeTransports.layer(options).pipe(
-    Layer.provide(Layer.mergeAll(NodeContext.layer, NodeHttpClient.layerUndici, credentials))
+    Layer.provide(Layer.merge(HttpTransport.layerDispatcher, credentials))
   )
 
 /**

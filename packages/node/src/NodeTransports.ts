@@ -1,15 +1,11 @@
 /**
- * The `Transports` service for Node: stdio backends through the platform's
- * `CommandExecutor`, HTTP backends through its `HttpClient`, credentials through the
- * `CredentialResolver`.
+ * The `Transports` service for Node: stdio backends as child processes of
+ * `node:child_process`, HTTP backends through an undici `Dispatcher`, credentials through
+ * the `CredentialResolver`.
  *
  * @since 0.1.0
  */
 import * as TransportApi from "@effect-ahp/harness/Transport"
-import * as CommandExecutor from "@effect/platform/CommandExecutor"
-import * as HttpClient from "@effect/platform/HttpClient"
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -36,7 +32,7 @@ export interface Options {
  * @since 0.1.0
  * @category models
  */
-export type Requirements = Credentials.CredentialResolver | CommandExecutor.CommandExecutor | HttpClient.HttpClient
+export type Requirements = Credentials.CredentialResolver | HttpTransport.Dispatcher
 
 /**
  * Builds the service from the platform services it uses. Only those services are captured:
@@ -50,7 +46,7 @@ export const make = (options: Options = {}): Effect.Effect<TransportApi.Transpor
   Effect.map(
     Effect.map(
       Effect.context<Requirements>(),
-      Context.pick(Credentials.CredentialResolver, CommandExecutor.CommandExecutor, HttpClient.HttpClient)
+      Context.pick(Credentials.CredentialResolver, HttpTransport.Dispatcher)
     ),
     (context) =>
       TransportApi.Transports.of({
@@ -76,8 +72,8 @@ export const layer = (
 ): Layer.Layer<TransportApi.Transports, never, Requirements> => Layer.effect(TransportApi.Transports, make(options))
 
 /**
- * The service with the Node platform: `NodeContext` for processes, the undici HTTP client
- * (keep-alive, never follows redirects) and `Credentials.layerEnv(credentialRefs)`.
+ * The service with the Node platform: a keep-alive undici dispatcher (never follows
+ * redirects) and `Credentials.layerEnv(credentialRefs)`.
  *
  * @since 0.1.0
  * @category layers
@@ -89,9 +85,5 @@ export const layerNode = (
   } = {}
 ): Layer.Layer<TransportApi.Transports> =>
   layer(options).pipe(
-    Layer.provide(Layer.mergeAll(
-      NodeContext.layer,
-      NodeHttpClient.layerUndici,
-      Credentials.layerEnv(options.credentialRefs)
-    ))
+    Layer.provide(Layer.merge(HttpTransport.layerDispatcher, Credentials.layerEnv(options.credentialRefs)))
   )

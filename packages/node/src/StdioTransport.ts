@@ -29,7 +29,6 @@
  */
 import type { Registration } from "@effect-ahp/protocol"
 import type * as TransportApi from "@effect-ahp/harness/Transport"
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
@@ -102,7 +101,7 @@ export const childEnvironment = (extra: Readonly<Record<string, string>> = {}): 
 export const connect = (
   transport: Registration.StdioTransport,
   options: Options = {}
-): Effect.Effect<TransportApi.Endpoint, never, Scope.Scope | CommandExecutor.CommandExecutor> => {
+): Effect.Effect<TransportApi.Endpoint, never, Scope.Scope> => {
   const config: stdio.Config = {
     transport,
     env: childEnvironment(options.env),

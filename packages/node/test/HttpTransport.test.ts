@@ -1,6 +1,6 @@
 import { Credentials, HttpTransport } from "@effect-ahp/node"
 import type { Registration } from "@effect-ahp/protocol"
-import { NodeContext, NodeHttpClient } from "@effect/platform-node"
+import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Data, Duration, Effect, Exit, Fiber, Layer, Ref, Scope } from "effect"
 import * as net from "node:net"
@@ -12,7 +12,7 @@ const secret = "s3cr3t-bearer-token-value"
 
 const TestLayer = Layer.mergeAll(
   NodeContext.layer,
-  NodeHttpClient.layerUndici,
+  HttpTransport.layerDispatcher,
   Credentials.layerTest({ AHP_TOKEN: secret, EMPTY_TOKEN: "", "oauth-client-secret": "client-secret-value" })
 )
 

@@ -1,7 +1,7 @@
-import { Credentials, NodeTransports } from "@effect-ahp/node"
+import { Credentials, HttpTransport, NodeTransports } from "@effect-ahp/node"
 import { Transport } from "@effect-ahp/harness"
 import { Registration } from "@effect-ahp/protocol"
-import { NodeContext, NodeHttpClient } from "@effect/platform-node"
+import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted, Schema } from "effect"
 import { httpBackend, httpRequests, okResponse, request, script } from "./utils.js"
@@ -46,7 +46,7 @@ describe("NodeTransports", () => {
       Effect.provide(
         NodeTransports.layer().pipe(Layer.provideMerge(Layer.mergeAll(
           NodeContext.layer,
-          NodeHttpClient.layerUndici,
+          HttpTransport.layerDispatcher,
           Credentials.layerTest({ policy: "token-from-ref" })
         )))
       )

@@ -1,18 +1,16 @@
 /**
- * Pieces shared by the HTTP binding and OAuth token acquisition: destination checks,
- * capped body reads and error mapping. Details never contain URLs' secrets, bodies or
- * header values.
+ * Pieces shared by the HTTP binding and OAuth token acquisition: destination checks and
+ * single exchanges on an undici dispatcher with capped body reads. The request is sent
+ * with its whole body; the response's status and headers come back with its body unread;
+ * interrupting an exchange aborts it. Redirects are never followed (the dispatcher is used
+ * without redirect handling). Details never contain URLs' secrets, bodies or header values.
  *
  * @internal
  */
-import * as Tracing from "@effect-ahp/harness/Tracing"
 import * as TransportApi from "@effect-ahp/harness/Transport"
-import type * as Headers from "@effect/platform/Headers"
-import type * as HttpClientError from "@effect/platform/HttpClientError"
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import type * as Undici from "@effect/platform-node/Undici"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Stream from "effect/Stream"
 
 /** @internal */
 export const failure = (reason: TransportApi.TransportFailure, detail: string, status?: number) =>
@@ -51,64 +49,101 @@ export const checkTarget = (url: string, what: string): Either.Either<URL, Trans
   )
 }
 
+/** @internal */
+export interface Outgoing {
+  readonly url: URL
+  readonly method: "GET" | "POST"
+  readonly headers: Readonly<Record<string, string>>
+  readonly body?: string | Uint8Array | undefined
+}
+
+/** @internal */
+export type Incoming = Undici.Dispatcher.ResponseData
+
 /**
- * Maps a client failure: a transport failure (refused, reset, DNS, TLS) is `connection`.
+ * Sends `outgoing` and waits for the response's status and headers. A refused, reset or
+ * lost connection is `connection`.
  *
  * @internal
  */
-export const clientFailure = (error: HttpClientError.HttpClientError, what: string): TransportApi.TransportError => {
-  if (error._tag === "ResponseError") return failure("connection", `the connection failed while reading the ${what}`)
-  switch (error.reason) {
-    case "Transport":
-      return failure("connection", `the ${what} could not be reached (connection refused, reset or lost)`)
-    case "InvalidUrl":
-      return failure("unsupported", `the ${what} URL is not valid`)
-    case "Encode":
-      return failure("io", `the request to the ${what} could not be encoded`)
-  }
-}
+export const send = (
+  dispatcher: Undici.Dispatcher,
+  outgoing: Outgoing,
+  what: string
+): Effect.Effect<Incoming, TransportApi.TransportError> =>
+  Effect.async<Incoming, TransportApi.TransportError>((resume, signal) => {
+    dispatcher.request({
+      origin: outgoing.url.origin,
+      path: outgoing.url.pathname + outgoing.url.search,
+      method: outgoing.method,
+      headers: outgoing.headers,
+      body: outgoing.body ?? null,
+      signal
+    }).then(
+      (incoming) => {
+        // A late body error (the connection lost while nobody reads) must not go unhandled.
+        incoming.body.on("error", ignore)
+        if (signal.aborted) incoming.body.destroy()
+        else resume(Effect.succeed(incoming))
+      },
+      () => resume(Effect.fail(failure("connection", `the ${what} could not be reached (connection refused, reset or lost)`)))
+    )
+  })
+
+const ignore = () => {}
 
 const contentLength = /^\d+$/
 
 /**
- * Reads a response body, failing with `oversized` once it exceeds `maxBytes`. A body whose
- * declared `Content-Length` is within the limit is read in one piece (the client never
- * reads past the declared length); any other body is streamed and counted. A body that
- * is too large is not read further: its connection is closed.
+ * Reads a response body, failing with `oversized` once it exceeds `maxBytes` (or at once
+ * when its declared `Content-Length` does); a body that is too large is not read further
+ * and its connection is closed. Interrupting the read closes the connection too.
  *
  * @internal
  */
 export const readBody = (
-  response: HttpClientResponse.HttpClientResponse,
-  headers: Headers.Headers,
+  incoming: Incoming,
   maxBytes: number,
   what: string
 ): Effect.Effect<Uint8Array, TransportApi.TransportError> =>
-  Effect.suspend(() => {
-    // Built only on failure: making a `TransportError` runs its schema validation.
-    const tooLarge = () => failure("oversized", `the ${what} body exceeds the size limit of ${maxBytes} bytes`)
-    const readFailure = (error: HttpClientError.ResponseError) => clientFailure(error, `${what} body`)
-    const declared = headers["content-length"]
-    if (declared !== undefined && contentLength.test(declared)) {
-      return Number(declared) <= maxBytes
-        ? Effect.map(Effect.mapError(response.arrayBuffer, readFailure), (buffer) => new Uint8Array(buffer))
-        // Ending the stream after its first chunk drops the connection.
-        : Effect.zipRight(Effect.ignore(Stream.runDrain(Stream.take(response.stream, 1))), Effect.failSync(tooLarge))
+  Effect.async<Uint8Array, TransportApi.TransportError>((resume) => {
+    const body = incoming.body
+    const tooLarge = () => {
+      body.destroy()
+      resume(Effect.fail(failure("oversized", `the ${what} body exceeds the size limit of ${maxBytes} bytes`)))
     }
-    const parts: Array<Uint8Array> = []
+    const declared = incoming.headers["content-length"]
+    if (typeof declared === "string" && contentLength.test(declared) && Number(declared) > maxBytes) return tooLarge()
+    const parts: Array<Buffer> = []
     let size = 0
-    return response.stream.pipe(
-      Stream.mapError(readFailure),
-      Stream.runForEachChunk((chunk) => {
-        for (const part of chunk) {
-          size += part.length
-          if (size > maxBytes) return Effect.failSync(tooLarge)
-          parts.push(part)
-        }
-        return Effect.void
-      }),
-      Effect.map(() => Buffer.concat(parts, size))
-    )
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size > maxBytes) {
+        detach()
+        return tooLarge()
+      }
+      parts.push(chunk)
+    }
+    const onEnd = () => {
+      detach()
+      resume(Effect.succeed(parts.length === 1 ? parts[0]! : Buffer.concat(parts, size)))
+    }
+    const onError = () => {
+      detach()
+      resume(Effect.fail(failure("connection", `the connection failed while reading the ${what} body`)))
+    }
+    const detach = () => {
+      body.off("data", onData)
+      body.off("end", onEnd)
+      body.off("error", onError)
+    }
+    body.on("data", onData)
+    body.on("end", onEnd)
+    body.on("error", onError)
+    return Effect.sync(() => {
+      detach()
+      body.destroy()
+    })
   })
 
 /**
@@ -117,31 +152,27 @@ export const readBody = (
  *
  * @internal
  */
-export const discardBody = (
-  response: HttpClientResponse.HttpClientResponse,
-  headers: Headers.Headers,
-  maxBytes: number
-): Effect.Effect<void> => Effect.ignore(readBody(response, headers, maxBytes, "discarded"))
+export const discardBody = (incoming: Incoming, maxBytes: number): Effect.Effect<void> =>
+  Effect.ignore(readBody(incoming, maxBytes, "discarded"))
 
 /**
- * Whether response headers declare a JSON media type (or declare none).
+ * The value of a response header (the first, if repeated).
  *
  * @internal
  */
-export const isJson = (headers: Headers.Headers): boolean => {
-  const type = headers["content-type"]
+export const header = (incoming: Incoming, name: string): string | undefined => {
+  const value = incoming.headers[name]
+  return Array.isArray(value) ? value[0] : value
+}
+
+/**
+ * Whether a response declares a JSON media type (or declares none).
+ *
+ * @internal
+ */
+export const isJson = (incoming: Incoming): boolean => {
+  const type = header(incoming, "content-type")
   if (type === undefined || type === "application/json") return true
   const media = type.split(";")[0]!.trim().toLowerCase()
   return media === "application/json" || media.endsWith("+json")
 }
-
-/**
- * Runs a client call without the client's own span while only Effect's built-in tracer
- * is current (it exports nowhere, and the span with its attributes and propagation
- * headers costs about as much as the rest of the exchange); under any other tracer the
- * call is traced as usual, `Authorization` redacted.
- *
- * @internal
- */
-export const withClientSpanWhenTraced = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.tracerWith((tracer) => Tracing.isBuiltIn(tracer) ? Effect.withTracerEnabled(self, false) : self)

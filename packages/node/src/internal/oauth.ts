@@ -9,16 +9,13 @@
 import type * as TransportApi from "@effect-ahp/harness/Transport"
 import { Json } from "@effect-ahp/protocol"
 import type { Registration } from "@effect-ahp/protocol"
-import type * as HttpClient from "@effect/platform/HttpClient"
-import type * as HttpClientError from "@effect/platform/HttpClientError"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as Undici from "@effect/platform-node/Undici"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import type * as Scope from "effect/Scope"
 import * as SynchronizedRef from "effect/SynchronizedRef"
 import * as Credentials from "../Credentials.js"
 import * as http from "./http.js"
@@ -31,7 +28,7 @@ export interface TokenSource {
 
 /** @internal */
 export interface OAuthConfig {
-  readonly client: HttpClient.HttpClient.With<HttpClientError.HttpClientError, Scope.Scope>
+  readonly dispatcher: Undici.Dispatcher
   readonly credentials: Credentials.CredentialResolver["Type"]
   readonly maxBodyBytes: number
   readonly refreshMargin: Duration.Duration
@@ -60,21 +57,26 @@ export const metadataUrls = (issuer: URL): Array<string> => {
   return urls.filter((url, i) => urls.indexOf(url) === i)
 }
 
+/** Sends `outgoing`; a 200 JSON object answer is its value, any other answer is none. */
 const readJsonObject = (
   config: OAuthConfig,
-  request: HttpClientRequest.HttpClientRequest,
+  outgoing: http.Outgoing,
   what: string
 ): Effect.Effect<Option.Option<Json.JsonObject>, TransportApi.TransportError> =>
-  Effect.scoped(Effect.gen(function*() {
-    const response = yield* config.client.execute(request).pipe(Effect.mapError((e) => http.clientFailure(e, what)))
-    const headers = response.headers
-    if (response.status !== 200 || !http.isJson(headers)) return Option.none()
-    const body = yield* http.readBody(response, headers, config.maxBodyBytes, what)
+  Effect.gen(function*() {
+    const incoming = yield* http.send(config.dispatcher, outgoing, what)
+    if (incoming.statusCode !== 200 || !http.isJson(incoming)) {
+      yield* http.discardBody(incoming, config.maxBodyBytes)
+      return Option.none()
+    }
+    const body = yield* http.readBody(incoming, config.maxBodyBytes, what)
     return Either.match(Json.parseBytes(body), {
       onLeft: () => Option.none(),
       onRight: (value) => Json.isObject(value) ? Option.some(value) : Option.none()
     })
-  }))
+  })
+
+const acceptJson = { accept: "application/json" } as const
 
 const discover = (config: OAuthConfig, issuer: string) =>
   Effect.gen(function*() {
@@ -82,7 +84,7 @@ const discover = (config: OAuthConfig, issuer: string) =>
     for (const url of metadataUrls(issuerUrl)) {
       const metadata = yield* readJsonObject(
         config,
-        HttpClientRequest.get(url, { acceptJson: true }),
+        { url: new URL(url), method: "GET", headers: acceptJson },
         "authorization server metadata"
       )
       if (Option.isNone(metadata)) continue
@@ -116,8 +118,12 @@ const requestToken = (config: OAuthConfig, oauth: Registration.OAuth, endpoint: 
     ]
     if (Option.isSome(secret)) form.push(["client_secret", Redacted.value(secret.value)])
     if (oauth.scopes !== undefined && oauth.scopes.length > 0) form.push(["scope", oauth.scopes.join(" ")])
-    const request = HttpClientRequest.post(endpoint, { acceptJson: true }).pipe(HttpClientRequest.bodyUrlParams(form))
-    const answer = yield* readJsonObject(config, request, "token endpoint")
+    const answer = yield* readJsonObject(config, {
+      url: endpoint,
+      method: "POST",
+      headers: { ...acceptJson, "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(form).toString()
+    }, "token endpoint")
     if (Option.isNone(answer)) return yield* credentialFailure("the token endpoint did not issue a token")
     const { access_token, expires_in, token_type } = answer.value
     if (typeof access_token !== "string" || !/^[\x21-\x7e]+$/.test(access_token)) {
