@@ -271,6 +271,16 @@ describe("StdioTransport persistent", () => {
       })
       assert.strictEqual(yield* reasonOf(endpoint.request(request(1))), "spawn")
     }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("a command Node refuses outright (a NUL byte, a missing cwd) fails with spawn, both lifecycles", () =>
+    Effect.gen(function*() {
+      for (const lifecycle of ["persistent", "per_event"] as const) {
+        const nul = yield* StdioTransport.connect({ type: "stdio", command: "node\u0000x", lifecycle })
+        assert.strictEqual(yield* reasonOf(nul.request(request(1))), "spawn")
+        const cwd = yield* StdioTransport.connect({ ...stdio(lifecycle, "ok"), cwd: "/nonexistent/ahp-cwd" })
+        assert.strictEqual(yield* reasonOf(cwd.request(request(1))), "spawn")
+      }
+    }))
 })
 
 describe("StdioTransport per_event", () => {

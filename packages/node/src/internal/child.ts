@@ -117,12 +117,18 @@ export const spawn = (config: ChildConfig, output: Output): Effect.Effect<Child,
     const exit = yield* Deferred.make<number | null>()
     const handle = yield* Effect.async<ChildProcess.ChildProcess, TransportApi.TransportError>((resume) => {
       let started = false
-      const handle = ChildProcess.spawn(command, args ?? [], {
-        stdio: "pipe",
-        env: config.env,
-        detached: true,
-        ...(cwd === undefined ? {} : { cwd })
-      })
+      let handle: ChildProcess.ChildProcess
+      try {
+        handle = ChildProcess.spawn(command, args ?? [], {
+          stdio: "pipe",
+          env: config.env,
+          detached: true,
+          ...(cwd === undefined ? {} : { cwd })
+        })
+      } catch (error) {
+        // Arguments Node refuses outright (a NUL byte in the command, say).
+        return resume(Effect.fail(spawnFailure(error as NodeJS.ErrnoException)))
+      }
       // Kept for the child's lifetime: a late error (a failed kill) must never be unhandled.
       handle.on("error", (error) => {
         if (started) return
