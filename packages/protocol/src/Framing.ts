@@ -158,4 +158,13 @@ const encoder = new TextEncoder()
  * @since 0.1.0
  * @category encoding
  */
-export const encode = (message: Json.JsonValue): Uint8Array => encoder.encode(`${Json.stringify(message)}\n`)
+export const encode = (message: Json.JsonValue): Uint8Array => encoder.encode(encodeText(message))
+
+/**
+ * The line `encode` writes, as text (for writers that encode UTF-8 themselves, such as
+ * Node streams).
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const encodeText = (message: Json.JsonValue): string => `${Json.stringify(message)}\n`

@@ -22,8 +22,8 @@ import * as ChildProcess from "node:child_process"
 
 /** @internal */
 export interface Child {
-  /** Queues bytes for the child's stdin; false once stdin has been ended or has failed. */
-  readonly write: (bytes: Uint8Array) => boolean
+  /** Queues a line (text is written as UTF-8) for the child's stdin; false once stdin has ended or failed. */
+  readonly write: (line: string | Uint8Array) => boolean
   /** Ends the child's stdin once everything queued has been written. */
   readonly endInput: () => void
   /** Whether the child's exit has not been observed yet. */
@@ -167,9 +167,9 @@ export const spawn = (config: ChildConfig, output: Output): Effect.Effect<Child,
 
     const exited = Effect.asVoid(Deferred.await(exit))
     const child: Child = {
-      write: (bytes) => {
+      write: (line) => {
         if (stdin!.destroyed || stdin!.writableEnded) return false
-        stdin!.write(bytes)
+        stdin!.write(line)
         return true
       },
       endInput: () => {

@@ -39,7 +39,7 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
           child.spawn(config, output).pipe(
             Scope.extend(scope),
             Effect.tap((spawned) => {
-              spawned.write(Framing.encode(message))
+              spawned.write(Framing.encodeText(message))
               spawned.endInput()
             }),
             Effect.flatMap(use)

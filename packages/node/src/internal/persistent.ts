@@ -173,7 +173,7 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
     return usable(live) ? Effect.succeed(live) : replace
   })
 
-  const exchange = (live: Live, id: Json.JsonValue, line: Uint8Array) =>
+  const exchange = (live: Live, id: Json.JsonValue, line: string) =>
     Effect.async<Json.JsonValue, TransportApi.TransportError>((resume) => {
       if (!live.alive) {
         return resume(Effect.fail(stdio.failure("exited", "the backend process ended before the request was sent")))
@@ -192,13 +192,13 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
 
   const request = (message: Json.JsonObject) =>
     Effect.flatMap(stdio.requestId(message), (id) => {
-      const line = Framing.encode(message)
+      const line = Framing.encodeText(message)
       return requests.withPermits(1)(Effect.flatMap(ensure, (live) => exchange(live, id, line)))
     })
 
   const notify = (message: Json.JsonObject) =>
     Effect.suspend(() => {
-      const line = Framing.encode(message)
+      const line = Framing.encodeText(message)
       return Effect.flatMap(
         ensure,
         (live) => live.process!.write(line) ? Effect.void : Effect.fail(stdio.closedError)
