@@ -18,12 +18,8 @@ export const failure = (reason: TransportApi.TransportFailure, detail: string, s
 
 const loopbackV4 = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/
 
-/**
- * Whether a URL host is a loopback address (127.0.0.0/8, ::1, localhost).
- *
- * @internal
- */
-export const isLoopback = (hostname: string): boolean =>
+/** Whether a URL host is a loopback address (127.0.0.0/8, ::1, localhost). */
+const isLoopback = (hostname: string): boolean =>
   hostname === "localhost" || hostname === "[::1]" || loopbackV4.test(hostname)
 
 /**
@@ -155,12 +151,8 @@ export const readBody = (
 export const discardBody = (incoming: Incoming, maxBytes: number): Effect.Effect<void> =>
   Effect.ignore(readBody(incoming, maxBytes, "discarded"))
 
-/**
- * The value of a response header (the first, if repeated).
- *
- * @internal
- */
-export const header = (incoming: Incoming, name: string): string | undefined => {
+/** The value of a response header (the first, if repeated). */
+const header = (incoming: Incoming, name: string): string | undefined => {
   const value = incoming.headers[name]
   return Array.isArray(value) ? value[0] : value
 }
