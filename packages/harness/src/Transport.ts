@@ -129,7 +129,10 @@ export interface InProcessBackend {
   readonly notify: (message: Json.JsonObject) => Effect.Effect<void, TransportError>
 }
 
-/** Copies a value through JSON text so a backend and the harness never share objects. */
+/**
+ * Copies a backend's answer through JSON text, so the harness never shares its objects and
+ * sees it as it would arrive over the wire.
+ */
 const isolate = (value: Json.JsonValue): Effect.Effect<Json.JsonValue> => {
   const copy = Json.copy(value)
   return Either.isRight(copy) ? Effect.succeed(copy.right) : Effect.die(copy.left)
@@ -137,8 +140,9 @@ const isolate = (value: Json.JsonValue): Effect.Effect<Json.JsonValue> => {
 
 /**
  * Serves backends by id from in-process functions. Messages are deep-copied in both
- * directions, so a backend can never mutate harness state (or the reverse). A backend id
- * with no function fails with `unsupported`.
+ * directions, so a backend can never mutate harness state (or the reverse): the harness's
+ * own messages (always JSON) structurally with `Json.clone`, a backend's answers through
+ * JSON text. A backend id with no function fails with `unsupported`.
  *
  * @since 0.1.0
  * @category layers
@@ -156,8 +160,8 @@ export const layerInProcess = (backends: Readonly<Record<string, InProcessBacken
         }
         return Effect.succeed({
           request: (message) =>
-            Effect.flatMap(isolate(message), (copy) => Effect.flatMap(target.request(copy as Json.JsonObject), isolate)),
-          notify: (message) => Effect.flatMap(isolate(message), (copy) => target.notify(copy as Json.JsonObject))
+            Effect.flatMap(Effect.sync(() => Json.clone(message)), (copy) => Effect.flatMap(target.request(copy), isolate)),
+          notify: (message) => Effect.flatMap(Effect.sync(() => Json.clone(message)), target.notify)
         })
       }
     })

@@ -412,6 +412,43 @@ describe("boundary input", () => {
   })
 })
 
+describe("in-process isolation", () => {
+  it.effect("a backend that mutates its request, or its answer afterwards, changes nothing in the harness", () => {
+    let kept: any
+    const meddler: Transport.InProcessBackend = {
+      request: (message: any) =>
+        Effect.sync(() => {
+          message.params.event.tool.input.command = "rm -rf /"
+          message.params.capabilities.effects.length = 0
+          kept = { jsonrpc: "2.0", id: message.id, result: { protocolVersion: "draft", effects: [{ type: "message", text: "seen" }] } }
+          return kept
+        }),
+      notify: () => Effect.void
+    }
+    const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, { id: B, subscriptions: [intercept(["tool.before"])] }])
+    const input = toolBefore()
+    const before = JSON.stringify(input)
+    const seen: Array<unknown> = []
+    const second: Transport.InProcessBackend = {
+      request: (message: any) =>
+        Effect.sync(() => {
+          kept.result.effects[0].text = "rewritten later"
+          seen.push(message.params.event.tool.input.command, message.params.capabilities.effects.length > 0)
+          return { jsonrpc: "2.0", id: message.id, result: { protocolVersion: "draft", effects: [] } }
+        }),
+      notify: () => Effect.void
+    }
+    return withHooks(reg, Transport.layerInProcess({ [A]: meddler, [B]: second }), Hooks.toolBefore(input)).pipe(
+      Effect.map((result) => {
+        assert.strictEqual(JSON.stringify(input), before)
+        assert.deepStrictEqual(seen, [(input as any).tool.input.command, true])
+        assert.deepStrictEqual(result.decision.messages, ["seen"])
+        assert.deepStrictEqual(result.errors, [])
+      })
+    )
+  })
+})
+
 describe("layers", () => {
   it.effect("layerConfig reads the registration from configuration", () => {
     const { layer, log } = backends({ [A]: answer({ type: "deny", reason: "configured" }) })

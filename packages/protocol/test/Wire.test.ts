@@ -57,6 +57,29 @@ describe("Json", () => {
     if (typeof value === "object" && value !== null && !(value instanceof Json.LosslessNumber)) assert.notStrictEqual(copied, value)
   })
 
+  it.prop("clone of any JSON value equals its JSON round trip and shares no object", [Json.arbitrary], ([value]) => {
+    const cloned = Json.clone(value)
+    assert.strictEqual(Json.stringify(cloned), Json.stringify(Either.getOrThrow(Json.copy(value))))
+    const objects = (v: unknown, out: Set<unknown>): Set<unknown> => {
+      if (typeof v === "object" && v !== null && !(v instanceof Json.LosslessNumber)) {
+        out.add(v)
+        for (const member of Object.values(v)) objects(member, out)
+      }
+      return out
+    }
+    const shared = [...objects(cloned, new Set())].filter((o) => objects(value, new Set()).has(o))
+    assert.deepStrictEqual(shared, [])
+  })
+
+  it("clone leaves out undefined members, as JSON does, and keeps own __proto__ members", () => {
+    const value = Either.getOrThrow(Json.parse(`{"a":{"__proto__":{"x":1}},"n":9007199254740993}`)) as Json.JsonObject
+    const cloned = Json.clone({ ...value, gone: undefined } as unknown as Json.JsonObject)
+    assert.strictEqual(Json.stringify(cloned), `{"a":{"__proto__":{"x":1}},"n":9007199254740993}`)
+    assert.isFalse("gone" in cloned)
+    assert.isTrue(Object.prototype.hasOwnProperty.call(cloned.a, "__proto__"))
+    assert.strictEqual(Object.getPrototypeOf(cloned.a), Object.prototype)
+  })
+
   it("integers of any size are valid integers, kept exactly; a fraction is not an integer", () => {
     const subscription = (timeoutMs: string) =>
       `{"events":["tool.before"],"mode":"intercept","timeoutMs":${timeoutMs},"failurePolicy":"fail-open","content":{"default":"body"}}`
