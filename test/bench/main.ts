@@ -12,8 +12,11 @@ import * as stdio from "./stdio.js"
 
 // In-process rounds last tens of milliseconds, so one garbage collection does not decide a
 // round; warm-up gives the JIT thousands of dispatches per row before anything is kept.
+// Transport rows warm up for at least 2 s per side: a few hundred exchanges leave the
+// harness's code unoptimised (measured: 1 KiB stdio p50 340 µs after 300 dispatches,
+// 100 µs after 3 000), while the raw loops are warm after a handful.
 const pace: Pace = { warmup: 5, rounds: 15, ops: 2000 }
-const transportPace: Pace = { warmup: 10, rounds: 20, ops: 30 }
+const transportPace: Pace = { warmup: 10, warmupMillis: 2000, rounds: 20, ops: 30 }
 
 const families: ReadonlyArray<readonly [string, () => Promise<Array<Row>>]> = [
   ["in-process", () => inProcess.run(pace)],

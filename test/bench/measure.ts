@@ -1,6 +1,7 @@
 /**
  * The shared measurement helper. Ours and the baseline run side by side in one process:
- * after warm-up rounds (discarded), they alternate in rounds — the order flips every
+ * after warm-up rounds (discarded; a number of rounds and a minimum time per side), they
+ * alternate in rounds — the order flips every
  * round so neither side always runs on a warmer cache — and every operation is timed on
  * its own. A comparison yields the median and p99 per-operation latency of each side and
  * the median per-round throughput.
@@ -13,8 +14,13 @@ export type Batch = (ops: number) => Promise<ReadonlyArray<number>>
 
 /** How a comparison is paced. */
 export interface Pace {
-  /** Rounds per side discarded before measuring. */
+  /** Rounds per side discarded before measuring (at least). */
   readonly warmup: number
+  /**
+   * Time each side spends in discarded rounds before measuring (at least), so that the JIT
+   * has optimised both before anything is kept, however slow one operation is.
+   */
+  readonly warmupMillis?: number | undefined
   /** Measured rounds per side. */
   readonly rounds: number
   /** Operations per round. */
@@ -95,9 +101,14 @@ export const timeEffect = <R, ER>(
 export const compare = async (ours: Batch, baseline: Batch, pace: Pace): Promise<Comparison> => {
   const side = (batch: Batch) => ({ batch, latencies: [] as Array<number>, throughputs: [] as Array<number> })
   const sides = { ours: side(ours), baseline: side(baseline) }
-  for (let round = 0; round < pace.warmup; round++) {
-    await ours(pace.ops)
-    await baseline(pace.ops)
+  const warming = { ours: 0, baseline: 0 }
+  const warmupMillis = pace.warmupMillis ?? 0
+  for (let round = 0; round < pace.warmup || Math.min(warming.ours, warming.baseline) < warmupMillis; round++) {
+    for (const [name, batch] of [["ours", ours], ["baseline", baseline]] as const) {
+      const start = performance.now()
+      await batch(pace.ops)
+      warming[name] += performance.now() - start
+    }
   }
   for (let round = 0; round < pace.rounds; round++) {
     const order = round % 2 === 0 ? [sides.ours, sides.baseline] : [sides.baseline, sides.ours]
