@@ -156,35 +156,20 @@ const unauthorized = () => http.failure("unauthorized", "the backend rejected th
 const closedError = http.failure("closed", "the HTTP transport was closed")
 
 const interpretRequest = (id: Json.JsonValue, maxBodyBytes: number): Interpret<Json.JsonValue> => (incoming) => {
-  if (incoming.statusCode !== 200) {
-    return Effect.zipRight(http.discardBody(incoming, maxBodyBytes), Effect.fail(statusFailure(incoming.statusCode, "200")))
-  }
-  if (!http.isJson(incoming)) {
-    return Effect.zipRight(
-      http.discardBody(incoming, maxBodyBytes),
-      Effect.fail(http.failure("malformed", "the response is not declared as application/json"))
-    )
-  }
-  return Effect.flatMap(http.readBody(incoming, maxBodyBytes, "response"), (body) => {
-    const verdict = Either.match(Json.parseBytes(body), {
-      onLeft: (): response.Verdict => ({ _tag: "Malformed", detail: "the response body is not UTF-8 JSON" }),
-      onRight: (value) => response.classify(value, id)
-    })
-    return verdict._tag === "Response" ? Effect.succeed(verdict.value) : Effect.fail(http.failure("malformed", verdict.detail))
+  if (incoming.status !== 200) return Effect.fail(statusFailure(incoming.status, "200"))
+  if (!http.isJson(incoming)) return Effect.fail(http.failure("malformed", "the response is not declared as application/json"))
+  if (incoming.body === undefined) return Effect.fail(http.oversized("response", maxBodyBytes))
+  const verdict = Either.match(Json.parseBytes(incoming.body), {
+    onLeft: (): response.Verdict => ({ _tag: "Malformed", detail: "the response body is not UTF-8 JSON" }),
+    onRight: (value) => response.classify(value, id)
   })
+  return verdict._tag === "Response" ? Effect.succeed(verdict.value) : Effect.fail(http.failure("malformed", verdict.detail))
 }
 
 const interpretNotification = (maxBodyBytes: number): Interpret<void> => (incoming) => {
-  if (incoming.statusCode !== 202 && incoming.statusCode !== 204) {
-    return Effect.zipRight(
-      http.discardBody(incoming, maxBodyBytes),
-      Effect.fail(statusFailure(incoming.statusCode, "202 or 204"))
-    )
-  }
-  return Effect.flatMap(
-    http.readBody(incoming, maxBodyBytes, "notification response"),
-    (body) => body.length > 0 ? Effect.fail(http.failure("malformed", "the notification response has a body")) : Effect.void
-  )
+  if (incoming.status !== 202 && incoming.status !== 204) return Effect.fail(statusFailure(incoming.status, "202 or 204"))
+  if (incoming.body === undefined) return Effect.fail(http.oversized("notification response", maxBodyBytes))
+  return incoming.body.length > 0 ? Effect.fail(http.failure("malformed", "the notification response has a body")) : Effect.void
 }
 
 const jsonHeaders: Readonly<Record<string, string>> = { "content-type": "application/json", accept: "application/json" }
@@ -255,18 +240,19 @@ export const connect = (
       interpret: Interpret<A>
     ): Effect.Effect<Attempt<A>, TransportApi.TransportError> =>
       Effect.flatMap(Effect.zip(auth.credential, traceHeaders), ([credential, headers]) =>
-        http.send(dispatcher, {
+        http.exchange(dispatcher, {
           url,
           method: "POST",
           headers: Option.isNone(credential)
             ? headers
             : { ...headers, authorization: `Bearer ${Redacted.value(credential.value)}` },
           body
-        }, "backend").pipe(
-          Effect.flatMap((incoming): Effect.Effect<Attempt<A>, TransportApi.TransportError> => {
-            if (incoming.statusCode === 401) return Effect.as(http.discardBody(incoming, maxBodyBytes), unauthorizedAttempt)
-            return Effect.map(interpret(incoming), (value) => ({ _tag: "Done", value }))
-          })
+        }, maxBodyBytes, "backend").pipe(
+          Effect.flatMap((incoming): Effect.Effect<Attempt<A>, TransportApi.TransportError> =>
+            incoming.status === 401
+              ? Effect.succeed(unauthorizedAttempt)
+              : Effect.map(interpret(incoming), (value) => ({ _tag: "Done", value }))
+          )
         ))
 
     const send = <A>(message: Json.JsonObject, interpret: Interpret<A>): Effect.Effect<A, TransportApi.TransportError> =>

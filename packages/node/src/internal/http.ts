@@ -54,102 +54,105 @@ export interface Outgoing {
 }
 
 /** @internal */
-export type Incoming = Undici.Dispatcher.ResponseData
-
-/**
- * Sends `outgoing` and waits for the response's status and headers. A refused, reset or
- * lost connection is `connection`.
- *
- * @internal
- */
-export const send = (
-  dispatcher: Undici.Dispatcher,
-  outgoing: Outgoing,
-  what: string
-): Effect.Effect<Incoming, TransportApi.TransportError> =>
-  Effect.async<Incoming, TransportApi.TransportError>((resume, signal) => {
-    dispatcher.request({
-      origin: outgoing.url.origin,
-      path: outgoing.url.pathname + outgoing.url.search,
-      method: outgoing.method,
-      headers: outgoing.headers,
-      body: outgoing.body ?? null,
-      signal
-    }).then(
-      (incoming) => {
-        // A late body error (the connection lost while nobody reads) must not go unhandled.
-        incoming.body.on("error", ignore)
-        if (signal.aborted) incoming.body.destroy()
-        else resume(Effect.succeed(incoming))
-      },
-      () => resume(Effect.fail(failure("connection", `the ${what} could not be reached (connection refused, reset or lost)`)))
-    )
-  })
-
-const ignore = () => {}
+export interface Incoming {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string | Array<string> | undefined>>
+  /** The whole body, or undefined when it exceeded the size limit (and was not read further). */
+  readonly body: Uint8Array | undefined
+}
 
 const contentLength = /^\d+$/
 
 /**
- * Reads a response body, failing with `oversized` once it exceeds `maxBytes` (or at once
- * when its declared `Content-Length` does); a body that is too large is not read further
- * and its connection is closed. Interrupting the read closes the connection too.
+ * Sends `outgoing` and reads the whole response, its body up to `maxBytes`: a body that
+ * is (or is declared) larger is not read further and its connection is closed. A refused,
+ * reset or lost connection is `connection`. Interrupting the exchange aborts it (its
+ * connection is closed). Informational (1xx) responses are skipped.
+ *
+ * Driven through the dispatcher's handler interface: no promise, stream or abort signal
+ * per exchange.
  *
  * @internal
  */
-export const readBody = (
-  incoming: Incoming,
+export const exchange = (
+  dispatcher: Undici.Dispatcher,
+  outgoing: Outgoing,
   maxBytes: number,
   what: string
-): Effect.Effect<Uint8Array, TransportApi.TransportError> =>
-  Effect.async<Uint8Array, TransportApi.TransportError>((resume) => {
-    const body = incoming.body
-    const tooLarge = () => {
-      body.destroy()
-      resume(Effect.fail(failure("oversized", `the ${what} body exceeds the size limit of ${maxBytes} bytes`)))
-    }
-    const declared = incoming.headers["content-length"]
-    if (typeof declared === "string" && contentLength.test(declared) && Number(declared) > maxBytes) return tooLarge()
-    const parts: Array<Buffer> = []
+): Effect.Effect<Incoming, TransportApi.TransportError> =>
+  Effect.async<Incoming, TransportApi.TransportError>((resume) => {
+    let controller: Undici.Dispatcher.DispatchController | undefined
+    let cancelled = false
+    let done = false
+    let status = 0
+    let headers: Incoming["headers"] = {}
+    let parts: Array<Buffer> = []
     let size = 0
-    const onData = (chunk: Buffer) => {
-      size += chunk.length
-      if (size > maxBytes) {
-        detach()
-        return tooLarge()
-      }
-      parts.push(chunk)
+    let tooLarge = false
+    const finish = (result: Effect.Effect<Incoming, TransportApi.TransportError>) => {
+      if (done) return
+      done = true
+      resume(result)
     }
-    const onEnd = () => {
-      detach()
-      resume(Effect.succeed(parts.length === 1 ? parts[0]! : Buffer.concat(parts, size)))
-    }
-    const onError = () => {
-      detach()
-      resume(Effect.fail(failure("connection", `the connection failed while reading the ${what} body`)))
-    }
-    const detach = () => {
-      body.off("data", onData)
-      body.off("end", onEnd)
-      body.off("error", onError)
-    }
-    body.on("data", onData)
-    body.on("end", onEnd)
-    body.on("error", onError)
+    const stop = () => controller?.abort(new Error("the exchange was stopped"))
+    dispatcher.dispatch({
+      origin: outgoing.url.origin,
+      path: outgoing.url.pathname + outgoing.url.search,
+      method: outgoing.method,
+      headers: outgoing.headers,
+      body: outgoing.body ?? null
+    }, {
+      onRequestStart: (started) => {
+        controller = started
+        if (cancelled) stop()
+      },
+      onResponseStart: (_, statusCode, responseHeaders) => {
+        if (statusCode < 200) return
+        status = statusCode
+        headers = responseHeaders as Incoming["headers"]
+        parts = []
+        size = 0
+        const declared = headers["content-length"]
+        if (typeof declared === "string" && contentLength.test(declared) && Number(declared) > maxBytes) {
+          tooLarge = true
+          finish(Effect.succeed({ status, headers, body: undefined }))
+          stop()
+        }
+      },
+      onResponseData: (_, chunk) => {
+        if (done) return
+        size += chunk.length
+        if (size > maxBytes) {
+          tooLarge = true
+          finish(Effect.succeed({ status, headers, body: undefined }))
+          return stop()
+        }
+        parts.push(chunk)
+      },
+      onResponseEnd: () =>
+        finish(Effect.succeed({ status, headers, body: parts.length === 1 ? parts[0]! : Buffer.concat(parts, size) })),
+      onResponseError: () =>
+        finish(Effect.fail(
+          status === 0
+            ? failure("connection", `the ${what} could not be reached (connection refused, reset or lost)`)
+            : failure("connection", `the connection failed while reading the ${what} body`)
+        ))
+    })
     return Effect.sync(() => {
-      detach()
-      body.destroy()
+      if (done || tooLarge) return
+      done = true
+      cancelled = true
+      stop()
     })
   })
 
 /**
- * Consumes a response body that will not be used (up to `maxBytes`; a larger one is cut
- * off), so the connection can be reused or is closed. Never fails.
+ * The `oversized` failure for a body larger than `maxBytes`.
  *
  * @internal
  */
-export const discardBody = (incoming: Incoming, maxBytes: number): Effect.Effect<void> =>
-  Effect.ignore(readBody(incoming, maxBytes, "discarded"))
+export const oversized = (what: string, maxBytes: number) =>
+  failure("oversized", `the ${what} body exceeds the size limit of ${maxBytes} bytes`)
 
 /** The value of a response header (the first, if repeated). */
 const header = (incoming: Incoming, name: string): string | undefined => {

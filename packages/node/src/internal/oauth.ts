@@ -63,17 +63,13 @@ const readJsonObject = (
   outgoing: http.Outgoing,
   what: string
 ): Effect.Effect<Option.Option<Json.JsonObject>, TransportApi.TransportError> =>
-  Effect.gen(function*() {
-    const incoming = yield* http.send(config.dispatcher, outgoing, what)
-    if (incoming.statusCode !== 200 || !http.isJson(incoming)) {
-      yield* http.discardBody(incoming, config.maxBodyBytes)
-      return Option.none()
-    }
-    const body = yield* http.readBody(incoming, config.maxBodyBytes, what)
-    return Either.match(Json.parseBytes(body), {
+  Effect.flatMap(http.exchange(config.dispatcher, outgoing, config.maxBodyBytes, what), (incoming) => {
+    if (incoming.status !== 200 || !http.isJson(incoming)) return Effect.succeedNone
+    if (incoming.body === undefined) return Effect.fail(http.oversized(what, config.maxBodyBytes))
+    return Effect.succeed(Either.match(Json.parseBytes(incoming.body), {
       onLeft: () => Option.none(),
       onRight: (value) => Json.isObject(value) ? Option.some(value) : Option.none()
-    })
+    }))
   })
 
 const acceptJson = { accept: "application/json" } as const
