@@ -2,7 +2,7 @@
  * HTTP latency: one `tool.before` dispatch through 1 and 3 HTTP backends on 127.0.0.1.
  * Ours: `Hooks.dispatch` over the Node HTTP transport (undici, keep-alive). Baseline: the
  * same scripted backend processes driven by `node:http` POSTs over one keep-alive
- * connection each, the request body encoded once.
+ * connection each, the request body encoded for every POST (as any sender must).
  */
 import { Hooks } from "@effect-ahp/harness"
 import * as fixtures from "./fixtures.js"
@@ -19,10 +19,9 @@ const pair = async (count: number, bytes: number) => {
   const ours: Batch = timeEffect(runtime, hooks.dispatch("tool.before", event))
 
   const clients = servers.map((s) => httpClient(s.url))
-  const body = Buffer.from(fixtures.requestLine(event))
   const baseline: Batch = (ops) =>
     timeAsync(ops, async () => {
-      for (const client of clients) checkAnswer(await client.post(body), "evt_bench")
+      for (const client of clients) checkAnswer(await client.post(Buffer.from(fixtures.requestLine(event))), "evt_bench")
     })
   const close = async () => {
     await runtime.dispose()

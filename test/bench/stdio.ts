@@ -1,8 +1,9 @@
 /**
  * Stdio latency: one `tool.before` dispatch through 1 and 3 persistent stdio backends.
  * Ours: `Hooks.dispatch` over the Node stdio transport. Baseline: the same scripted
- * backend, started by plain `child_process.spawn` and driven by a raw loop that writes the
- * request line (encoded once) to each child in turn and reads its answer line.
+ * backend, started by plain `child_process.spawn` and driven by a raw loop that encodes
+ * the request (as any sender must), writes the line to each child in turn and reads its
+ * answer line.
  */
 import { Hooks } from "@effect-ahp/harness"
 import * as fixtures from "./fixtures.js"
@@ -19,10 +20,9 @@ const pair = async (count: number, bytes: number) => {
   const ours: Batch = timeEffect(runtime, hooks.dispatch("tool.before", event))
 
   const clients = Array.from({ length: count }, () => lineClient("ok"))
-  const line = fixtures.requestLine(event)
   const baseline: Batch = (ops) =>
     timeAsync(ops, async () => {
-      for (const client of clients) checkAnswer(await client.roundTrip(line), "evt_bench")
+      for (const client of clients) checkAnswer(await client.roundTrip(fixtures.requestLine(event)), "evt_bench")
     })
   const close = async () => {
     await runtime.dispose()
