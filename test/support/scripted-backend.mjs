@@ -67,7 +67,7 @@
 //   --log FILE         append one JSON line per event, so tests can assert what arrived and
 //                      in which order: {"event":"start","pid":…}, then stdio
 //                      {"event":"message","pid":…,"message":…} or http
-//                      {"event":"request","pid":…,"method":…,"path":…,"authorization":[…],
+//                      {"event":"request","pid":…,"method":…,"path":…,"authorization":[…],"traceparent":…,
 //                      "contentType":…,"accept":…,"remotePort":…,"body":"<raw text>"}
 //                      (remotePort shows connection reuse); http also logs
 //                      {"event":"closed","path":…} when a client drops an unanswered
@@ -360,7 +360,8 @@ function runHttp() {
       }
       log({
         event: "request", method: req.method, path: req.url, authorization,
-        contentType: req.headers["content-type"], accept: req.headers["accept"], remotePort: req.socket.remotePort,
+        contentType: req.headers["content-type"], accept: req.headers["accept"], traceparent: req.headers["traceparent"],
+        remotePort: req.socket.remotePort,
         body: raw
       })
       if (req.url === "/redirect-target") return sendJson(res, 200, { redirected: true })

@@ -2,7 +2,7 @@ import { Credentials, HttpTransport } from "@effect-ahp/node"
 import type { Registration } from "@effect-ahp/protocol"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Data, Duration, Effect, Exit, Fiber, Layer, Ref, Scope } from "effect"
+import { Data, Duration, Effect, Exit, Fiber, Layer, Ref, Scope, Tracer } from "effect"
 import * as net from "node:net"
 import { httpBackend, httpRequests, notification, okResponse, readLog, request, waitForLog } from "./utils.js"
 
@@ -47,6 +47,24 @@ describe("HttpTransport", () => {
       assert.strictEqual(seen!.accept, "application/json")
       assert.deepStrictEqual(seen!.authorization, [])
       assert.strictEqual(seen!.body, JSON.stringify(request(7, { big: 1 })))
+    }).pipe(Effect.provide(TestLayer)))
+
+  it.scopedLive("under an installed tracer a request carries its span's traceparent; under the built-in one none", () =>
+    Effect.gen(function*() {
+      const backend = yield* httpBackend("ok")
+      const endpoint = yield* connect(backend.url)
+      yield* endpoint.request(request(1))
+      const builtIn = yield* Effect.tracer
+      const installed = Tracer.make({ span: (...args) => builtIn.span(...args), context: builtIn.context })
+      const traceId = yield* endpoint.request(request(2)).pipe(
+        Effect.zipRight(Effect.currentSpan),
+        Effect.map((span) => span.traceId),
+        Effect.withSpan("host"),
+        Effect.withTracer(installed)
+      )
+      const [first, second] = yield* httpRequests(backend.log)
+      assert.isUndefined(first!.traceparent)
+      assert.match(String(second!.traceparent), new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`))
     }).pipe(Effect.provide(TestLayer)))
 
   it.scopedLive("any status other than 200 fails a request with status (and the code)", () =>
