@@ -1,9 +1,8 @@
 /**
  * Pieces shared by the HTTP binding and OAuth token acquisition: destination checks and
- * single exchanges on an undici dispatcher with capped body reads. The request is sent
- * with its whole body; the response's status and headers come back with its body unread;
- * interrupting an exchange aborts it. Redirects are never followed (the dispatcher is used
- * without redirect handling). Details never contain URLs' secrets, bodies or header values.
+ * single exchanges on an undici dispatcher, each returning the whole response with its body
+ * capped. Redirects are never followed (the dispatcher is used without redirect handling).
+ * Details never contain URLs' secrets, bodies or header values.
  *
  * @internal
  */
@@ -88,7 +87,6 @@ export const exchange = (
     let headers: Incoming["headers"] = {}
     let parts: Array<Buffer> = []
     let size = 0
-    let tooLarge = false
     const finish = (result: Effect.Effect<Incoming, TransportApi.TransportError>) => {
       if (done) return
       done = true
@@ -114,7 +112,6 @@ export const exchange = (
         size = 0
         const declared = headers["content-length"]
         if (typeof declared === "string" && contentLength.test(declared) && Number(declared) > maxBytes) {
-          tooLarge = true
           finish(Effect.succeed({ status, headers, body: undefined }))
           stop()
         }
@@ -123,7 +120,6 @@ export const exchange = (
         if (done) return
         size += chunk.length
         if (size > maxBytes) {
-          tooLarge = true
           finish(Effect.succeed({ status, headers, body: undefined }))
           return stop()
         }
@@ -139,7 +135,7 @@ export const exchange = (
         ))
     })
     return Effect.sync(() => {
-      if (done || tooLarge) return
+      if (done) return
       done = true
       cancelled = true
       stop()
