@@ -63,6 +63,88 @@ export interface Incoming {
 const contentLength = /^\d+$/
 
 /**
+ * Collects one response for `exchange`. undici keeps a finished request (and so its
+ * handler) in its queue for a while, so everything heavy — the fiber's `resume`, the body
+ * parts — is dropped as soon as the exchange is over.
+ */
+class Receiver implements Undici.Dispatcher.DispatchHandler {
+  private controller: Undici.Dispatcher.DispatchController | undefined = undefined
+  private cancelled = false
+  private status = 0
+  private headers: Incoming["headers"] = {}
+  private parts: Array<Buffer> = []
+  private size = 0
+
+  constructor(
+    private resume: ((result: Effect.Effect<Incoming, TransportApi.TransportError>) => void) | undefined,
+    private readonly maxBytes: number,
+    private readonly what: string
+  ) {}
+
+  onRequestStart(controller: Undici.Dispatcher.DispatchController): void {
+    this.controller = controller
+    if (this.cancelled) this.stop()
+  }
+
+  onResponseStart(_: Undici.Dispatcher.DispatchController, statusCode: number, headers: Incoming["headers"]): void {
+    if (statusCode < 200) return
+    this.status = statusCode
+    this.headers = headers
+    this.parts = []
+    this.size = 0
+    const declared = headers["content-length"]
+    if (typeof declared === "string" && contentLength.test(declared) && Number(declared) > this.maxBytes) this.cutOff()
+  }
+
+  onResponseData(_: Undici.Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.resume === undefined) return
+    this.size += chunk.length
+    if (this.size > this.maxBytes) return this.cutOff()
+    this.parts.push(chunk)
+  }
+
+  onResponseEnd(): void {
+    const body = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.size)
+    this.finish(Effect.succeed({ status: this.status, headers: this.headers, body }))
+  }
+
+  onResponseError(): void {
+    this.finish(Effect.fail(
+      this.status === 0
+        ? failure("connection", `the ${this.what} could not be reached (connection refused, reset or lost)`)
+        : failure("connection", `the connection failed while reading the ${this.what} body`)
+    ))
+  }
+
+  /** The exchange was interrupted: abort it (now, or as soon as it starts). */
+  cancel(): void {
+    if (this.resume === undefined) return
+    this.resume = undefined
+    this.parts = []
+    this.cancelled = true
+    this.stop()
+  }
+
+  /** The body is over the limit: answer without it and close the connection. */
+  private cutOff(): void {
+    this.finish(Effect.succeed({ status: this.status, headers: this.headers, body: undefined }))
+    this.stop()
+  }
+
+  private finish(result: Effect.Effect<Incoming, TransportApi.TransportError>): void {
+    const resume = this.resume
+    if (resume === undefined) return
+    this.resume = undefined
+    this.parts = []
+    resume(result)
+  }
+
+  private stop(): void {
+    this.controller?.abort(new Error("the exchange was stopped"))
+  }
+}
+
+/**
  * Sends `outgoing` and reads the whole response, its body up to `maxBytes`: a body that
  * is (or is declared) larger is not read further and its connection is closed. A refused,
  * reset or lost connection is `connection`. Interrupting the exchange aborts it (its
@@ -80,66 +162,15 @@ export const exchange = (
   what: string
 ): Effect.Effect<Incoming, TransportApi.TransportError> =>
   Effect.async<Incoming, TransportApi.TransportError>((resume) => {
-    let controller: Undici.Dispatcher.DispatchController | undefined
-    let cancelled = false
-    let done = false
-    let status = 0
-    let headers: Incoming["headers"] = {}
-    let parts: Array<Buffer> = []
-    let size = 0
-    const finish = (result: Effect.Effect<Incoming, TransportApi.TransportError>) => {
-      if (done) return
-      done = true
-      resume(result)
-    }
-    const stop = () => controller?.abort(new Error("the exchange was stopped"))
+    const receiver = new Receiver(resume, maxBytes, what)
     dispatcher.dispatch({
       origin: outgoing.url.origin,
       path: outgoing.url.pathname + outgoing.url.search,
       method: outgoing.method,
       headers: outgoing.headers,
       body: outgoing.body ?? null
-    }, {
-      onRequestStart: (started) => {
-        controller = started
-        if (cancelled) stop()
-      },
-      onResponseStart: (_, statusCode, responseHeaders) => {
-        if (statusCode < 200) return
-        status = statusCode
-        headers = responseHeaders as Incoming["headers"]
-        parts = []
-        size = 0
-        const declared = headers["content-length"]
-        if (typeof declared === "string" && contentLength.test(declared) && Number(declared) > maxBytes) {
-          finish(Effect.succeed({ status, headers, body: undefined }))
-          stop()
-        }
-      },
-      onResponseData: (_, chunk) => {
-        if (done) return
-        size += chunk.length
-        if (size > maxBytes) {
-          finish(Effect.succeed({ status, headers, body: undefined }))
-          return stop()
-        }
-        parts.push(chunk)
-      },
-      onResponseEnd: () =>
-        finish(Effect.succeed({ status, headers, body: parts.length === 1 ? parts[0]! : Buffer.concat(parts, size) })),
-      onResponseError: () =>
-        finish(Effect.fail(
-          status === 0
-            ? failure("connection", `the ${what} could not be reached (connection refused, reset or lost)`)
-            : failure("connection", `the connection failed while reading the ${what} body`)
-        ))
-    })
-    return Effect.sync(() => {
-      if (done) return
-      done = true
-      cancelled = true
-      stop()
-    })
+    }, receiver)
+    return Effect.sync(() => receiver.cancel())
   })
 
 /**
