@@ -119,24 +119,31 @@ class Receiver implements Undici.Dispatcher.DispatchHandler {
   /** The exchange was interrupted: abort it (now, or as soon as it starts). */
   cancel(): void {
     if (this.resume === undefined) return
-    this.resume = undefined
-    this.parts = []
     this.cancelled = true
     this.stop()
+    this.release()
   }
 
   /** The body is over the limit: answer without it and close the connection. */
   private cutOff(): void {
+    const controller = this.controller
     this.finish(Effect.succeed({ status: this.status, headers: this.headers, body: undefined }))
-    this.stop()
+    controller?.abort(new Error("the response body is over the limit"))
   }
 
   private finish(result: Effect.Effect<Incoming, TransportApi.TransportError>): void {
     const resume = this.resume
     if (resume === undefined) return
-    this.resume = undefined
-    this.parts = []
+    this.release()
     resume(result)
+  }
+
+  /** Drops everything the finished exchange held (its controller holds undici's request). */
+  private release(): void {
+    this.resume = undefined
+    this.controller = undefined
+    this.headers = {}
+    this.parts = []
   }
 
   private stop(): void {
