@@ -63,9 +63,10 @@ export interface Incoming {
 const contentLength = /^\d+$/
 
 /**
- * Collects one response for `exchange`. undici keeps a finished request (and so its
- * handler) in its queue for a while, so everything heavy — the fiber's `resume`, the body
- * parts — is dropped as soon as the exchange is over.
+ * Collects one response for `exchange`. A finished receiver can stay reachable for a while
+ * (measured: held long enough to be promoted to V8's old generation), so everything heavy —
+ * the fiber's `resume`, undici's controller (which holds the request and its body), the
+ * headers and body parts — is dropped as soon as the exchange is over.
  */
 class Receiver implements Undici.Dispatcher.DispatchHandler {
   private controller: Undici.Dispatcher.DispatchController | undefined = undefined
