@@ -205,18 +205,22 @@ const hasUnsafeNumber = (value: unknown): boolean => {
  * @since 0.1.0
  * @category parsing
  */
-export const parse = (text: string): Either.Either<JsonValue, JsonParseError> => {
-  let value: JsonValue
+export const parse = (text: string): Either.Either<JsonValue, JsonParseError> =>
+  Either.flatMap(read(text), (value) =>
+    !hasSuspiciousNumber.test(text) || !hasUnsafeNumber(value)
+      ? Either.right(value)
+      : internal.parseLossless(text, (source) => new LosslessNumber(source)).pipe(
+        Either.map((v) => v as JsonValue),
+        Either.mapLeft((problem) => new JsonParseError(problem))
+      ))
+
+/** `JSON.parse`, its syntax errors described without echoing the text. */
+const read = (text: string): Either.Either<JsonValue, JsonParseError> => {
   try {
-    value = JSON.parse(text)
+    return Either.right(JSON.parse(text))
   } catch (e) {
     return Either.left(new JsonParseError(internal.describeSyntaxError(text, e)))
   }
-  if (!hasSuspiciousNumber.test(text) || !hasUnsafeNumber(value)) return Either.right(value)
-  return internal.parseLossless(text, (source) => new LosslessNumber(source)).pipe(
-    Either.map((v) => v as JsonValue),
-    Either.mapLeft((problem) => new JsonParseError(problem))
-  )
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
@@ -243,10 +247,13 @@ export const parseBytes = (bytes: Uint8Array): Either.Either<JsonValue, JsonPars
  * @since 0.1.0
  * @category encoding
  */
-export const stringify = (value: unknown, space?: number): string => {
+export const stringify = (value: unknown, space?: number): string => write(value, space).text
+
+/** The JSON text of a value, and whether it holds a `LosslessNumber`. */
+const write = (value: unknown, space?: number): { readonly text: string; readonly lossless: boolean } => {
   const before = losslessWritten
   const text = JSON.stringify(value, null, space)
-  return losslessWritten !== before ? text.replace(markerPattern, "$1") : text
+  return losslessWritten !== before ? { text: text.replace(markerPattern, "$1"), lossless: true } : { text, lossless: false }
 }
 
 /**
@@ -302,14 +309,8 @@ export const arbitrary = Arbitrary.make(Value)
  * @category encoding
  */
 export const copy = (value: JsonValue): Either.Either<JsonValue, JsonParseError> => {
-  const before = losslessWritten
-  const text = JSON.stringify(value)
-  if (losslessWritten !== before) return parse(text.replace(markerPattern, "$1"))
-  try {
-    return Either.right(JSON.parse(text))
-  } catch (e) {
-    return Either.left(new JsonParseError(internal.describeSyntaxError(text, e)))
-  }
+  const { lossless, text } = write(value)
+  return lossless ? parse(text) : read(text)
 }
 
 /**
