@@ -59,6 +59,13 @@ const spawnFailure = (error: NodeJS.ErrnoException) =>
 
 const ignore = () => {}
 
+/** Closes our ends of the child's pipes. */
+const closePipes = (handle: ChildProcess.ChildProcess): void => {
+  handle.stdin?.destroy()
+  handle.stdout?.destroy()
+  handle.stderr?.destroy()
+}
+
 /** Sends `signal` to the child's process group, or to the child alone if that fails. */
 const signalGroup = (handle: ChildProcess.ChildProcess, signal: NodeJS.Signals): void => {
   try {
@@ -95,11 +102,7 @@ const terminate = (
       Effect.asVoid
     )
   }).pipe(
-    Effect.ensuring(Effect.sync(() => {
-      handle.stdin?.destroy()
-      handle.stdout?.destroy()
-      handle.stderr?.destroy()
-    }))
+    Effect.ensuring(Effect.sync(() => closePipes(handle)))
   )
 
 /**
@@ -133,9 +136,7 @@ export const spawn = (config: ChildConfig, output: Output): Effect.Effect<Child,
       handle.on("error", (error) => {
         if (started) return
         started = true
-        handle.stdin?.destroy()
-        handle.stdout?.destroy()
-        handle.stderr?.destroy()
+        closePipes(handle)
         resume(Effect.fail(spawnFailure(error)))
       })
       handle.once("spawn", () => {
