@@ -288,9 +288,7 @@ export const connect = (
     const endpoint: TransportApi.Endpoint = {
       request: (message) =>
         traceRequest(
-          message.id === undefined
-            ? Effect.dieMessage("a JSON-RPC request needs an id")
-            : exchange(message, interpretRequest(message.id, maxBodyBytes))
+          Effect.flatMap(response.requestId(message), (id) => exchange(message, interpretRequest(id, maxBodyBytes)))
         ),
       notify: (message) => traceNotify(exchange(message, notification))
     }

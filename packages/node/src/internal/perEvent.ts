@@ -15,6 +15,7 @@ import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import * as child from "./child.js"
+import * as response from "./response.js"
 import * as stdio from "./stdio.js"
 
 /** @internal */
@@ -72,7 +73,7 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
 
   const endpoint: TransportApi.Endpoint = {
     request: Effect.fnUntraced(function*(message) {
-      const id = yield* stdio.requestId(message)
+      const id = yield* response.requestId(message)
       const { output, verdict } = yield* answer(id)
       return yield* run(message, output, (spawned) =>
         verdict.pipe(

@@ -16,6 +16,7 @@ import * as Exit from "effect/Exit"
 import * as FiberSet from "effect/FiberSet"
 import * as Scope from "effect/Scope"
 import * as child from "./child.js"
+import * as response from "./response.js"
 import * as stdio from "./stdio.js"
 
 type Answer = Effect.Effect<Json.JsonValue, TransportApi.TransportError>
@@ -191,7 +192,7 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
     })
 
   const request = (message: Json.JsonObject) =>
-    Effect.flatMap(stdio.requestId(message), (id) => {
+    Effect.flatMap(response.requestId(message), (id) => {
       const line = Framing.encodeText(message)
       return requests.withPermits(1)(Effect.flatMap(ensure, (live) => exchange(live, id, line)))
     })

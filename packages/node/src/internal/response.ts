@@ -5,6 +5,7 @@
  * @internal
  */
 import { Json, JsonRpc } from "@effect-ahp/protocol"
+import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 
 /** @internal */
@@ -50,3 +51,12 @@ export const classifyBytes = (bytes: Uint8Array, id: Json.JsonValue | undefined)
     onLeft: () => malformed("received bytes that are not UTF-8 JSON"),
     onRight: (value) => classify(value, id)
   })
+
+/**
+ * The id a request will be answered under; a request without one is a defect of the caller
+ * (the harness always sets it).
+ *
+ * @internal
+ */
+export const requestId = (message: Json.JsonObject): Effect.Effect<Json.JsonValue> =>
+  message.id === undefined ? Effect.dieMessage("a JSON-RPC request needs an id") : Effect.succeed(message.id)

@@ -7,7 +7,6 @@
 import * as TransportApi from "@effect-ahp/harness/Transport"
 import type { Framing, Json } from "@effect-ahp/protocol"
 import type * as Duration from "effect/Duration"
-import * as Effect from "effect/Effect"
 import type * as child from "./child.js"
 import * as response from "./response.js"
 
@@ -25,10 +24,6 @@ export const failure = (reason: TransportApi.TransportFailure, detail: string) =
 
 /** @internal */
 export const closedError = failure("closed", "the stdio transport was closed")
-
-/** @internal */
-export const requestId = (message: Json.JsonObject): Effect.Effect<Json.JsonValue> =>
-  message.id === undefined ? Effect.dieMessage("a JSON-RPC request needs an id") : Effect.succeed(message.id)
 
 /**
  * What a frame means for the pending request: its response, nothing (`Unrelated`), or a
