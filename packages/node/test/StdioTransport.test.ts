@@ -39,6 +39,19 @@ const connect = (
     return { endpoint, log }
   })
 
+/** Connects the scripted backend, with a fresh log file, in a scope of its own that the test closes. */
+const connectClosable = (
+  lifecycle: "persistent" | "per_event",
+  args: ReadonlyArray<string>,
+  options: StdioTransport.Options
+) =>
+  Effect.gen(function*() {
+    const log = yield* tempFile("stdio.log")
+    const scope = yield* Scope.make()
+    const endpoint = yield* StdioTransport.connect(stdio(lifecycle, ...args, "--log", log), options).pipe(Scope.extend(scope))
+    return { endpoint, log, scope }
+  })
+
 const reasonOf = <A, E extends { readonly reason?: string; readonly _tag: string }, R>(self: Effect.Effect<A, E, R>) =>
   Effect.map(Effect.flip(self), (e) => e.reason ?? e._tag)
 
@@ -104,12 +117,9 @@ describe("StdioTransport persistent", () => {
 
   it.scopedLive("closing the scope kills and reaps the child, even one ignoring SIGTERM; later calls fail", () =>
     Effect.gen(function*() {
-      const log = yield* tempFile("stdio.log")
-      const scope = yield* Scope.make()
-      const endpoint = yield* StdioTransport.connect(
-        stdio("persistent", "ignore-sigterm", "--sequence", "ok", "--log", log),
-        { killGrace: "200 millis" }
-      ).pipe(Scope.extend(scope))
+      const { endpoint, log, scope } = yield* connectClosable("persistent", ["ignore-sigterm", "--sequence", "ok"], {
+        killGrace: "200 millis"
+      })
       yield* endpoint.request(request(1))
       const [pid] = yield* startedPids(log)
       assert.isTrue(isAlive(pid!))
@@ -121,11 +131,7 @@ describe("StdioTransport persistent", () => {
 
   it.scopedLive("closing the scope while a request is pending fails it and leaves no child", () =>
     Effect.gen(function*() {
-      const log = yield* tempFile("stdio.log")
-      const scope = yield* Scope.make()
-      const endpoint = yield* StdioTransport.connect(stdio("persistent", "hang", "--log", log), fast).pipe(
-        Scope.extend(scope)
-      )
+      const { endpoint, log, scope } = yield* connectClosable("persistent", ["hang"], fast)
       const pending = yield* Effect.fork(endpoint.request(request(1)))
       const started = yield* waitForLog(log, (e) => e.event === "message")
       yield* Scope.close(scope, Exit.void)
@@ -136,12 +142,7 @@ describe("StdioTransport persistent", () => {
 
   it.scopedLive("closing the scope right after notifications delivers them: stdin is flushed and ended first", () =>
     Effect.gen(function*() {
-      const log = yield* tempFile("stdio.log")
-      const scope = yield* Scope.make()
-      const endpoint = yield* StdioTransport.connect(stdio("persistent", "ok", "--log", log), {
-        ...fast,
-        exitGrace: "10 seconds"
-      }).pipe(Scope.extend(scope))
+      const { endpoint, log, scope } = yield* connectClosable("persistent", ["ok"], { ...fast, exitGrace: "10 seconds" })
       yield* endpoint.notify(notification({ n: 1 }))
       yield* endpoint.notify(notification({ n: 2 }))
       yield* Scope.close(scope, Exit.void).pipe(withDeadline(5000))
@@ -156,12 +157,10 @@ describe("StdioTransport persistent", () => {
 
   it.scopedLive("closing the scope stops a child that does not exit at the end of its stdin after exitGrace", () =>
     Effect.gen(function*() {
-      const log = yield* tempFile("stdio.log")
-      const scope = yield* Scope.make()
-      const endpoint = yield* StdioTransport.connect(stdio("persistent", "ok", "--linger", "--log", log), {
+      const { endpoint, log, scope } = yield* connectClosable("persistent", ["ok", "--linger"], {
         killGrace: "200 millis",
         exitGrace: "500 millis"
-      }).pipe(Scope.extend(scope))
+      })
       yield* endpoint.request(request(1))
       yield* endpoint.notify(notification({ n: 1 }))
       const [pid] = yield* startedPids(log)
@@ -345,11 +344,7 @@ describe("StdioTransport per_event", () => {
 
   it.scopedLive("closing the scope kills the children of calls in flight; they fail with closed", () =>
     Effect.gen(function*() {
-      const log = yield* tempFile("stdio.log")
-      const scope = yield* Scope.make()
-      const endpoint = yield* StdioTransport.connect(stdio("per_event", "ignore-sigterm", "--log", log), {
-        killGrace: "200 millis"
-      }).pipe(Scope.extend(scope))
+      const { endpoint, log, scope } = yield* connectClosable("per_event", ["ignore-sigterm"], { killGrace: "200 millis" })
       const pending = yield* Effect.fork(endpoint.request(request(1)))
       const { pid } = yield* waitForLog(log, (e) => e.event === "message")
       yield* Scope.close(scope, Exit.void).pipe(withDeadline(3000))
