@@ -3,6 +3,7 @@ import { Arbitrary, Either, FastCheck, Schema } from "effect"
 import * as fs from "node:fs"
 import { fileURLToPath } from "node:url"
 import * as Event from "../src/Event.js"
+import { compile } from "../src/internal/accepts.js"
 import * as Issue from "../src/Issue.js"
 import * as Json from "../src/Json.js"
 
@@ -266,6 +267,36 @@ describe("Issue.validator", () => {
       const broken = corrupt(encoded, choices, replacement)
       assert.deepStrictEqual(validate(broken), issuesOf(decodeEvent(broken)))
     }, { fastCheck: { numRuns: 40 } })
+  }
+})
+
+// ---------------------------------------------------------------------------------------
+// The validator's fast path accepts exactly the valid events
+// ---------------------------------------------------------------------------------------
+
+describe("accepts (the validator's compiled fast path)", () => {
+  const accepts = compile(Event.Event.ast)
+
+  it.skipIf(!fixturesPresent)("accepts every valid golden event and no invalid one", () => {
+    assert.isAbove(eventCases.length, 0)
+    for (const c of eventCases) assert.strictEqual(accepts(c.event), Either.isRight(decodeEvent(c.event)), c.id)
+  })
+
+  for (const type of Event.eventTypes) {
+    const schema = Event.schemaFor(type) as unknown as Schema.Schema<unknown, unknown>
+    const acceptsType = compile(schema.ast)
+    const decodeType = Issue.decoder(schema)
+    it.prop(`${type}: accepts exactly what the decoder accepts, on valid and corrupted events`, [
+      Arbitrary.make(schema),
+      FastCheck.array(FastCheck.nat(), { maxLength: 4 }),
+      FastCheck.constantFrom<unknown>(null, 7, "", "x", [], {}, true, undefined)
+    ], ([value, choices, replacement]) => {
+      const encoded = Schema.encodeSync(schema)(value)
+      assert.isTrue(acceptsType(encoded))
+      assert.isTrue(accepts(encoded))
+      const broken = corrupt(encoded, choices, replacement)
+      assert.strictEqual(acceptsType(broken), Either.isRight(decodeType(broken)), JSON.stringify(broken))
+    }, { fastCheck: { numRuns: 15 } })
   }
 })
 

@@ -55,3 +55,15 @@ describe("__proto__ members", () => {
     assert.deepStrictEqual(Issue.lostProtoMembers(input, input), [])
   })
 })
+
+describe("hostile values", () => {
+  const event = JSON.parse(toolBefore(`"tool":{"name":"t","origin":"native","input":{}}`))
+  const hostile = { ...event, items: [{ id: "p", kind: Object.create(null), mediaType: "text/plain", selection: "omit" }] }
+
+  it("are an issue, not a thrown error, from the decoder and the validator", () => {
+    const issue = { path: "", message: "holds a value that cannot be read as JSON (an object without a string form)" }
+    assert.deepStrictEqual(decodeEvent(hostile), Either.left([issue]))
+    assert.deepStrictEqual(Issue.validator(Event.Event)(hostile), [issue])
+    assert.deepStrictEqual(Issue.validator(Event.Event)(event), [])
+  })
+})

@@ -1,0 +1,107 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Arbitrary, Either, FastCheck, Schema } from "effect"
+import { closed } from "../src/Common.js"
+import { compile } from "../src/internal/accepts.js"
+import * as Json from "../src/Json.js"
+
+/** Whether effect's decoder accepts `u` (it throws on a few hostile values, which it does not accept). */
+const decodes = (schema: Schema.Schema<any, any>, u: unknown) => {
+  try {
+    return Either.isRight(Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "preserve" })(u))
+  } catch {
+    return false
+  }
+}
+
+/** Whether some object in `u` has an own `__proto__` member (may be left to the decoder). */
+const hasProtoMember = (u: unknown): boolean =>
+  typeof u === "object" && u !== null &&
+  (Object.prototype.hasOwnProperty.call(u, "__proto__") || Object.values(u).some(hasProtoMember))
+
+interface Tree {
+  readonly name: string
+  readonly children: ReadonlyArray<Tree>
+}
+const Tree: Schema.Schema<Tree> = Schema.Struct({
+  name: Schema.String,
+  children: Schema.Array(Schema.suspend(() => Tree))
+})
+
+const Closed = Schema.Struct({ kind: Schema.Literal("a"), n: Schema.optional(Schema.Number) }).annotations(closed)
+const Open = Schema.Struct({ kind: Schema.Literal("b"), inner: Closed })
+const Shape = Schema.Union(Closed, Open)
+
+/** Replaces the member at a pseudo-random path of `value` with `replacement`. */
+const corrupt = (value: unknown, choices: ReadonlyArray<number>, replacement: unknown): unknown => {
+  if (typeof value !== "object" || value === null || choices.length === 0) return replacement
+  const keys = Object.keys(value)
+  if (keys.length === 0) return replacement
+  const key = keys[choices[0]! % keys.length]!
+  const copy: Record<string, unknown> = Array.isArray(value) ? [...value] as never : { ...value }
+  copy[key] = corrupt((value as Record<string, unknown>)[key], choices.slice(1), replacement)
+  return copy
+}
+
+const schemas = {
+  tree: Tree,
+  union: Shape,
+  tuple: Schema.Tuple([Schema.String, Schema.optionalElement(Schema.Number)], Schema.Boolean),
+  record: Schema.Record({ key: Schema.String, value: Schema.Number }).annotations(closed),
+  refined: Schema.Struct({ low: Schema.Number, high: Schema.Number }).pipe(Schema.filter((r) => r.low <= r.high)),
+  json: Schema.Struct({ payload: Json.Value, extra: Schema.optional(Json.AnyObject) }),
+  enums: Schema.Struct({ e: Schema.Enums({ A: "a", B: 2 }), u: Schema.Union(Schema.Undefined, Schema.BigIntFromSelf) })
+} as const
+
+describe("accepts", () => {
+  for (const [name, schema] of Object.entries(schemas)) {
+    const accepts = compile((schema as Schema.Schema<any, any>).ast)
+    it.prop(`${name}: accepts every valid value without an own __proto__ member`, [
+      Arbitrary.make(schema as Schema.Schema<any, any>)
+    ], ([value]) => {
+      if (!hasProtoMember(value)) assert.isTrue(accepts(value))
+    })
+    it.prop(`${name}: accepts exactly what the decoder accepts`, [
+      Arbitrary.make(schema as Schema.Schema<any, any>),
+      FastCheck.array(FastCheck.nat(), { maxLength: 4 }),
+      FastCheck.anything({ withNullPrototype: true })
+    ], ([value, choices, replacement]) => {
+      const broken = corrupt(value, choices, replacement)
+      const decoded = decodes(schema as Schema.Schema<any, any>, broken)
+      if (hasProtoMember(broken)) assert.isTrue(!accepts(broken) || decoded)
+      else assert.strictEqual(accepts(broken), decoded)
+    })
+  }
+
+  it("rejects unknown members of closed objects only, also when nested in open ones", () => {
+    const accepts = compile(Shape.ast)
+    assert.isTrue(accepts({ kind: "b", inner: { kind: "a" }, more: 1 }))
+    assert.isFalse(accepts({ kind: "b", inner: { kind: "a", more: 1 } }))
+    assert.isFalse(accepts({ kind: "a", more: 1 }))
+    assert.isFalse(accepts({ kind: "a", [Symbol.for("x")]: 1 }))
+    assert.isFalse(compile(schemas.record.ast)({ a: 1, [Symbol.for("x")]: 1 }))
+  })
+
+  it("leaves objects with an own __proto__ member or a foreign prototype to the decoder", () => {
+    const accepts = compile(Open.ast)
+    assert.isFalse(accepts(JSON.parse(`{"kind":"b","inner":{"kind":"a"},"__proto__":{}}`)))
+    assert.isFalse(accepts(Object.assign(new (class Foreign {})(), { kind: "b", inner: { kind: "a" } })))
+    assert.isTrue(accepts(Object.assign(Object.create(null), { kind: "b", inner: { kind: "a" } })))
+  })
+
+  it("checks refinements, tuples and recursion", () => {
+    assert.isFalse(compile(schemas.refined.ast)({ low: 2, high: 1 }))
+    const tuple = compile(schemas.tuple.ast)
+    assert.isTrue(tuple(["a"]))
+    assert.isTrue(tuple(["a", 1, true, false]))
+    assert.isFalse(tuple([]))
+    assert.isFalse(tuple(["a", "1"]))
+    assert.isFalse(tuple(["a", 1, "x"]))
+    assert.isFalse(compile(Tree.ast)({ name: "r", children: [{ name: "c", children: [{ name: 1, children: [] }] }] }))
+  })
+
+  it("leaves transformations to the decoder", () => {
+    const schema = Schema.Struct({ n: Schema.NumberFromString })
+    assert.isTrue(decodes(schema, { n: "1" }))
+    assert.isFalse(compile(schema.ast)({ n: "1" }))
+  })
+})
