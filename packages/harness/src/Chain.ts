@@ -28,6 +28,7 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Ref from "effect/Ref"
+import * as Runtime from "effect/Runtime"
 import type * as Boundary from "./Boundary.js"
 import * as Grant from "./Grant.js"
 import { Deadlines } from "./internal/deadlines.js"
@@ -227,29 +228,31 @@ const runFrom = (
  * Runs the chain, recording progress in `progress`, until every route ran or decision-making
  * stopped. Never fails: failures are recorded as data.
  *
- * The routes run on one forked fiber per call rather than one per exchange: a deadline
- * that expires interrupts that fiber (retiring the exchange's I/O, which is awaited), the
- * route's timeout is recorded here, and a new fiber goes on with the next route.
+ * The routes run on one fiber per call rather than one per exchange: a deadline that
+ * expires interrupts that fiber (retiring the exchange's I/O, which is awaited), the
+ * route's timeout is recorded here, and a new fiber goes on with the next route. The fiber
+ * is started at once on the caller's runtime (its context and fiber refs), is interruptible
+ * even when the caller is not, and is interrupted and awaited if the caller is interrupted:
+ * about half the cost of `Effect.fork` and `Fiber.await`, whose child waits for the
+ * scheduler before it starts.
  *
  * @since 0.1.0
  * @category running
  */
 export const run = (input: Input, progress: Ref.Ref<Progress>): Effect.Effect<void> =>
-  Effect.clockWith((clock) => {
+  Effect.clockWith((clock) => Effect.flatMap(Effect.runtime<never>(), (runtime) => {
     const runFiber = (called: Set<string>, from: number): Effect.Effect<void> => {
       if (from >= input.routes.length) return Effect.void
       const deadlines = new Deadlines(clock)
       const disarm = Effect.sync(() => deadlines.disarm())
-      return Effect.uninterruptibleMask((restore) =>
-        Effect.flatMap(
-          Effect.fork(restore(runFrom(input, progress, called, from, deadlines))),
-          (fiber) =>
-            Effect.onExit(
-              restore(Fiber.await(fiber)),
-              (awaited) => Exit.isSuccess(awaited) ? disarm : Effect.zipRight(Fiber.interrupt(fiber), disarm)
-            )
+      const routes = Effect.interruptible(runFrom(input, progress, called, from, deadlines))
+      return Effect.uninterruptibleMask((restore) => {
+        const fiber = Runtime.runFork(runtime, routes)
+        return Effect.onExit(
+          restore(Fiber.await(fiber)),
+          (awaited) => Exit.isSuccess(awaited) ? disarm : Effect.zipRight(Fiber.interrupt(fiber), disarm)
         )
-      ).pipe(Effect.flatMap((exit) => {
+      }).pipe(Effect.flatMap((exit) => {
         if (deadlines.expired === undefined) return exit
         const route = input.routes[deadlines.expired]!
         const next = deadlines.expired + 1
@@ -268,4 +271,4 @@ export const run = (input: Input, progress: Ref.Ref<Progress>): Effect.Effect<vo
       }),
       (called) => runFiber(called, 0)
     )
-  })
+  }))

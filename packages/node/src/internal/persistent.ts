@@ -16,6 +16,7 @@ import * as Exit from "effect/Exit"
 import * as FiberSet from "effect/FiberSet"
 import * as Scope from "effect/Scope"
 import * as child from "./child.js"
+import { Lock } from "./lock.js"
 import * as response from "./response.js"
 import * as stdio from "./stdio.js"
 
@@ -48,7 +49,7 @@ const settle = (live: Live, answer: Answer): void => {
 export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
   const runBackground = yield* FiberSet.makeRuntime<never>()
   const lifecycle = yield* Effect.makeSemaphore(1)
-  const requests = yield* Effect.makeSemaphore(1)
+  const requests = new Lock()
   const children = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.parallel)
   let current: Live | undefined
   let closed = false
@@ -194,7 +195,7 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
   const request = (message: Json.JsonObject) =>
     Effect.flatMap(response.requestId(message), (id) => {
       const line = Framing.encodeText(message)
-      return requests.withPermits(1)(Effect.flatMap(ensure, (live) => exchange(live, id, line)))
+      return requests.withLock(Effect.flatMap(ensure, (live) => exchange(live, id, line)))
     })
 
   const notify = (message: Json.JsonObject) =>
