@@ -297,6 +297,21 @@ describe("deadlines and interruption", () => {
     })
   })
 
+  it.effect("deadlines expire even when the host dispatches from an uninterruptible region", () => {
+    const { layer } = backends({ [A]: () => Effect.never, [B]: answer({ type: "ask" }) })
+    const reg = registration([
+      { id: A, subscriptions: [intercept(["tool.before"], { timeoutMs: 50 })] },
+      { id: B, subscriptions: [intercept(["tool.before"])] }
+    ])
+    return Effect.gen(function*() {
+      const fiber = yield* Effect.fork(Effect.uninterruptible(withHooks(reg, layer, Hooks.toolBefore(toolBefore()))))
+      yield* TestClock.adjust(60)
+      const result = yield* Fiber.join(fiber)
+      assert.strictEqual(result.errors[0]?.code, "timeout")
+      assert.strictEqual(result.decision.permission, "ask")
+    })
+  })
+
   it.effect("interruption returns interrupted, starts no observation, adds no denial and never grants", () => {
     return Effect.gen(function*() {
       const stop = yield* Deferred.make<void>()
