@@ -44,14 +44,10 @@ import { Json } from "@effect-ahp/protocol"
 import type { Registration } from "@effect-ahp/protocol"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
 import * as Undici from "@effect/platform-node/Undici"
-import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Exit from "effect/Exit"
-import * as Fiber from "effect/Fiber"
-import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -199,11 +195,9 @@ export const connect = (
   Dispatcher | Credentials.CredentialResolver | Scope.Scope
 > =>
   Effect.gen(function*() {
-    // Every exchange runs in this set, so closing the scope interrupts (and so aborts) it;
-    // the flag, set first, turns those interruptions and later calls into `closed`.
-    const inFlight = yield* FiberSet.make<unknown, TransportApi.TransportError>()
-    let closed = false
-    yield* Effect.addFinalizer(() => Effect.sync(() => void (closed = true)))
+    // Closing the scope aborts the exchanges in flight and fails later ones with `closed`.
+    const inFlight = new http.InFlight()
+    yield* Effect.addFinalizer(() => Effect.sync(() => inFlight.close(closedError)))
     const dispatcher = yield* Dispatcher
     const credentials = yield* Credentials.CredentialResolver
     const maxBodyBytes = options.maxBodyBytes ?? defaults.maxBodyBytes
@@ -247,7 +241,7 @@ export const connect = (
             ? headers
             : { ...headers, authorization: `Bearer ${Redacted.value(credential.value)}` },
           body
-        }, maxBodyBytes, "backend").pipe(
+        }, maxBodyBytes, "backend", inFlight).pipe(
           Effect.flatMap((incoming): Effect.Effect<Attempt<A>, TransportApi.TransportError> =>
             incoming.status === 401
               ? Effect.succeed(unauthorizedAttempt)
@@ -273,14 +267,7 @@ export const connect = (
       })
 
     const exchange = <A>(message: Json.JsonObject, interpret: Interpret<A>): Effect.Effect<A, TransportApi.TransportError> =>
-      Effect.suspend(() => {
-        if (closed) return Effect.fail(closedError)
-        return Effect.flatMap(FiberSet.run(inFlight, send(message, interpret)), (fiber) =>
-          Effect.flatMap(
-            Effect.onInterrupt(Fiber.await(fiber), () => Fiber.interrupt(fiber)),
-            (exit) => Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause) ? Effect.fail(closedError) : exit
-          ))
-      })
+      Effect.suspend(() => inFlight.closed === undefined ? send(message, interpret) : Effect.fail(closedError))
 
     const traceRequest = Tracing.withSpanWhenTraced("HttpTransport.request")
     const traceNotify = Tracing.withSpanWhenTraced("HttpTransport.notify")

@@ -79,7 +79,8 @@ class Receiver implements Undici.Dispatcher.DispatchHandler {
   constructor(
     private resume: ((result: Effect.Effect<Incoming, TransportApi.TransportError>) => void) | undefined,
     private readonly maxBytes: number,
-    private readonly what: string
+    private readonly what: string,
+    private readonly inFlight: InFlight | undefined
   ) {}
 
   onRequestStart(controller: Undici.Dispatcher.DispatchController): void {
@@ -125,6 +126,14 @@ class Receiver implements Undici.Dispatcher.DispatchHandler {
     this.release()
   }
 
+  /** The endpoint was closed: abort the exchange and fail it with `error`. */
+  abort(error: TransportApi.TransportError): void {
+    const controller = this.controller
+    this.cancelled = true
+    this.finish(Effect.fail(error))
+    controller?.abort(new Error("the exchange was stopped"))
+  }
+
   /** The body is over the limit: answer without it and close the connection. */
   private cutOff(): void {
     const controller = this.controller
@@ -141,6 +150,7 @@ class Receiver implements Undici.Dispatcher.DispatchHandler {
 
   /** Drops everything the finished exchange held (its controller holds undici's request). */
   private release(): void {
+    this.inFlight?.delete(this)
     this.resume = undefined
     this.controller = undefined
     this.headers = {}
@@ -153,10 +163,45 @@ class Receiver implements Undici.Dispatcher.DispatchHandler {
 }
 
 /**
+ * The exchanges in flight on one endpoint. Closing it aborts them, each failing with the
+ * given error, and fails every later exchange with it at once — without a fiber per
+ * exchange to interrupt.
+ *
+ * @internal
+ */
+export class InFlight {
+  private readonly receivers = new Set<Receiver>()
+  private closedWith: TransportApi.TransportError | undefined = undefined
+
+  /** The error exchanges fail with once closed. */
+  get closed(): TransportApi.TransportError | undefined {
+    return this.closedWith
+  }
+
+  close(error: TransportApi.TransportError): void {
+    this.closedWith = error
+    const receivers = [...this.receivers]
+    this.receivers.clear()
+    for (const receiver of receivers) receiver.abort(error)
+  }
+
+  /** @internal */
+  add(receiver: Receiver): void {
+    this.receivers.add(receiver)
+  }
+
+  /** @internal */
+  delete(receiver: Receiver): void {
+    this.receivers.delete(receiver)
+  }
+}
+
+/**
  * Sends `outgoing` and reads the whole response, its body up to `maxBytes`: a body that
  * is (or is declared) larger is not read further and its connection is closed. A refused,
  * reset or lost connection is `connection`. Interrupting the exchange aborts it (its
- * connection is closed). Informational (1xx) responses are skipped.
+ * connection is closed). Informational (1xx) responses are skipped. With `inFlight`, the
+ * exchange is registered there until it ends, and fails at once if that is closed.
  *
  * Driven through the dispatcher's handler interface: no promise, stream or abort signal
  * per exchange.
@@ -167,10 +212,14 @@ export const exchange = (
   dispatcher: Undici.Dispatcher,
   outgoing: Outgoing,
   maxBytes: number,
-  what: string
+  what: string,
+  inFlight?: InFlight
 ): Effect.Effect<Incoming, TransportApi.TransportError> =>
   Effect.async<Incoming, TransportApi.TransportError>((resume) => {
-    const receiver = new Receiver(resume, maxBytes, what)
+    const closed = inFlight?.closed
+    if (closed !== undefined) return resume(Effect.fail(closed))
+    const receiver = new Receiver(resume, maxBytes, what, inFlight)
+    inFlight?.add(receiver)
     dispatcher.dispatch({
       origin: outgoing.url.origin,
       path: outgoing.url.pathname + outgoing.url.search,
