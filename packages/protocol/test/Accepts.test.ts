@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Arbitrary, Either, FastCheck, Schema } from "effect"
 import { closed } from "../src/Common.js"
 import { compile } from "../src/internal/accepts.js"
+import { corrupt } from "./corrupt.js"
 import * as Json from "../src/Json.js"
 
 /** Whether effect's decoder accepts `u` (it throws on a few hostile values, which it does not accept). */
@@ -30,17 +31,6 @@ const Tree: Schema.Schema<Tree> = Schema.Struct({
 const Closed = Schema.Struct({ kind: Schema.Literal("a"), n: Schema.optional(Schema.Number) }).annotations(closed)
 const Open = Schema.Struct({ kind: Schema.Literal("b"), inner: Closed })
 const Shape = Schema.Union(Closed, Open)
-
-/** Replaces the member at a pseudo-random path of `value` with `replacement`. */
-const corrupt = (value: unknown, choices: ReadonlyArray<number>, replacement: unknown): unknown => {
-  if (typeof value !== "object" || value === null || choices.length === 0) return replacement
-  const keys = Object.keys(value)
-  if (keys.length === 0) return replacement
-  const key = keys[choices[0]! % keys.length]!
-  const copy: Record<string, unknown> = Array.isArray(value) ? [...value] as never : { ...value }
-  copy[key] = corrupt((value as Record<string, unknown>)[key], choices.slice(1), replacement)
-  return copy
-}
 
 const schemas = {
   tree: Tree,

@@ -4,6 +4,7 @@ import * as fs from "node:fs"
 import { fileURLToPath } from "node:url"
 import * as Event from "../src/Event.js"
 import { compile } from "../src/internal/accepts.js"
+import { corrupt } from "./corrupt.js"
 import * as Issue from "../src/Issue.js"
 import * as Json from "../src/Json.js"
 
@@ -227,17 +228,6 @@ describe("round trip", () => {
 // ---------------------------------------------------------------------------------------
 // The validator reports exactly what the decoder reports
 // ---------------------------------------------------------------------------------------
-
-/** Replaces the member at a pseudo-random path of `value` (objects only) with `replacement`. */
-const corrupt = (value: unknown, choices: ReadonlyArray<number>, replacement: unknown): unknown => {
-  if (typeof value !== "object" || value === null || choices.length === 0) return replacement
-  const keys = Object.keys(value)
-  if (keys.length === 0) return replacement
-  const key = keys[choices[0]! % keys.length]!
-  const copy: Record<string, unknown> = Array.isArray(value) ? [...value] as never : { ...value }
-  copy[key] = corrupt((value as Record<string, unknown>)[key], choices.slice(1), replacement)
-  return copy
-}
 
 describe("Issue.validator", () => {
   const validate = Issue.validator(Event.Event)
