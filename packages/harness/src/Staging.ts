@@ -106,24 +106,24 @@ const reject = (
   jsonRpcCode?: number
 ): Either.Either<never, Rejection> => Either.left({ phase, code, path, detail, jsonRpcCode })
 
-const effectOptions = { errors: "all", onExcessProperty: "error" } as const
+const effectOptions = { onExcessProperty: "error" } as const
 const memberDecoders: Record<string, (u: unknown) => Either.Either<HookEffect.HookEffect, ParseResult.ParseError>> = {
-  deny: Schema.decodeUnknownEither(HookEffect.Deny, effectOptions),
-  allow: Schema.decodeUnknownEither(HookEffect.Allow, effectOptions),
-  ask: Schema.decodeUnknownEither(HookEffect.Ask, effectOptions),
-  modify: Schema.decodeUnknownEither(HookEffect.Modify, effectOptions),
-  message: Schema.decodeUnknownEither(HookEffect.Message, effectOptions),
-  return: Schema.decodeUnknownEither(HookEffect.Return, effectOptions),
-  inject: Schema.decodeUnknownEither(HookEffect.Inject, effectOptions),
-  stop: Schema.decodeUnknownEither(HookEffect.FlowStop, effectOptions),
-  continue: Schema.decodeUnknownEither(HookEffect.FlowContinue, effectOptions)
+  deny: Issue.acceptOrDecode(HookEffect.Deny, effectOptions),
+  allow: Issue.acceptOrDecode(HookEffect.Allow, effectOptions),
+  ask: Issue.acceptOrDecode(HookEffect.Ask, effectOptions),
+  modify: Issue.acceptOrDecode(HookEffect.Modify, effectOptions),
+  message: Issue.acceptOrDecode(HookEffect.Message, effectOptions),
+  return: Issue.acceptOrDecode(HookEffect.Return, effectOptions),
+  inject: Issue.acceptOrDecode(HookEffect.Inject, effectOptions),
+  stop: Issue.acceptOrDecode(HookEffect.FlowStop, effectOptions),
+  continue: Issue.acceptOrDecode(HookEffect.FlowContinue, effectOptions)
 }
 const isExtensions = Schema.is(Common.Extensions)
 const valueDecoders = new Map<Schema.Schema<any, any>, (u: unknown) => Either.Either<unknown, unknown>>()
 const decoderFor = (schema: Schema.Schema<any, any>) => {
   let decode = valueDecoders.get(schema)
   if (decode === undefined) {
-    decode = Schema.decodeUnknownEither(schema, { onExcessProperty: "error" })
+    decode = Issue.acceptOrDecode(schema, effectOptions)
     valueDecoders.set(schema, decode)
   }
   return decode

@@ -354,6 +354,26 @@ export const decoder = <A, I>(
 }
 
 /**
+ * `Schema.decodeUnknownEither(schema, options)` (all errors reported) that returns a valid
+ * input as it is: a plain predicate compiled once from the schema accepts it first, and
+ * only what that predicate does not accept is decoded. The predicate accepts nothing a
+ * schema with transformations would change, so the result is the decoded value either
+ * way; a valid input is simply not copied.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const acceptOrDecode = <A, I>(
+  schema: Schema.Schema<A, I>,
+  options: { readonly onExcessProperty?: "preserve" | "error" } = {}
+) => {
+  const accepts = compile(schema.ast, options.onExcessProperty)
+  const decode = Schema.decodeUnknownEither(schema, { errors: "all", ...options })
+  return (input: unknown): Either.Either<A, ParseResult.ParseError> =>
+    accepts(input) ? Either.right(input as A) : decode(input)
+}
+
+/**
  * Builds a check reporting exactly the issues `decoder(schema)` reports (an empty array
  * when the input is valid) without building the decoded value. A valid input is accepted
  * by a plain predicate compiled once from the schema, several times faster than decoding;

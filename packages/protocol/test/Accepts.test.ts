@@ -3,12 +3,14 @@ import { Arbitrary, Either, FastCheck, Schema } from "effect"
 import { closed } from "../src/Common.js"
 import { compile } from "../src/internal/accepts.js"
 import { corrupt } from "./corrupt.js"
+import * as HookEffect from "../src/HookEffect.js"
+import * as Issue from "../src/Issue.js"
 import * as Json from "../src/Json.js"
 
 /** Whether effect's decoder accepts `u` (it throws on a few hostile values, which it does not accept). */
-const decodes = (schema: Schema.Schema<any, any>, u: unknown) => {
+const decodes = (schema: Schema.Schema<any, any>, u: unknown, onExcessProperty: "preserve" | "error" = "preserve") => {
   try {
-    return Either.isRight(Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "preserve" })(u))
+    return Either.isRight(Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty })(u))
   } catch {
     return false
   }
@@ -61,6 +63,45 @@ describe("accepts", () => {
       else assert.strictEqual(accepts(broken), decoded)
     })
   }
+
+  const effects = {
+    deny: HookEffect.Deny,
+    allow: HookEffect.Allow,
+    ask: HookEffect.Ask,
+    modify: HookEffect.Modify,
+    message: HookEffect.Message,
+    return: HookEffect.Return,
+    stop: HookEffect.FlowStop,
+    continue: HookEffect.FlowContinue,
+    inject: HookEffect.Inject
+  } as const
+  for (const [name, schema] of Object.entries(effects)) {
+    const s = schema as Schema.Schema<any, any>
+    const accepts = compile(s.ast, "error")
+    const decode = Issue.acceptOrDecode(s, { onExcessProperty: "error" })
+    it.prop(`${name} effects, unknown members rejected: accepts exactly what the decoder accepts`, [
+      Arbitrary.make(s),
+      FastCheck.array(FastCheck.nat(), { maxLength: 3 }),
+      FastCheck.constantFrom<unknown>(null, 7, "", "x", [], {}, true, { extra: 1 })
+    ], ([value, choices, replacement]) => {
+      const encoded = Schema.encodeSync(s)(value)
+      if (!hasProtoMember(encoded)) {
+        assert.isTrue(accepts(encoded))
+        assert.strictEqual(Either.getOrThrow(decode(encoded)), encoded)
+      }
+      const broken = corrupt(encoded, choices, replacement)
+      const decoded = decodes(s, broken, "error")
+      if (hasProtoMember(broken)) assert.isTrue(!accepts(broken) || decoded)
+      else assert.strictEqual(accepts(broken), decoded)
+      assert.strictEqual(Either.isRight(decode(broken)), decoded)
+    })
+  }
+
+  it("an effect with an unknown member is left to the decoder, which reports it", () => {
+    const decode = Issue.acceptOrDecode(HookEffect.Allow, { onExcessProperty: "error" })
+    assert.isFalse(compile(HookEffect.Allow.ast, "error")({ type: "allow", why: 1 }))
+    assert.isTrue(Either.isLeft(decode({ type: "allow", why: 1 })))
+  })
 
   it("rejects unknown members of closed objects only, also when nested in open ones", () => {
     const accepts = compile(Shape.ast)

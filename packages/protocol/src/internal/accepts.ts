@@ -216,8 +216,9 @@ class Compiler {
 }
 
 /**
- * Compiles the acceptance check for `ast` decoded with unknown members of open objects kept
- * (closed objects reject them through their own annotations). Decoding with them ignored
- * accepts exactly the same inputs.
+ * Compiles the acceptance check for `ast` decoded with unknown members kept (`"preserve"`,
+ * the default; ignoring them accepts exactly the same inputs) or rejected (`"error"`),
+ * except where an object's own annotations say otherwise.
  */
-export const compile = (ast: AST.AST): ((u: unknown) => boolean) => new Compiler().check(ast, "preserve")
+export const compile = (ast: AST.AST, onExcessProperty: Excess = "preserve"): ((u: unknown) => boolean) =>
+  new Compiler().check(ast, onExcessProperty)
