@@ -31,8 +31,8 @@
  * `HttpClient`, whose per-request machinery measured at about twice the cost of the
  * exchange itself on loopback.
  *
- * Closing the endpoint's scope aborts exchanges in flight; they and later calls fail with
- * `closed`. Credentials never appear in errors, logs or span attributes. Under an
+ * Closing the endpoint's scope aborts exchanges in flight (OAuth token requests
+ * included); they and later calls fail with `closed`. Credentials never appear in errors, logs or span attributes. Under an
  * installed tracer every request carries the W3C `traceparent` of its span; under
  * Effect's built-in tracer (which exports nowhere) no trace header is sent.
  *
@@ -211,7 +211,8 @@ export const connect = (
         dispatcher,
         credentials,
         maxBodyBytes,
-        refreshMargin: Duration.decode(options.tokenRefreshMargin ?? defaults.tokenRefreshMargin)
+        refreshMargin: Duration.decode(options.tokenRefreshMargin ?? defaults.tokenRefreshMargin),
+        inFlight
       }, authentication)
       authorizer = Either.right({
         credential: Effect.asSome(tokens.get),

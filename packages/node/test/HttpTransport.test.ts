@@ -151,6 +151,23 @@ describe("HttpTransport", () => {
       assert.strictEqual((yield* httpRequests(backend.log)).length, 1)
     }).pipe(Effect.provide(TestLayer)))
 
+  it.scopedLive("closing the scope also aborts an OAuth token request in flight; the call fails with closed", () =>
+    Effect.gen(function*() {
+      const issuer = yield* httpBackend("never-answer")
+      const scope = yield* Scope.make()
+      const endpoint = yield* connect(issuer.url, {
+        type: "oauth",
+        issuer: issuer.origin,
+        resource: "r",
+        clientId: "harness",
+        flow: "client_credentials"
+      }).pipe(Scope.extend(scope))
+      const inFlight = yield* Effect.fork(endpoint.request(request(1)))
+      yield* waitForLog(issuer.log, (e) => e.event === "request" && e.path === "/.well-known/oauth-authorization-server")
+      yield* Scope.close(scope, Exit.void)
+      assert.strictEqual((yield* failureOf(Fiber.join(inFlight))).reason, "closed")
+    }).pipe(Effect.provide(TestLayer)))
+
   it.scopedLive("notifications succeed with 202 or 204 and no body; a body or another status fails", () =>
     Effect.gen(function*() {
       const backend = yield* httpBackend("ok", "--sequence", "202,204,ok,notify-with-body,500")

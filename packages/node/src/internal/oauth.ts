@@ -32,6 +32,8 @@ export interface OAuthConfig {
   readonly credentials: Credentials.CredentialResolver["Type"]
   readonly maxBodyBytes: number
   readonly refreshMargin: Duration.Duration
+  /** The endpoint's exchanges in flight: closing the endpoint also aborts a token request. */
+  readonly inFlight?: http.InFlight | undefined
 }
 
 interface Cached {
@@ -63,7 +65,7 @@ const readJsonObject = (
   outgoing: http.Outgoing,
   what: string
 ): Effect.Effect<Option.Option<Json.JsonObject>, TransportApi.TransportError> =>
-  Effect.flatMap(http.exchange(config.dispatcher, outgoing, config.maxBodyBytes, what), (incoming) => {
+  Effect.flatMap(http.exchange(config.dispatcher, outgoing, config.maxBodyBytes, what, config.inFlight), (incoming) => {
     if (incoming.status !== 200 || !http.isJson(incoming)) return Effect.succeedNone
     if (incoming.body === undefined) return Effect.fail(http.oversized(what, config.maxBodyBytes))
     return Effect.succeed(Either.match(Json.parseBytes(incoming.body), {
