@@ -32,9 +32,10 @@
  * exchange itself on loopback.
  *
  * Closing the endpoint's scope aborts exchanges in flight (OAuth token requests
- * included); they and later calls fail with `closed`. Credentials never appear in errors, logs or span attributes. Under an
- * installed tracer every request carries the W3C `traceparent` of its span; under
- * Effect's built-in tracer (which exports nowhere) no trace header is sent.
+ * included); they and later calls fail with `closed`. Credentials never appear in errors,
+ * logs or span attributes. Under an installed tracer every request carries the W3C
+ * `traceparent` of its span; under Effect's built-in tracer (which exports nowhere) no
+ * trace header is sent.
  *
  * @since 0.1.0
  */
