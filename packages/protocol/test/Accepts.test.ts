@@ -130,6 +130,12 @@ describe("accepts", () => {
     assert.isFalse(compile(Tree.ast)({ name: "r", children: [{ name: "c", children: [{ name: 1, children: [] }] }] }))
   })
 
+  it("leaves records keyed by template literals to the decoder", () => {
+    const schema = Schema.Record({ key: Schema.TemplateLiteral("x-", Schema.String), value: Schema.Number })
+    assert.isFalse(decodes(schema, { "x-a": "not a number" }))
+    assert.isFalse(compile(schema.ast)({ "x-a": "not a number" }))
+  })
+
   it("leaves transformations to the decoder", () => {
     const schema = Schema.Struct({ n: Schema.NumberFromString })
     assert.isTrue(decodes(schema, { n: "1" }))

@@ -4,14 +4,15 @@
  * objects per their annotations) would succeed with nothing lost. It never explains a
  * rejection — a `false` only means "ask the decoder", which then reports the issues.
  *
- * It is conservative by construction. Every node kind it cannot judge exactly
- * (transformations, decoding fallbacks, parse options other than the errors mode and an
- * excess-property policy of keep or error, asynchronous declarations, index signatures keyed by anything but strings or
- * symbols) compiles to `false`, and so does any object checked against an object schema
- * that has an own `__proto__` member or a prototype other than `Object.prototype` or
- * `null`. Objects are taken to hold only enumerable own members, as any value read from
- * JSON or written as a literal does. What it accepts, the decoder accepts: the property
- * tests compare both on valid and corrupted events of every type.
+ * It is conservative by construction. Every node kind it cannot judge exactly compiles to
+ * `false`: transformations, template literals, decoding fallbacks, parse options other
+ * than the errors mode and an excess-property policy of keep or error, asynchronous
+ * declarations, and index signatures keyed by anything but (refined) strings or symbols.
+ * So does any object checked against an object schema that has an own `__proto__` member
+ * or a prototype other than `Object.prototype` or `null`. Objects are taken to hold only
+ * enumerable own members, as any value read from JSON or written as a literal does. What
+ * it accepts, the decoder accepts: property tests compare both on valid and corrupted
+ * events of every type and effects of every kind.
  */
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -42,11 +43,13 @@ const policyOf = (ast: AST.AST, inherited: Excess): Excess | undefined => {
   return onExcessProperty ?? inherited
 }
 
-/** The index-signature keys of `u` that effect's decoder visits for `parameter`. */
+/**
+ * The index-signature keys of `u` that effect's decoder visits for `parameter`, when the
+ * parameter is one this module checks exactly (template-literal keys are not).
+ */
 const keysFor = (parameter: AST.AST): ((u: object) => ReadonlyArray<PropertyKey>) | undefined => {
   switch (parameter._tag) {
     case "StringKeyword":
-    case "TemplateLiteral":
       return Object.keys
     case "SymbolKeyword":
       return Object.getOwnPropertySymbols
