@@ -39,6 +39,10 @@ const schemas = {
   union: Shape,
   tuple: Schema.Tuple([Schema.String, Schema.optionalElement(Schema.Number)], Schema.Boolean),
   record: Schema.Record({ key: Schema.String, value: Schema.Number }).annotations(closed),
+  refinedKeys: Schema.Struct(
+    { fixed: Schema.Boolean },
+    Schema.Record({ key: Schema.String.pipe(Schema.minLength(3)), value: Schema.Union(Schema.Boolean, Schema.Number) })
+  ),
   refined: Schema.Struct({ low: Schema.Number, high: Schema.Number }).pipe(Schema.filter((r) => r.low <= r.high)),
   json: Schema.Struct({ payload: Json.Value, extra: Schema.optional(Json.AnyObject) }),
   enums: Schema.Struct({ e: Schema.Enums({ A: "a", B: 2 }), u: Schema.Union(Schema.Undefined, Schema.BigIntFromSelf) })
