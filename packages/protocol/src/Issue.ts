@@ -358,7 +358,8 @@ export const decoder = <A, I>(
  * input as it is: a plain predicate compiled once from the schema accepts it first, and
  * only what that predicate does not accept is decoded. The predicate accepts nothing a
  * schema with transformations would change, so the result is the decoded value either
- * way; a valid input is simply not copied.
+ * way; a valid input is simply not copied. Where effect's decoder would throw (a hostile
+ * value, see `decoder`), the result is a `ParseError` instead.
  *
  * @since 0.1.0
  * @category constructors
@@ -368,9 +369,12 @@ export const acceptOrDecode = <A, I>(
   options: { readonly onExcessProperty?: "preserve" | "error" } = {}
 ) => {
   const accepts = compile(schema.ast, options.onExcessProperty)
-  const decode = Schema.decodeUnknownEither(schema, { errors: "all", ...options })
-  return (input: unknown): Either.Either<A, ParseResult.ParseError> =>
-    accepts(input) ? Either.right(input as A) : decode(input)
+  const decode = guarded(Schema.decodeUnknownEither(schema, { errors: "all", ...options }))
+  return (input: unknown): Either.Either<A, ParseResult.ParseError> => {
+    if (accepts(input)) return Either.right(input as A)
+    return decode(input) ??
+      Either.left(new ParseResult.ParseError({ issue: new ParseResult.Type(schema.ast, input, unreadable.message) }))
+  }
 }
 
 /**

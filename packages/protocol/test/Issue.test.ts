@@ -60,10 +60,13 @@ describe("hostile values", () => {
   const event = JSON.parse(toolBefore(`"tool":{"name":"t","origin":"native","input":{}}`))
   const hostile = { ...event, items: [{ id: "p", kind: Object.create(null), mediaType: "text/plain", selection: "omit" }] }
 
-  it("are an issue, not a thrown error, from the decoder and the validator", () => {
+  it("are an issue or a parse error, never a thrown error", () => {
     const issue = { path: "", message: "holds a value that cannot be read as JSON (an object without a string form)" }
     assert.deepStrictEqual(decodeEvent(hostile), Either.left([issue]))
     assert.deepStrictEqual(Issue.validator(Event.Event)(hostile), [issue])
     assert.deepStrictEqual(Issue.validator(Event.Event)(event), [])
+    const decoded = Issue.acceptOrDecode(Event.Event)(hostile)
+    assert.isTrue(Either.isLeft(decoded))
+    assert.isTrue(Either.isRight(Issue.acceptOrDecode(Event.Event)(event)))
   })
 })
