@@ -85,7 +85,7 @@ class Receiver implements Undici.Dispatcher.DispatchHandler {
 
   onRequestStart(controller: Undici.Dispatcher.DispatchController): void {
     this.controller = controller
-    if (this.cancelled) this.stop()
+    if (this.cancelled) controller.abort(new Error("the exchange was stopped"))
   }
 
   onResponseStart(_: Undici.Dispatcher.DispatchController, statusCode: number, headers: Incoming["headers"]): void {
@@ -122,23 +122,29 @@ class Receiver implements Undici.Dispatcher.DispatchHandler {
   cancel(): void {
     if (this.resume === undefined) return
     this.cancelled = true
-    this.stop()
-    this.release()
+    this.end(undefined, "the exchange was stopped")
   }
 
-  /** The endpoint was closed: abort the exchange and fail it with `error`. */
+  /** The endpoint was closed: abort the exchange (now, or as soon as it starts) and fail it with `error`. */
   abort(error: TransportApi.TransportError): void {
-    const controller = this.controller
     this.cancelled = true
-    this.finish(Effect.fail(error))
-    controller?.abort(new Error("the exchange was stopped"))
+    this.end(Effect.fail(error), "the exchange was stopped")
   }
 
   /** The body is over the limit: answer without it and close the connection. */
   private cutOff(): void {
+    this.end(Effect.succeed({ status: this.status, headers: this.headers, body: undefined }), "the response body is over the limit")
+  }
+
+  /**
+   * Ends the exchange — answering `result`, or nobody when the caller is gone — and then
+   * aborts undici's request, whose error callback so finds nothing left to answer.
+   */
+  private end(result: Effect.Effect<Incoming, TransportApi.TransportError> | undefined, reason: string): void {
     const controller = this.controller
-    this.finish(Effect.succeed({ status: this.status, headers: this.headers, body: undefined }))
-    controller?.abort(new Error("the response body is over the limit"))
+    if (result === undefined) this.release()
+    else this.finish(result)
+    controller?.abort(new Error(reason))
   }
 
   private finish(result: Effect.Effect<Incoming, TransportApi.TransportError>): void {
@@ -155,10 +161,6 @@ class Receiver implements Undici.Dispatcher.DispatchHandler {
     this.controller = undefined
     this.headers = {}
     this.parts = []
-  }
-
-  private stop(): void {
-    this.controller?.abort(new Error("the exchange was stopped"))
   }
 }
 
