@@ -2,6 +2,7 @@
  * `pnpm bench`: runs every family (or those named with `--only a,b`), prints the table and
  * writes `bench/results.json`. Not part of the test run.
  */
+import * as floor from "./floor.js"
 import * as http from "./http.js"
 import * as inProcess from "./inProcess.js"
 import type { Pace } from "./measure.js"
@@ -22,6 +23,7 @@ const families: ReadonlyArray<readonly [string, () => Promise<Array<Row>>]> = [
   ["in-process", () => inProcess.run(pace)],
   ["stdio", () => stdio.run(transportPace)],
   ["http", () => http.run(transportPace)],
+  ["floor", () => floor.run({ ...transportPace, ops: 100 })],
   ["scale", () => scale.run({ ...pace, rounds: 10 })],
   ["memory", () => memory.run()]
 ]
