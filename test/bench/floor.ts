@@ -1,51 +1,110 @@
 /**
- * The floor under the transport rows' p50 targets: the raw stdio and HTTP loops with no
- * harness at all, run the way an Effect-native harness must run them — once as an
- * `Effect.async` in the caller's fiber, and once in a fiber forked per dispatch (what a
- * per-call deadline that can interrupt any exchange needs). Each is compared with the raw
- * loop itself, 1 backend and 1 KiB events. No targets: these rows say how much of a
- * transport row's ratio any Effect-native design pays before doing any protocol work.
+ * The floor under the transport rows' p50 targets, 1 backend and 1 KiB events, each floor
+ * compared with the raw loop itself. The raw stdio and HTTP loops with no harness at all,
+ * run the way an Effect-native harness must run them — once as an `Effect.async` in the
+ * caller's fiber, and once in a fiber forked per dispatch (what a per-call deadline that
+ * can interrupt any exchange needs). Then the protocol's own work around the raw loop, as
+ * one `Effect.async` with no fiber, lock, deadline or progress `Ref`: the event validated,
+ * projected for the subscriber, the step's capabilities computed, the request encoded, the
+ * answer parsed, staged and settled, with the harness's own pure functions. No targets:
+ * these rows say how much of a transport row's ratio is paid before any harness machinery.
  */
-import { Effect, Fiber, Layer, ManagedRuntime, Runtime } from "effect"
+import { Boundary, Grant, Projection, Registry, Settlement, Staging } from "@effect-ahp/harness"
+import { Common, Event, Framing, Intercept, Issue, Json } from "@effect-ahp/protocol"
+import { Effect, Either, Fiber, Layer, ManagedRuntime, Runtime, type Schema } from "effect"
 import * as fixtures from "./fixtures.js"
 import { type Batch, compare, type Pace, timeAsync, timeEffect } from "./measure.js"
 import { checkAnswer, httpClient, httpServer, lineClient } from "./raw.js"
 import { latencyRow, type Row } from "./report.js"
 
-/** One raw round trip: request encoded, sent, answer read and checked. */
-type RoundTrip = () => Promise<void>
+/** A connection to one backend: sends a request line and resolves with the answer's text. */
+type Send = (line: string) => Promise<string>
 
-/** `roundTrip` as an effect of the caller's fiber. */
-const asEffect = (roundTrip: RoundTrip): Effect.Effect<void> =>
-  Effect.async<void>((resume) => {
-    roundTrip().then(() => resume(Effect.void), (error) => resume(Effect.die(error)))
+const event = fixtures.toolBefore(fixtures.KiB)
+const line = fixtures.requestLine(event)
+
+/** One raw round trip: the encoded request sent, the answer read and checked. */
+const roundTrip = (send: Send) => async (): Promise<void> => checkAnswer(await send(line), "evt_bench")
+
+/** `operation` as an effect of the caller's fiber. */
+const asEffect = <A>(operation: () => Promise<A>): Effect.Effect<A> =>
+  Effect.async<A>((resume) => {
+    operation().then((a) => resume(Effect.succeed(a)), (error) => resume(Effect.die(error)))
   })
 
+/** The raw round trip as an effect of the caller's fiber. */
+const rawAsEffect = (send: Send): Effect.Effect<void> => asEffect(roundTrip(send))
+
 /**
- * `roundTrip` in a fiber started per dispatch on the caller's runtime and awaited (interrupted
- * if the caller is), as `Chain.run` runs its routes.
+ * The raw round trip in a fiber started per dispatch on the caller's runtime and awaited
+ * (interrupted if the caller is), as `Chain.run` runs its routes.
  */
-const inForkedFiber = (roundTrip: RoundTrip): Effect.Effect<void> =>
+const rawInForkedFiber = (send: Send): Effect.Effect<void> =>
   Effect.flatMap(Effect.runtime<never>(), (runtime) =>
     Effect.uninterruptibleMask((restore) => {
-      const fiber = Runtime.runFork(runtime, Effect.interruptible(asEffect(roundTrip)))
+      const fiber = Runtime.runFork(runtime, Effect.interruptible(rawAsEffect(send)))
       return Effect.onExit(restore(Fiber.await(fiber)), (exit) => exit._tag === "Success" ? Effect.void : Fiber.interrupt(fiber))
     }).pipe(Effect.flatten))
+
+const grant = Grant.full()
+const boundary = Boundary.of("tool.before")
+const validate = Issue.validator(Event.schemaFor("tool.before") as Schema.Schema<unknown, unknown>)
+
+/** What one dispatch must do around the round trip, with nothing of the harness's machinery. */
+const protocolWork = (send: Send): Effect.Effect<Settlement.Decision> => {
+  const registry = Either.getOrThrow(Registry.compile(fixtures.registration([fixtures.stdioTransport("ok")]), grant))
+  const route = registry.routes("tool.before").intercept[0]!
+  const provenance = { backend: route.backend.id, subscription: route.label, requestId: "evt_bench" }
+  return Effect.suspend(() => {
+    const accepted: Json.JsonObject = { ...event, id: "evt_bench", type: "tool.before" }
+    const issues = validate(accepted)
+    if (issues.length > 0) return Effect.dieMessage(`invalid bench event: ${issues[0]!.message}`)
+    const view = Projection.project(boundary, accepted, route.subscriber)
+    const capabilities = Grant.forStep(grant.events["tool.before"]!.intercept!, view, { remaining: 1, count: 0 })
+    const request: Json.JsonObject = {
+      jsonrpc: "2.0",
+      id: "evt_bench",
+      method: Intercept.method,
+      params: { protocolVersion: Common.protocolVersion, event: view.event, capabilities } as Json.JsonObject
+    }
+    const encoded = Framing.encodeText(request)
+    return Effect.flatMap(asEffect(() => send(encoded)), (text) => {
+      const staged = Staging.stage(Either.getOrThrow(Json.parse(text)), {
+        requestId: "evt_bench",
+        boundary,
+        capabilities,
+        view,
+        selection: route.subscriber.content,
+        event: accepted,
+        elicitationSchema: undefined
+      })
+      return Either.isLeft(staged)
+        ? Effect.dieMessage(`bench answer rejected: ${staged.left.detail}`)
+        : Effect.succeed(Settlement.settle(Settlement.accept(Settlement.initial(), staged.right, provenance)))
+    })
+  })
+}
+
+const floors = [
+  ["raw loop as one Effect", rawAsEffect],
+  ["raw loop in a fiber forked per dispatch", rawInForkedFiber],
+  ["protocol work around the raw loop as one Effect", protocolWork]
+] as const
 
 /** The rows of one transport: each floor against its own raw loop on separate backends. */
 const rowsOf = async (
   transport: string,
   pace: Pace,
-  connect: () => Promise<{ readonly roundTrip: RoundTrip; readonly close: () => Promise<void> }>
+  connect: () => Promise<{ readonly send: Send; readonly close: () => Promise<void> }>
 ): Promise<Array<Row>> => {
   const runtime = ManagedRuntime.make(Layer.empty)
   const rows: Array<Row> = []
-  for (const [label, wrap] of [["as one Effect", asEffect], ["in a fiber forked per dispatch", inForkedFiber]] as const) {
+  for (const [label, floorOf] of floors) {
     const [floor, raw] = [await connect(), await connect()]
     try {
-      const ours: Batch = timeEffect(runtime, wrap(floor.roundTrip))
-      const baseline: Batch = (ops) => timeAsync(ops, raw.roundTrip)
-      rows.push(latencyRow(`floor ${transport} 1 backend, 1 KiB: raw loop ${label}`, await compare(ours, baseline, pace)))
+      const ours: Batch = timeEffect(runtime, floorOf(floor.send))
+      const baseline: Batch = (ops) => timeAsync(ops, roundTrip(raw.send))
+      rows.push(latencyRow(`floor ${transport} 1 backend, 1 KiB: ${label}`, await compare(ours, baseline, pace)))
     } finally {
       await Promise.all([floor.close(), raw.close()])
     }
@@ -56,16 +115,15 @@ const rowsOf = async (
 
 /** The family: the stdio and HTTP floors. */
 export const run = async (pace: Pace): Promise<Array<Row>> => {
-  const event = fixtures.toolBefore(fixtures.KiB)
   const stdio = await rowsOf("stdio", pace, async () => {
     const client = lineClient("ok")
-    return { roundTrip: async () => checkAnswer(await client.roundTrip(fixtures.requestLine(event)), "evt_bench"), close: client.close }
+    return { send: client.roundTrip, close: client.close }
   })
   const http = await rowsOf("http", pace, async () => {
     const server = await httpServer("ok")
     const client = httpClient(server.url)
     return {
-      roundTrip: async () => checkAnswer(await client.post(Buffer.from(fixtures.requestLine(event))), "evt_bench"),
+      send: (text) => client.post(Buffer.from(text)),
       close: async () => {
         client.close()
         await server.close()
