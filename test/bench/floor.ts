@@ -3,8 +3,8 @@
  * compared with the raw loop itself. The raw stdio and HTTP loops with no harness at all,
  * run the way an Effect-native harness must run them — once as an `Effect.async` in the
  * caller's fiber, and once in a fiber forked per dispatch (what a per-call deadline that
- * can interrupt any exchange needs). Then the protocol's own work around the raw loop, as
- * one `Effect.async` with no fiber, lock, deadline or progress `Ref`: the event validated,
+ * can interrupt any exchange needs). Then the protocol's own work around the raw loop, in
+ * the caller's fiber with no forked fiber, lock, deadline or progress `Ref`: the event validated,
  * projected for the subscriber, the step's capabilities computed, the request encoded, the
  * answer parsed, staged and settled, with the harness's own pure functions. No targets:
  * these rows say how much of a transport row's ratio is paid before any harness machinery.
@@ -50,12 +50,14 @@ const grant = Grant.full()
 const boundary = Boundary.of("tool.before")
 const validate = Issue.validator(Event.schemaFor("tool.before") as Schema.Schema<unknown, unknown>)
 
+/** The one intercept route of the stdio and HTTP rows (its transport does not matter here). */
+const route = Either.getOrThrow(Registry.compile(fixtures.registration([fixtures.inProcessTransport(0)]), grant))
+  .routes("tool.before").intercept[0]!
+const provenance = { backend: route.backend.id, subscription: route.label, requestId: "evt_bench" }
+
 /** What one dispatch must do around the round trip, with nothing of the harness's machinery. */
-const protocolWork = (send: Send): Effect.Effect<Settlement.Decision> => {
-  const registry = Either.getOrThrow(Registry.compile(fixtures.registration([fixtures.stdioTransport("ok")]), grant))
-  const route = registry.routes("tool.before").intercept[0]!
-  const provenance = { backend: route.backend.id, subscription: route.label, requestId: "evt_bench" }
-  return Effect.suspend(() => {
+const protocolWork = (send: Send): Effect.Effect<Settlement.Decision> =>
+  Effect.suspend(() => {
     const accepted: Json.JsonObject = { ...event, id: "evt_bench", type: "tool.before" }
     const issues = validate(accepted)
     if (issues.length > 0) return Effect.dieMessage(`invalid bench event: ${issues[0]!.message}`)
@@ -83,7 +85,6 @@ const protocolWork = (send: Send): Effect.Effect<Settlement.Decision> => {
         : Effect.succeed(Settlement.settle(Settlement.accept(Settlement.initial(), staged.right, provenance)))
     })
   })
-}
 
 const floors = [
   ["raw loop as one Effect", rawAsEffect],
