@@ -26,14 +26,8 @@ const line = fixtures.requestLine(event)
 /** One raw round trip: the encoded request sent, the answer read and checked. */
 const roundTrip = (send: Send) => async (): Promise<void> => checkAnswer(await send(line), "evt_bench")
 
-/** `operation` as an effect of the caller's fiber. */
-const asEffect = <A>(operation: () => Promise<A>): Effect.Effect<A> =>
-  Effect.async<A>((resume) => {
-    operation().then((a) => resume(Effect.succeed(a)), (error) => resume(Effect.die(error)))
-  })
-
 /** The raw round trip as an effect of the caller's fiber. */
-const rawAsEffect = (send: Send): Effect.Effect<void> => asEffect(roundTrip(send))
+const rawAsEffect = (send: Send): Effect.Effect<void> => Effect.promise(roundTrip(send))
 
 /**
  * The raw round trip in a fiber started per dispatch on the caller's runtime and awaited
@@ -70,7 +64,7 @@ const protocolWork = (send: Send): Effect.Effect<Settlement.Decision> =>
       params: { protocolVersion: Common.protocolVersion, event: view.event, capabilities } as Json.JsonObject
     }
     const encoded = Framing.encodeText(request)
-    return Effect.flatMap(asEffect(() => send(encoded)), (text) => {
+    return Effect.flatMap(Effect.promise(() => send(encoded)), (text) => {
       const staged = Staging.stage(Either.getOrThrow(Json.parse(text)), {
         requestId: "evt_bench",
         boundary,
