@@ -1,38 +1,227 @@
 /**
- * The `ahp` command line.
+ * The `ahp` command line: every command's options, arguments, help text and exit codes.
+ * A command's implementation module is imported only when that command runs, so
+ * `ahp validate` loads neither the harness nor the transports, and `ahp serve` not the
+ * harness.
  *
  * @since 0.1.0
  */
-import { Command } from "@effect/cli"
-import * as Conformance from "./Conformance.js"
-import * as Demo from "./Demo.js"
-import * as Dispatch from "./Dispatch.js"
-import * as Inspect from "./Inspect.js"
-import * as Serve from "./Serve.js"
-import * as Validate from "./Validate.js"
+import type { FileSystem, Path } from "@effect/platform"
+import { Wire } from "@effect-ahp/protocol"
+import { Effect, Option } from "effect"
+import packageJson from "../package.json" with { type: "json" }
+import * as CommandLine from "./CommandLine.js"
+import type * as Io from "./Io.js"
 
 /**
- * The root command and its subcommands.
+ * What a parsed command line runs: sets the exit code, never fails.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Run = Effect.Effect<void, never, Io.ExitCode | FileSystem.FileSystem | Path.Path>
+
+/**
+ * The example backends `ahp serve` knows.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const exampleNames = ["shell-guard", "secret-redactor", "prompt-annotator", "audit", "slow"] as const
+
+/**
+ * An example backend's name.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ExampleName = typeof exampleNames[number]
+
+const load = <M>(module: () => Promise<M>, run: (module: M) => Run): Run => Effect.flatMap(Effect.promise(module), run)
+
+const interrupted = [130, "interrupted (Ctrl-C or SIGTERM)"] as const
+
+const unusable = "a usage error, or an input that cannot be read (missing, not a regular file, over 16 MiB, not UTF-8)"
+
+const validate = CommandLine.make({
+  name: "validate",
+  summary: "Validate AHP registrations and wire messages (.json, .jsonl)",
+  details: [
+    "Every problem is reported with its JSON Pointer; a .json file holds one document, a .jsonl file",
+    "one message per line. The kind of each document is inferred unless --kind names it."
+  ],
+  exitCodes: [[0, "every file is valid"], [1, "a file is invalid"], [2, unusable], interrupted],
+  options: {
+    kind: CommandLine.optionalChoice("kind", "KIND", Wire.kinds, "validate every file as this kind"),
+    json: CommandLine.flag("json", "print one JSON object with every verdict")
+  },
+  args: CommandLine.atLeastOne("FILE", "the documents to validate"),
+  run: ({ json, kind }, files): Run => load(() => import("./Validate.js"), (m) => m.run({ files, json, kind }))
+})
+
+const dispatch = CommandLine.make({
+  name: "dispatch",
+  summary: "Run one boundary call through the real harness and transports; print the result as JSON",
+  details: [
+    "Starts the registered backends, sends them the event, settles the decision, delivers the",
+    "observations, stops every process it started, and prints one JSON object on stdout (logs go to",
+    "stderr). id, time and source are filled in when the event has none."
+  ],
+  exitCodes: [
+    [0, "the call completed, whatever the decision (a deny included)"],
+    [2, `an invalid registration, event, grant or state (the JSON on stdout says which); ${unusable}`],
+    [130, "interrupted: the result is printed with \"interrupted\": true after every backend is stopped"]
+  ],
+  options: {
+    registration: CommandLine.text("registration", "FILE", "the registration document (JSON)"),
+    event: CommandLine.text("event", "FILE", "the boundary input: {\"type\": …, …the event's fields} (JSON)"),
+    capabilities: CommandLine.optionalText(
+      "capabilities",
+      "FILE",
+      "the host's grant: a capability manifest, or a map from event type to capabilities",
+      "default: everything each boundary permits"
+    ),
+    state: CommandLine.optionalText("state", "FILE", "the pending state before the first interceptor (JSON)"),
+    elicitationSchema: CommandLine.optionalText(
+      "elicitation-schema",
+      "FILE",
+      "the form schema an edit of an elicitation answer must satisfy (JSON)"
+    ),
+    source: CommandLine.optionalText(
+      "source",
+      "URI",
+      "the harness URI for an event without source",
+      "default: urn:effect-ahp:harness"
+    ),
+    observationTimeoutMs: CommandLine.integer(
+      "observation-timeout",
+      "MS",
+      "the bound of each observation delivery, in milliseconds",
+      { min: 1, default: 5000 }
+    ),
+    noWaitObservers: CommandLine.flag(
+      "no-wait-observers",
+      "print the result once the decision is settled (observations still complete before exit)"
+    ),
+    pretty: CommandLine.flag("pretty", "indent the JSON output")
+  },
+  run: (options): Run => load(() => import("./Dispatch.js"), (m) => m.main(options))
+})
+
+const inspect = CommandLine.make({
+  name: "inspect",
+  summary: "Send one message to one backend and classify what came back",
+  details: [
+    "Classifies the answer as no-effect, deny, effects or failure (observe mode: delivered or",
+    "not-delivered), with timings; credentials are redacted."
+  ],
+  exitCodes: [
+    [0, "the backend answered validly, or took the notification"],
+    [1, "the backend failed (timeout, crash, malformed answer, …) or did not take the notification"],
+    [2, `an invalid backend or event; ${unusable}`],
+    interrupted
+  ],
+  options: {
+    backend: CommandLine.text("backend", "FILE", "one backend of a registration, or a registration (JSON)"),
+    event: CommandLine.text("event", "FILE", "the event to send: {\"type\": …, …the event's fields} (JSON)"),
+    id: CommandLine.optionalText("id", "ID", "the backend to pick from a registration with several"),
+    mode: CommandLine.choice(
+      "mode",
+      "MODE",
+      ["intercept", "observe"] as const,
+      "send a hooks/intercept request or a hooks/observe notification",
+      "intercept"
+    ),
+    timeout: CommandLine.optionalInteger("timeout", "MS", "the deadline in milliseconds", {
+      min: 1,
+      note: "default: the subscription's, else 5000"
+    }),
+    json: CommandLine.flag("json", "print the report as one JSON object")
+  },
+  run: (options): Run => load(() => import("./Inspect.js"), (m) => m.run(options))
+})
+
+const serve = CommandLine.make({
+  name: "serve",
+  summary: "Serve an example policy backend over stdio or HTTP",
+  details: [
+    "--stdio reads one JSON-RPC message per line on stdin and answers on stdout; --http PORT",
+    "serves on 127.0.0.1 (0 picks a free port) and first prints `listening on <url>`."
+  ],
+  exitCodes: [
+    [0, "stdin ended (--stdio)"],
+    [2, "neither or both of --stdio and --http, or the port cannot be listened on"],
+    [130, "stopped (Ctrl-C or SIGTERM)"]
+  ],
+  options: {
+    stdio: CommandLine.flag("stdio", "serve over stdin/stdout (JSON lines)"),
+    http: CommandLine.optionalInteger("http", "PORT", "serve over HTTP on this port", { min: 0 }),
+    host: CommandLine.optionalText("host", "HOST", "the HTTP interface", "default: 127.0.0.1"),
+    auditFile: CommandLine.optionalText(
+      "audit-file",
+      "FILE",
+      "where the audit example appends its lines",
+      "default: ahp-audit.jsonl"
+    ),
+    delayMs: CommandLine.integer("delay-ms", "MS", "how long the slow example waits", { min: 0, default: 2000 })
+  },
+  args: CommandLine.oneArgOf("EXAMPLE", exampleNames, "the example backend"),
+  run: (options, name): Run =>
+    load(() => import("./Serve.js"), (m) =>
+      m.run({
+        ...options,
+        name,
+        host: Option.getOrElse(options.host, () => "127.0.0.1"),
+        auditFile: Option.getOrElse(options.auditFile, () => m.defaultOptions.auditFile)
+      }))
+})
+
+const demo = CommandLine.make({
+  name: "demo",
+  summary: "Run a scripted agent session through the example backends and trace every boundary",
+  exitCodes: [[0, "every decision is the expected one"], [1, "a decision differs from the expected one"], interrupted],
+  options: {
+    auditFile: CommandLine.optionalText(
+      "audit-file",
+      "FILE",
+      "keep the audit log in this file",
+      "default: a temporary file, removed"
+    )
+  },
+  run: (options): Run => load(() => import("./Demo.js"), (m) => m.run(options))
+})
+
+const conformance = CommandLine.make({
+  name: "conformance",
+  summary: "Run the official AHP fixtures and print a summary table",
+  exitCodes: [[0, "every check passes"], [1, "a check fails"], [2, "no fixtures found, or unreadable ones"], interrupted],
+  options: {
+    fixtures: CommandLine.optionalText(
+      "fixtures",
+      "DIR",
+      "the official data folder holding fixtures/draft/manifest.json",
+      "default: ../shared/ahp"
+    ),
+    json: CommandLine.flag("json", "print the summary as one JSON object")
+  },
+  run: (options): Run => load(() => import("./Conformance.js"), (m) => m.run(options))
+})
+
+/**
+ * The program: its commands and the exit-code convention they share.
  *
  * @since 0.1.0
  * @category commands
  */
-export const root = Command.make("ahp").pipe(
-  Command.withDescription("Agent Hooks Protocol tools: validate, dispatch, inspect, serve, demo, conformance"),
-  Command.withSubcommands([
-    Validate.command,
-    Dispatch.command,
-    Inspect.command,
-    Serve.command,
-    Demo.command,
-    Conformance.command
-  ])
-)
-
-/**
- * Runs the command line on arguments (without the node and script paths).
- *
- * @since 0.1.0
- * @category running
- */
-export const run = Command.run(root, { name: "ahp", version: "0.1.0" })
+export const program: CommandLine.Program<Run> = {
+  name: "ahp",
+  version: packageJson.version,
+  summary: "Agent Hooks Protocol tools",
+  commands: [validate, dispatch, inspect, serve, demo, conformance],
+  exitCodes: [
+    [0, "the command did its job (a deny decision included)"],
+    [1, "it ran and found problems in its subject: invalid documents, failing checks, a failing backend"],
+    [2, "it could not do what was asked: usage error, unreadable file, not JSON, invalid registration or event"],
+    interrupted
+  ]
+}

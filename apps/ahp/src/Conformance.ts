@@ -17,7 +17,6 @@
  *
  * @since 0.1.0
  */
-import { Command, Options } from "@effect/cli"
 import { FileSystem, Path } from "@effect/platform"
 import { Boundary, Grant, Registry, Staging } from "@effect-ahp/harness"
 import { type Event, Json, Wire } from "@effect-ahp/protocol"
@@ -284,44 +283,47 @@ export const render = (summary: Summary): string => {
 }
 
 /**
- * The `conformance` command.
+ * The options of `conformance`.
  *
  * @since 0.1.0
- * @category commands
+ * @category models
  */
-export const command = Command.make(
-  "conformance",
-  {
-    fixtures: Options.text("fixtures").pipe(
-      Options.withPseudoName("DIR"),
-      Options.withDescription("the official data folder holding fixtures/draft/manifest.json (default ../shared/ahp)"),
-      Options.optional
-    ),
-    json: Options.boolean("json").pipe(Options.withDescription("print the summary as one JSON object"))
-  },
-  ({ fixtures, json }) =>
-    Effect.gen(function*() {
-      const fs = yield* FileSystem.FileSystem
-      const path = yield* Path.Path
-      const tried = candidates(path, fixtures)
-      const found = yield* Effect.findFirst(
-        tried,
-        (root) => Effect.orElseSucceed(fs.exists(manifestPath(path, root)), () => false)
-      )
-      if (Option.isNone(found)) {
-        yield* Console.error(
-          `ahp conformance: no official fixtures found (looked for fixtures/draft/manifest.json in ${tried.join(", ")})`
-        )
-        return yield* Io.exitWith(Io.exitCodes.configuration)
-      }
-      const summary = yield* runAll(found.value)
-      yield* json ? Io.printJson(summary) : Console.log(render(summary))
-      yield* Io.exitWith(summary.failures.length === 0 ? 0 : 1)
-    }).pipe(
-      Effect.catchTag("InputError", (error) => Io.reportFailure(error)),
-      Effect.catchTags({
-        SystemError: (error) => Effect.zipRight(Console.error(`ahp conformance: ${error.message}`), Io.exitWith(1)),
-        BadArgument: (error) => Effect.zipRight(Console.error(`ahp conformance: ${error.message}`), Io.exitWith(1))
-      })
+export interface Options {
+  readonly fixtures: Option.Option<string>
+  readonly json: boolean
+}
+
+/**
+ * Finds the fixtures, runs them and prints the summary; sets the exit code (0 every check
+ * passes, 1 one fails, 2 no fixtures or unreadable ones).
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const run = ({ fixtures, json }: Options) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const tried = candidates(path, fixtures)
+    const found = yield* Effect.findFirst(
+      tried,
+      (root) => Effect.orElseSucceed(fs.exists(manifestPath(path, root)), () => false)
     )
-).pipe(Command.withDescription("Run the official AHP fixtures and print a summary table"))
+    if (Option.isNone(found)) {
+      yield* Console.error(
+        `ahp conformance: no official fixtures found (looked for fixtures/draft/manifest.json in ${tried.join(", ")})`
+      )
+      return yield* Io.exitWith(Io.exitCodes.failure)
+    }
+    const summary = yield* runAll(found.value)
+    yield* json ? Io.printJson(summary) : Console.log(render(summary))
+    yield* Io.exitWith(summary.failures.length === 0 ? Io.exitCodes.ok : Io.exitCodes.problems)
+  }).pipe(
+    Effect.catchTag("InputError", (error) => Io.reportFailure(error)),
+    Effect.catchTags({
+      SystemError: (error) =>
+        Effect.zipRight(Console.error(`ahp conformance: ${error.message}`), Io.exitWith(Io.exitCodes.failure)),
+      BadArgument: (error) =>
+        Effect.zipRight(Console.error(`ahp conformance: ${error.message}`), Io.exitWith(Io.exitCodes.failure))
+    })
+  )

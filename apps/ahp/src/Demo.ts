@@ -18,7 +18,6 @@
  *
  * @since 0.1.0
  */
-import { Command, Options } from "@effect/cli"
 import { FileSystem, Path } from "@effect/platform"
 import { Backend, Http } from "@effect-ahp/backend"
 import { Hooks } from "@effect-ahp/harness"
@@ -34,6 +33,7 @@ import * as SlowBackend from "./examples/SlowBackend.js"
 import * as Io from "./Io.js"
 import * as Recorder from "./Recorder.js"
 import * as Serve from "./Serve.js"
+import * as Style from "./Style.js"
 import * as Trace from "./Trace.js"
 
 /**
@@ -218,7 +218,7 @@ export interface Options {
  */
 export const demo = (options: Options) =>
   Effect.gen(function*() {
-    const s = Trace.style(options.colour)
+    const s = Style.style(options.colour)
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
     const auditFile = yield* Option.match(options.auditFile, {
@@ -295,22 +295,17 @@ export const demo = (options: Options) =>
   )
 
 /**
- * The `demo` command.
+ * Runs the demo with colour on a terminal (never with `NO_COLOR`); sets exit code 0 when
+ * every decision is the expected one, 1 when one differs, 2 when the demo cannot run (its
+ * backends or audit file cannot be set up; logged on stderr).
  *
  * @since 0.1.0
- * @category commands
+ * @category running
  */
-export const command = Command.make(
-  "demo",
-  {
-    auditFile: Io.fileOption(
-      "audit-file",
-      "keep the audit log in this file (default: a temporary file, removed)"
-    ).pipe(Options.optional)
-  },
-  ({ auditFile }) =>
-    Effect.flatMap(
-      demo({ auditFile, colour: process.stdout.isTTY === true && process.env.NO_COLOR === undefined }),
-      (ok) => Io.exitWith(ok ? 0 : 1)
+export const run = (options: { readonly auditFile: Option.Option<string> }) =>
+  demo({ auditFile: options.auditFile, colour: Style.colourFor(process.stdout) }).pipe(
+    Effect.flatMap((ok) => Io.exitWith(ok ? Io.exitCodes.ok : Io.exitCodes.problems)),
+    Effect.catchAll((error) =>
+      Effect.zipRight(Effect.logError("ahp demo cannot run", error), Io.exitWith(Io.exitCodes.failure))
     )
-).pipe(Command.withDescription("Run a scripted agent session through the example backends and trace every boundary"))
+  )

@@ -4,15 +4,13 @@
  * call through the real harness (`Hooks`) and the real Node transports, and prints one
  * JSON object on stdout (see `toJson`); logs go to stderr.
  *
- * Exit codes: 0 when the call completed, whatever the decision; 1 for unreadable input
- * (`{"error":"input",…}`); 2 for a configuration error (`{"error":"configuration",…}`);
- * 130 when interrupted (SIGINT or SIGTERM: the result is printed with `interrupted: true`
- * after every backend process has been stopped).
+ * Exit codes: 0 when the call completed, whatever the decision; 2 when it could not be made:
+ * unreadable input (`{"error":"input",…}`) or an invalid registration or grant
+ * (`{"error":"configuration",…}`); 130 when interrupted (SIGINT or SIGTERM: the result is
+ * printed with `interrupted: true` after every backend process has been stopped).
  *
  * @since 0.1.0
  */
-import { Command, Options } from "@effect/cli"
-import type { FileSystem } from "@effect/platform"
 import { Grant, Hooks, type RouteFailure } from "@effect-ahp/harness"
 import type { Observation } from "@effect-ahp/harness"
 import { NodeTransports } from "@effect-ahp/node"
@@ -222,7 +220,7 @@ const listenForSignals = (interrupt: Deferred.Deferred<void>) =>
  * @since 0.1.0
  * @category running
  */
-export const run = (options: Options): Effect.Effect<void, never, FileSystem.FileSystem | Io.ExitCode> =>
+export const run = (options: Options): Effect.Effect<void, never, Io.ExitCode> =>
   Effect.gen(function*() {
     const interrupt = yield* Deferred.make<void>()
     yield* listenForSignals(interrupt)
@@ -231,7 +229,11 @@ export const run = (options: Options): Effect.Effect<void, never, FileSystem.Fil
       grant: inputs.grant,
       source: Option.getOrUndefined(options.source),
       observationTimeoutMs: options.observationTimeoutMs
-    }).pipe(Effect.mapError((error) => new Io.ConfigError({ file: options.registration, issues: error.issues })))
+    }).pipe(
+      Effect.mapError((error) =>
+        new Io.ConfigError({ file: options.registration, issues: Io.withHints(inputs.registration, error.issues) })
+      )
+    )
     const scope = yield* Effect.scope
     const result = yield* hooks.dispatch(inputs.event.type, inputs.event.input, {
       state: inputs.state,
@@ -262,43 +264,13 @@ export const run = (options: Options): Effect.Effect<void, never, FileSystem.Fil
   )
 
 /**
- * The `dispatch` command. The call runs in a fiber of its own (a daemon: an interrupted
- * parent would interrupt its children at once) that the program waits for without being
- * interruptible, so a signal interrupts the call through its `interrupt` option, never the
- * printing or the release of the backends.
+ * Runs the `dispatch` command. The call runs in a fiber of its own (a daemon: an
+ * interrupted parent would interrupt its children at once) that the program waits for
+ * without being interruptible, so a signal interrupts the call through its `interrupt`
+ * option, never the printing or the release of the backends.
  *
  * @since 0.1.0
- * @category commands
+ * @category running
  */
-export const command = Command.make(
-  "dispatch",
-  {
-    registration: Io.fileOption("registration", "the registration document (JSON)"),
-    event: Io.fileOption("event", "the boundary input: {type, …fields} (JSON)"),
-    capabilities: Io.fileOption(
-      "capabilities",
-      "the host's grant: a capability manifest or a map from event type to capabilities"
-    ).pipe(Options.optional),
-    state: Io.fileOption("state", "the pending state before the first interceptor (JSON)").pipe(Options.optional),
-    elicitationSchema: Io.fileOption(
-      "elicitation-schema",
-      "the requested form schema an elicitation answer edit must satisfy (JSON)"
-    ).pipe(Options.optional),
-    source: Options.text("source").pipe(
-      Options.withPseudoName("URI"),
-      Options.withDescription("the harness URI used when the event has no source"),
-      Options.optional
-    ),
-    observationTimeoutMs: Options.integer("observation-timeout").pipe(
-      Options.withPseudoName("MS"),
-      Options.withDescription("the bound of each observation delivery, in milliseconds"),
-      Options.withDefault(5000)
-    ),
-    noWaitObservers: Options.boolean("no-wait-observers").pipe(
-      Options.withDescription("print the result before observations are delivered (they are still delivered)")
-    ),
-    pretty: Options.boolean("pretty").pipe(Options.withDescription("indent the JSON output"))
-  },
-  (options) =>
-    Effect.flatMap(Effect.forkDaemon(run(options)), (fiber) => Effect.uninterruptible(Fiber.join(fiber)))
-).pipe(Command.withDescription("Run one boundary call through the real harness and transports; print the result as JSON"))
+export const main = (options: Options): Effect.Effect<void, never, Io.ExitCode> =>
+  Effect.flatMap(Effect.forkDaemon(run(options)), (fiber) => Effect.uninterruptible(Fiber.join(fiber)))

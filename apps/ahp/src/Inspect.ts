@@ -20,20 +20,19 @@
  * Credentials are never shown: secret-like members are masked and the values of the
  * environment variables the backend's authentication names are scrubbed from every text.
  *
- * Exit codes: 0 when the backend answered validly (or the notification was delivered), 3
- * for an operational failure or an undelivered notification, 1 for unreadable input, 2 for
- * a configuration error.
+ * Exit codes: 0 when the backend answered validly (or the notification was delivered); 1
+ * for an operational failure or an undelivered notification (a problem with the backend);
+ * 2 when the message could not be sent: unreadable input or an invalid backend.
  *
  * @since 0.1.0
  */
-import { Command, Options } from "@effect/cli"
-import type { FileSystem } from "@effect/platform"
 import { Grant, Hooks } from "@effect-ahp/harness"
 import { NodeTransports } from "@effect-ahp/node"
 import { Json, Registration } from "@effect-ahp/protocol"
 import { Console, Duration, Effect, Layer, Option } from "effect"
 import * as Brief from "./Brief.js"
 import * as Dispatch from "./Dispatch.js"
+import { didYouMean } from "./internal/suggest.js"
 import * as Io from "./Io.js"
 import * as Recorder from "./Recorder.js"
 
@@ -44,14 +43,6 @@ import * as Recorder from "./Recorder.js"
  * @category models
  */
 export type Classification = "no-effect" | "deny" | "effects" | "failure" | "delivered" | "not-delivered"
-
-/**
- * The exit code after an operational failure or an undelivered notification.
- *
- * @since 0.1.0
- * @category exit codes
- */
-export const failureExitCode = 3
 
 const secretKey =
   /^(?:authorization|cookie|set-cookie|token|access_token|refresh_token|id_token|client_secret|password|secret|api[-_]?key)$/i
@@ -103,10 +94,12 @@ const pickBackend = (document: Json.JsonObject, id: Option.Option<string>, file:
     onSome: (wanted) => backends.find((b) => b.id === wanted)
   })
   if (chosen !== undefined) return Effect.succeed(chosen)
+  const ids = backends.flatMap((b) => typeof b.id === "string" ? [b.id] : [])
+  if (ids.length === 0) return fail(`the registration ${file} lists no backend`)
   return fail(
     Option.isSome(id)
-      ? `the registration ${file} has no backend ${id.value}`
-      : `the registration ${file} lists ${backends.length} backends: pick one with --id`
+      ? `the registration ${file} has no backend ${id.value}${didYouMean(id.value, ids)}; its backends: ${ids.join(", ")}`
+      : `the registration ${file} lists ${backends.length} backends: pick one with --id (${ids.join(", ")})`
   )
 }
 
@@ -212,7 +205,7 @@ export const inspect = (options: Options) =>
     const { subscription, timeoutMs } = subscriptionFor(backend, event.type, options.mode, options.timeout)
     const registration = { protocolVersion: "draft", hooks: [{ ...backend, subscriptions: [subscription] }] }
     const hooks = yield* Hooks.make(registration, { grant: Grant.full(), observationTimeoutMs: timeoutMs }).pipe(
-      Effect.mapError((error) => new Io.ConfigError({ file: options.backend, issues: error.issues }))
+      Effect.mapError((error) => new Io.ConfigError({ file: options.backend, issues: Io.withHints(registration, error.issues) }))
     )
     const [elapsed, result] = yield* Effect.timed(
       hooks.dispatch(event.type, event.input).pipe(
@@ -268,12 +261,16 @@ export const render = (report: Report): string => {
  * @since 0.1.0
  * @category running
  */
-export const run = (options: Options): Effect.Effect<void, never, FileSystem.FileSystem | Io.ExitCode> =>
+export const run = (options: Options): Effect.Effect<void, never, Io.ExitCode> =>
   inspect(options).pipe(
     Effect.flatMap((report) =>
       Effect.zipRight(
         options.json ? Io.printJson(report) : Console.log(render(report)),
-        Io.exitWith(report.classification === "failure" || report.classification === "not-delivered" ? failureExitCode : 0)
+        Io.exitWith(
+          report.classification === "failure" || report.classification === "not-delivered"
+            ? Io.exitCodes.problems
+            : Io.exitCodes.ok
+        )
       )
     ),
     Effect.catchTags({
@@ -281,33 +278,3 @@ export const run = (options: Options): Effect.Effect<void, never, FileSystem.Fil
       ConfigError: (error) => Io.reportFailure(error)
     })
   )
-
-/**
- * The `inspect` command.
- *
- * @since 0.1.0
- * @category commands
- */
-export const command = Command.make(
-  "inspect",
-  {
-    backend: Io.fileOption("backend", "one backend of a registration, or a registration (JSON)"),
-    event: Io.fileOption("event", "the event to send: {type, …fields} (JSON)"),
-    id: Options.text("id").pipe(
-      Options.withPseudoName("ID"),
-      Options.withDescription("the backend to pick from a registration"),
-      Options.optional
-    ),
-    mode: Options.choice("mode", ["intercept", "observe"]).pipe(
-      Options.withDescription("send a hooks/intercept request or a hooks/observe notification"),
-      Options.withDefault("intercept" as const)
-    ),
-    timeout: Options.integer("timeout").pipe(
-      Options.withPseudoName("MS"),
-      Options.withDescription("the deadline in milliseconds (default: the subscription's, else 5000)"),
-      Options.optional
-    ),
-    json: Options.boolean("json").pipe(Options.withDescription("print the report as one JSON object"))
-  },
-  run
-).pipe(Command.withDescription("Send one message to one backend and classify what came back"))

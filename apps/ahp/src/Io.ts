@@ -1,10 +1,17 @@
 /**
- * What the commands share: reading JSON input files with one clear message per problem,
- * printing JSON results, the documented failure objects, and the process exit code.
+ * What the commands share: the exit-code convention, reading input files strictly, printing
+ * JSON results, and the documented failure objects.
  *
- * - Unreadable input (a missing file, invalid JSON, a value of the wrong shape) is an
- *   `InputError`, printed as `{"error":"input","file":…,"message":…,"issues":[…]}`.
- * - An unusable registration or grant is a `ConfigError`, printed as
+ * - Exit codes, the same for every command: 0 the command did its job (a `deny` decision
+ *   included), 1 it ran and found problems in its subject, 2 it could not do what was
+ *   asked, 130 it was interrupted (SIGINT or SIGTERM).
+ * - Input files are read from regular files only (a FIFO, a directory or a device is
+ *   refused before anything is read, so nothing can block), at most `maxInputBytes`
+ *   (16 MiB), as strict UTF-8 (the first ill-formed byte is reported with its offset; a
+ *   leading byte-order mark is skipped), in chunks, so a signal interrupts the loading.
+ * - Unreadable input (missing, not a regular file, too large, not UTF-8, not JSON, of the
+ *   wrong shape) is an `InputError`, printed as `{"error":"input","file":…,"message":…,
+ *   "issues":[…]}`; an unusable registration or grant is a `ConfigError`, printed as
  *   `{"error":"configuration","file":…,"issues":[{"code","path","message"}]}`.
  *
  * Every JSON text goes through the protocol's lossless `Json.parse` / `Json.stringify`, so
@@ -12,18 +19,21 @@
  *
  * @since 0.1.0
  */
-import { Options } from "@effect/cli"
-import { FileSystem } from "@effect/platform"
 import { Event, Json } from "@effect-ahp/protocol"
 import { Console, Context, Data, Effect, Either, Ref } from "effect"
+import { isUtf8 } from "node:buffer"
+import * as NodeFs from "node:fs"
+import type { FileHandle } from "node:fs/promises"
+import { didYouMean } from "./internal/suggest.js"
+import { firstInvalidOffset } from "./internal/utf8.js"
 
 /**
- * The exit code the program ends with (set by the commands, read by `bin.ts`).
+ * The exit code the program ends with (set by the commands, read by `Main.ts`).
  *
  * @since 0.1.0
  * @category tags
  */
-export class ExitCode extends Context.Tag("@effect-ahp/ahp/ExitCode")<ExitCode, Ref.Ref<number>>() {}
+export class ExitCode extends Context.Tag("@effect-ahp/cli/ExitCode")<ExitCode, Ref.Ref<number>>() {}
 
 /**
  * Sets the exit code.
@@ -35,15 +45,17 @@ export const exitWith = (code: number): Effect.Effect<void, never, ExitCode> =>
   Effect.flatMap(ExitCode, (ref) => Ref.set(ref, code))
 
 /**
- * The documented exit codes.
+ * The exit codes every command uses: `ok` it did its job, `problems` it found problems in
+ * its subject, `failure` it could not do what was asked (usage, unreadable or invalid
+ * input), `interrupted` by SIGINT or SIGTERM.
  *
  * @since 0.1.0
  * @category exit codes
  */
 export const exitCodes = {
   ok: 0,
-  input: 1,
-  configuration: 2,
+  problems: 1,
+  failure: 2,
   interrupted: 130
 } as const
 
@@ -93,18 +105,107 @@ export class ConfigError extends Data.TaggedError("ConfigError")<{
   readonly issues: ReadonlyArray<ConfigIssue>
 }> {}
 
-const describeSystemError = (reason: string): string => {
-  switch (reason) {
-    case "NotFound":
+/**
+ * The largest input file read: 16 MiB.
+ *
+ * @since 0.1.0
+ * @category input
+ */
+export const maxInputBytes = 16 * 1024 * 1024
+
+const chunkBytes = 1024 * 1024
+
+const systemReason = (cause: unknown): string => {
+  const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : undefined
+  switch (code) {
+    case "ENOENT":
       return "no such file"
-    case "PermissionDenied":
+    case "EACCES":
+    case "EPERM":
       return "permission denied"
-    case "BadResource":
-      return "not a readable file"
+    case "EISDIR":
+      return "it is a directory"
+    case "ELOOP":
+      return "too many levels of symbolic links"
+    case "ENAMETOOLONG":
+      return "the name is too long"
+    case "ENOTDIR":
+      return "a part of the path is not a directory"
     default:
-      return reason
+      return code ?? String(cause)
   }
 }
+
+const kindOf = (stats: NodeFs.Stats): string =>
+  stats.isDirectory()
+    ? "a directory"
+    : stats.isFIFO()
+    ? "a FIFO (named pipe)"
+    : stats.isCharacterDevice()
+    ? "a character device"
+    : stats.isBlockDevice()
+    ? "a block device"
+    : stats.isSocket()
+    ? "a socket"
+    : "not a regular file"
+
+const inputError = (file: string, message: string) => new InputError({ file, message, issues: [] })
+
+const tooLarge = (file: string, what: string) =>
+  inputError(file, `the ${what} file ${file} is larger than the ${maxInputBytes / 1024 / 1024} MiB input limit`)
+
+const attempt = <A>(file: string, what: string, run: () => Promise<A>) =>
+  Effect.tryPromise({
+    try: run,
+    catch: (cause) => inputError(file, `cannot read the ${what} file ${file}: ${systemReason(cause)}`)
+  })
+
+const readBytes = (handle: FileHandle, file: string, what: string) =>
+  Effect.gen(function*() {
+    const stats = yield* attempt(file, what, () => handle.stat())
+    if (!stats.isFile()) {
+      return yield* inputError(file, `the ${what} file ${file} is ${kindOf(stats)}: inputs are read from regular files only`)
+    }
+    if (stats.size > maxInputBytes) return yield* tooLarge(file, what)
+    const chunks: Array<Buffer> = []
+    let total = 0
+    while (true) {
+      const buffer = Buffer.allocUnsafe(Math.min(chunkBytes, maxInputBytes + 1 - total))
+      const { bytesRead } = yield* attempt(file, what, () => handle.read(buffer, 0, buffer.length, null))
+      if (bytesRead === 0) break
+      total += bytesRead
+      if (total > maxInputBytes) return yield* tooLarge(file, what)
+      chunks.push(buffer.subarray(0, bytesRead))
+    }
+    return Buffer.concat(chunks, total)
+  })
+
+const decodeUtf8 = (bytes: Buffer, file: string, what: string): Either.Either<string, InputError> => {
+  const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0
+  if (isUtf8(bytes)) return Either.right(bytes.toString("utf8", start))
+  const offset = firstInvalidOffset(bytes) ?? 0
+  const byte = bytes[offset]!.toString(16).padStart(2, "0")
+  return Either.left(
+    inputError(file, `the ${what} file ${file} is not valid UTF-8: byte 0x${byte} at offset ${offset} starts no valid sequence`)
+  )
+}
+
+/**
+ * Reads one input file as text, strictly: a regular file of at most `maxInputBytes`, in
+ * well-formed UTF-8. Opening never blocks (a FIFO is refused, not waited on) and the reading
+ * can be interrupted between chunks.
+ *
+ * @since 0.1.0
+ * @category input
+ */
+export const readText = (file: string, what: string): Effect.Effect<string, InputError> =>
+  Effect.acquireUseRelease(
+    Effect.interruptible(
+      attempt(file, what, () => NodeFs.promises.open(file, NodeFs.constants.O_RDONLY | NodeFs.constants.O_NONBLOCK))
+    ),
+    (handle) => Effect.flatMap(readBytes(handle, file, what), (bytes) => decodeUtf8(bytes, file, what)),
+    (handle) => Effect.ignore(Effect.tryPromise(() => handle.close()))
+  )
 
 /**
  * Reads and parses one JSON file; `what` names the file in messages ("event",
@@ -113,31 +214,12 @@ const describeSystemError = (reason: string): string => {
  * @since 0.1.0
  * @category input
  */
-export const readJson = (
-  file: string,
-  what: string
-): Effect.Effect<Json.JsonValue, InputError, FileSystem.FileSystem> =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const text = yield* fs.readFileString(file).pipe(
-      Effect.mapError((error) =>
-        new InputError({
-          file,
-          message: `cannot read the ${what} file ${file}: ${
-            error._tag === "SystemError" ? describeSystemError(error.reason) : error.message
-          }`,
-          issues: []
-        })
-      )
-    )
-    return yield* Either.match(Json.parse(text), {
-      onLeft: (error) =>
-        Effect.fail(
-          new InputError({ file, message: `the ${what} file ${file} is not JSON: ${error.message}`, issues: [] })
-        ),
+export const readJson = (file: string, what: string): Effect.Effect<Json.JsonValue, InputError> =>
+  Effect.flatMap(readText(file, what), (text) =>
+    Either.match(Json.parse(text), {
+      onLeft: (error) => Effect.fail(inputError(file, `the ${what} file ${file} is not JSON: ${error.message}`)),
       onRight: Effect.succeed
-    })
-  })
+    }))
 
 /**
  * Reads a JSON file that must hold an object.
@@ -145,10 +227,7 @@ export const readJson = (
  * @since 0.1.0
  * @category input
  */
-export const readObject = (
-  file: string,
-  what: string
-): Effect.Effect<Json.JsonObject, InputError, FileSystem.FileSystem> =>
+export const readObject = (file: string, what: string): Effect.Effect<Json.JsonObject, InputError> =>
   Effect.flatMap(readJson(file, what), (value) =>
     Json.isObject(value)
       ? Effect.succeed(value)
@@ -177,7 +256,7 @@ export interface EventInput {
  * @since 0.1.0
  * @category input
  */
-export const readEvent = (file: string): Effect.Effect<EventInput, InputError, FileSystem.FileSystem> =>
+export const readEvent = (file: string): Effect.Effect<EventInput, InputError> =>
   Effect.flatMap(readObject(file, "event"), (input) => {
     const type = input.type
     if (type === undefined) {
@@ -193,12 +272,60 @@ export const readEvent = (file: string): Effect.Effect<EventInput, InputError, F
       return Effect.fail(
         new InputError({
           file,
-          message: `the event file ${file} has an unknown event type ${Json.stringify(type)}`,
+          message: `the event file ${file} has an unknown event type ${Json.stringify(type)}${
+            typeof type === "string" ? didYouMean(type, Event.eventTypes, (t) => JSON.stringify(t)) : ""
+          }`,
           issues: [{ path: "/type", message: `${Json.stringify(type)} is not a catalogue event type` }]
         })
       )
     }
     return Effect.succeed({ type, input })
+  })
+
+const valueAt = (document: Json.JsonValue | undefined, pointer: string): Json.JsonValue | undefined => {
+  let current = document
+  for (const raw of pointer === "" ? [] : pointer.slice(1).split("/")) {
+    const key = raw.replace(/~1/g, "/").replace(/~0/g, "~")
+    if (Array.isArray(current)) current = current[Number(key)]
+    else if (Json.isObject(current)) current = Object.hasOwn(current, key) ? current[key] : undefined
+    else return undefined
+  }
+  return current
+}
+
+const selectors: ReadonlyArray<string> = [
+  ...Event.eventTypes,
+  ...new Set(Event.eventTypes.map((type) => `${Event.family(type)}.*`)),
+  "*"
+]
+
+/** The string literals an issue message says were expected (before its `, got …`). */
+const expectedLiterals = (message: string): Array<string> => {
+  const got = message.lastIndexOf(", got ")
+  const head = got === -1 ? message : message.slice(0, got)
+  return [...head.matchAll(/"((?:[^"\\]|\\.)*)"/g)].flatMap((m) => {
+    const parsed = Json.parse(`"${m[1]}"`)
+    return Either.isRight(parsed) && typeof parsed.right === "string" ? [parsed.right] : []
+  })
+}
+
+/**
+ * Adds "did you mean" to issues about a mistyped string: an event selector (`tool.befor`)
+ * or a value outside a fixed set (`fail-close`), found in `document` at the issue's path.
+ *
+ * @since 0.1.0
+ * @category output
+ */
+export const withHints = <I extends { readonly path: string; readonly message: string }>(
+  document: Json.JsonValue | undefined,
+  issues: ReadonlyArray<I>
+): Array<I> =>
+  issues.map((issue) => {
+    const value = valueAt(document, issue.path)
+    if (typeof value !== "string" || issue.message.includes("did you mean")) return issue
+    const known = /\/events\/\d+$/.test(issue.path) ? selectors : expectedLiterals(issue.message)
+    const hint = didYouMean(value, known, (text) => JSON.stringify(text))
+    return hint === "" ? issue : { ...issue, message: `${issue.message}${hint}` }
   })
 
 /**
@@ -237,7 +364,7 @@ export const configErrorJson = (error: ConfigError): Json.JsonObject => ({
 
 /**
  * Prints an input or configuration error (on stdout, as the command's one JSON object) and
- * sets the matching exit code.
+ * sets exit code 2.
  *
  * @since 0.1.0
  * @category output
@@ -247,14 +374,5 @@ export const reportFailure = (
   pretty = false
 ): Effect.Effect<void, never, ExitCode> =>
   error._tag === "InputError"
-    ? Effect.zipRight(printJson(inputErrorJson(error), pretty), exitWith(exitCodes.input))
-    : Effect.zipRight(printJson(configErrorJson(error), pretty), exitWith(exitCodes.configuration))
-
-/**
- * A `--NAME FILE` option holding a file path, with its help text.
- *
- * @since 0.1.0
- * @category options
- */
-export const fileOption = (name: string, description: string): Options.Options<string> =>
-  Options.text(name).pipe(Options.withPseudoName("FILE"), Options.withDescription(description))
+    ? Effect.zipRight(printJson(inputErrorJson(error), pretty), exitWith(exitCodes.failure))
+    : Effect.zipRight(printJson(configErrorJson(error), pretty), exitWith(exitCodes.failure))

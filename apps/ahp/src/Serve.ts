@@ -14,7 +14,6 @@
  *
  * @since 0.1.0
  */
-import { Args, Command, Options } from "@effect/cli"
 import type { FileSystem } from "@effect/platform"
 import { Backend, Http, Stdio } from "@effect-ahp/backend"
 import type { Registration } from "@effect-ahp/protocol"
@@ -25,21 +24,17 @@ import * as PromptAnnotator from "./examples/PromptAnnotator.js"
 import * as SecretRedactor from "./examples/SecretRedactor.js"
 import * as ShellGuard from "./examples/ShellGuard.js"
 import * as SlowBackend from "./examples/SlowBackend.js"
+import type { ExampleName } from "./Cli.js"
 import * as Io from "./Io.js"
 
 /**
- * The example names.
+ * The example names (defined with the command line, which lists them without loading the
+ * examples).
  *
  * @since 0.1.0
  * @category models
  */
-export const exampleNames = ["shell-guard", "secret-redactor", "prompt-annotator", "audit", "slow"] as const
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type ExampleName = typeof exampleNames[number]
+export { type ExampleName, exampleNames } from "./Cli.js"
 
 /**
  * Settings of the examples that have any.
@@ -87,16 +82,17 @@ export const example = (
 }
 
 /**
- * The path of the running bundle (`dist/ahp.mjs` when run through `pnpm ahp`).
+ * The path of the running `ahp` executable: the script node was started with (the bundle's
+ * `ahp.mjs`, the installed `ahp` bin, or the workspace's `apps/ahp/bin/ahp.mjs`).
  *
  * @since 0.1.0
  * @category processes
  */
-export const bundlePath = (): string => fileURLToPath(import.meta.url)
+export const bundlePath = (): string => process.argv[1] ?? fileURLToPath(import.meta.url)
 
 /**
- * A persistent stdio transport running an example from this bundle:
- * `node <bundle> serve <example> --stdio`.
+ * A persistent stdio transport running an example with this executable:
+ * `node <ahp> serve <example> --stdio`.
  *
  * @since 0.1.0
  * @category processes
@@ -118,52 +114,43 @@ const serveHttp = (layer: Layer.Layer<Backend.Handlers, never, FileSystem.FileSy
     Effect.catchTag("ServeError", (error) =>
       Effect.zipRight(
         Console.error(`ahp serve: cannot listen on ${host}:${port}: ${String(error.cause)}`),
-        Io.exitWith(Io.exitCodes.input)
+        Io.exitWith(Io.exitCodes.failure)
       ))
   )
 
 /**
- * The `serve` command.
+ * The options of `serve`.
  *
  * @since 0.1.0
- * @category commands
+ * @category models
  */
-export const command = Command.make(
-  "serve",
-  {
-    name: Args.choice(exampleNames.map((n) => [n, n] as const), { name: "EXAMPLE" }),
-    stdio: Options.boolean("stdio").pipe(Options.withDescription("serve over stdin/stdout (JSON lines)")),
-    http: Options.integer("http").pipe(
-      Options.withPseudoName("PORT"),
-      Options.withDescription("serve over HTTP on this port (0 picks a free one)"),
-      Options.optional
-    ),
-    host: Options.text("host").pipe(
-      Options.withPseudoName("HOST"),
-      Options.withDescription("HTTP interface"),
-      Options.withDefault("127.0.0.1")
-    ),
-    auditFile: Io.fileOption(
-      "audit-file",
-      "where the audit example appends its lines"
-    ).pipe(Options.withDefault(defaultOptions.auditFile)),
-    delayMs: Options.integer("delay-ms").pipe(
-      Options.withPseudoName("MS"),
-      Options.withDescription("how long the slow example waits"),
-      Options.withDefault(2000)
+export interface Options {
+  readonly name: ExampleName
+  readonly stdio: boolean
+  readonly http: Option.Option<number>
+  readonly host: string
+  readonly auditFile: string
+  readonly delayMs: number
+}
+
+/**
+ * Serves the example until stdin ends (`--stdio`) or the program is stopped (`--http`);
+ * exit code 2 when neither or both are asked for, or when it cannot listen.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const run = ({ auditFile, delayMs, host, http, name, stdio }: Options) => {
+  const layer = example(name, { auditFile, delay: Duration.millis(delayMs) })
+  if (stdio === Option.isSome(http)) {
+    return Effect.zipRight(
+      Console.error("ahp serve: choose exactly one of --stdio and --http PORT"),
+      Io.exitWith(Io.exitCodes.failure)
     )
-  },
-  ({ auditFile, delayMs, host, http, name, stdio }) => {
-    const layer = example(name, { auditFile, delay: Duration.millis(delayMs) })
-    if (stdio === Option.isSome(http)) {
-      return Effect.zipRight(
-        Console.error("ahp serve: choose exactly one of --stdio and --http PORT"),
-        Io.exitWith(Io.exitCodes.configuration)
-      )
-    }
-    return Option.match(http, {
-      onNone: () => Stdio.serve(layer).pipe(Effect.catchAll(() => Io.exitWith(1))),
-      onSome: (port) => serveHttp(layer, port, host)
-    })
   }
-).pipe(Command.withDescription("Serve an example policy backend over stdio or HTTP"))
+  const serving: Effect.Effect<void, unknown, FileSystem.FileSystem | Io.ExitCode> = Option.match(http, {
+    onNone: () => Stdio.serve(layer),
+    onSome: (port) => serveHttp(layer, port, host)
+  })
+  return Effect.catchAll(serving, () => Io.exitWith(Io.exitCodes.failure))
+}

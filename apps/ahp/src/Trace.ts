@@ -3,7 +3,7 @@
  * route in order, what its backend was offered and answered, and whether the answer was
  * accepted or rejected (and what the failure policy did); the observations; and the
  * settled decision. Colour is used only when asked for (the demo asks when stdout is a
- * terminal and `NO_COLOR` is unset).
+ * terminal and `NO_COLOR` is not set).
  *
  * @since 0.1.0
  */
@@ -11,36 +11,7 @@ import type { Hooks, Registry } from "@effect-ahp/harness"
 import { Json } from "@effect-ahp/protocol"
 import * as Brief from "./Brief.js"
 import type * as Recorder from "./Recorder.js"
-
-/**
- * Text styles; identity functions when colour is off.
- *
- * @since 0.1.0
- * @category formatting
- */
-export interface Style {
-  readonly bold: (text: string) => string
-  readonly dim: (text: string) => string
-  readonly red: (text: string) => string
-  readonly green: (text: string) => string
-  readonly yellow: (text: string) => string
-  readonly cyan: (text: string) => string
-}
-
-const sgr = (open: number, close: number) => (text: string) => `\u001b[${open}m${text}\u001b[${close}m`
-
-/**
- * ANSI styles, or plain text.
- *
- * @since 0.1.0
- * @category formatting
- */
-export const style = (colour: boolean): Style => {
-  const plain = (text: string) => text
-  return colour
-    ? { bold: sgr(1, 22), dim: sgr(2, 22), red: sgr(31, 39), green: sgr(32, 39), yellow: sgr(33, 39), cyan: sgr(36, 39) }
-    : { bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain }
-}
+import type { Style } from "./Style.js"
 
 /**
  * What one boundary call needs to be traced.

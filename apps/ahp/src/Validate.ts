@@ -1,15 +1,13 @@
 /**
  * `ahp validate FILE… [--kind KIND] [--json]`: validates AHP documents (registrations and
  * wire messages, `.json` or `.jsonl`) against the protocol model, reporting every problem
- * with its JSON Pointer. Exit 0 when all are valid, 1 when any is invalid, 2 when a file
- * cannot be read.
+ * with its JSON Pointer (and "did you mean" for a mistyped event selector or value). Exit 0
+ * when all are valid, 1 when any is invalid, 2 when a file cannot be read.
  *
  * @since 0.1.0
  */
-import { Args, Command, Options } from "@effect/cli"
-import { FileSystem } from "@effect/platform"
-import { Wire } from "@effect-ahp/protocol"
-import { Console, Effect, Option } from "effect"
+import { Json, Wire } from "@effect-ahp/protocol"
+import { Console, Effect, Either, Option } from "effect"
 import * as Io from "./Io.js"
 
 /**
@@ -33,19 +31,27 @@ export interface FileVerdict {
  * @category validation
  */
 export const validateFile = (file: string, text: string, kind: Wire.Kind | undefined): FileVerdict => {
-  const verdict = Wire.validateText(text, { framing: file.endsWith(".jsonl") ? "jsonl" : "json", kind })
-  return { file, valid: verdict.issues.length === 0, kinds: verdict.kinds, issues: verdict.issues, unreadable: false }
+  const jsonl = file.endsWith(".jsonl")
+  const verdict = Wire.validateText(text, { framing: jsonl ? "jsonl" : "json", kind })
+  const issues = verdict.issues.length === 0 ? verdict.issues : Io.withHints(parsed(text, jsonl), verdict.issues)
+  return { file, valid: issues.length === 0, kinds: verdict.kinds, issues, unreadable: false }
+}
+
+/** The document the issue paths point into: the value, or for JSON lines the array of lines. */
+const parsed = (text: string, jsonl: boolean): Json.JsonValue | undefined => {
+  if (!jsonl) return Either.getOrUndefined(Json.parse(text))
+  return text.split("\n").map((line) => Either.getOrElse(Json.parse(line), () => null))
 }
 
 const readVerdict = (file: string, kind: Wire.Kind | undefined) =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(file)).pipe(
+  Io.readText(file, "document").pipe(
     Effect.map((text) => validateFile(file, text, kind)),
     Effect.catchAll((error) =>
       Effect.succeed<FileVerdict>({
         file,
         valid: false,
         kinds: [],
-        issues: [{ path: "", message: `cannot read file: ${error._tag === "SystemError" ? error.reason : error.message}` }],
+        issues: [{ path: "", message: error.message }],
         unreadable: true
       })
     )
@@ -54,35 +60,41 @@ const readVerdict = (file: string, kind: Wire.Kind | undefined) =>
 const render = (v: FileVerdict): string => {
   const kind = v.kinds.length > 0 ? ` (${[...new Set(v.kinds)].join(", ")})` : ""
   if (v.valid) return `${v.file}: valid${kind}`
+  if (v.unreadable) return `${v.file}: unreadable\n  ${v.issues[0]?.message ?? ""}`
   return [`${v.file}: invalid${kind}`, ...v.issues.map((i) => `  ${i.path || "/"}: ${i.message}`)].join("\n")
 }
 
 /**
- * The `validate` command.
+ * The options of `validate`.
  *
  * @since 0.1.0
- * @category commands
+ * @category models
  */
-export const command = Command.make(
-  "validate",
-  {
-    files: Args.file({ name: "FILE" }).pipe(Args.atLeast(1)),
-    kind: Options.choice("kind", Wire.kinds).pipe(
-      Options.withDescription("validate as this kind instead of inferring it"),
-      Options.optional
-    ),
-    json: Options.boolean("json").pipe(Options.withDescription("print one JSON object with every verdict"))
-  },
-  ({ files, json, kind }) =>
-    Effect.gen(function*() {
-      const verdicts = yield* Effect.forEach(files, (file) => readVerdict(file, Option.getOrUndefined(kind)))
-      if (json) {
-        const out = verdicts.map((v) => ({ file: v.file, valid: v.valid, kind: v.kinds[0] ?? null, issues: v.issues }))
-        yield* Io.printJson({ files: out })
-      } else {
-        for (const v of verdicts) yield* Console.log(render(v))
-      }
-      const code = verdicts.some((v) => v.unreadable) ? 2 : verdicts.every((v) => v.valid) ? 0 : 1
-      yield* Io.exitWith(code)
-    })
-).pipe(Command.withDescription("Validate AHP registrations and wire messages (.json, .jsonl)"))
+export interface Options {
+  readonly files: ReadonlyArray<string>
+  readonly kind: Option.Option<Wire.Kind>
+  readonly json: boolean
+}
+
+/**
+ * Validates every file and prints the verdicts; sets the exit code.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const run = ({ files, json, kind }: Options): Effect.Effect<void, never, Io.ExitCode> =>
+  Effect.gen(function*() {
+    const verdicts = yield* Effect.forEach(files, (file) => readVerdict(file, Option.getOrUndefined(kind)))
+    if (json) {
+      const out = verdicts.map((v) => ({ file: v.file, valid: v.valid, kind: v.kinds[0] ?? null, issues: v.issues }))
+      yield* Io.printJson({ files: out })
+    } else {
+      for (const v of verdicts) yield* Console.log(render(v))
+    }
+    const code = verdicts.some((v) => v.unreadable)
+      ? Io.exitCodes.failure
+      : verdicts.every((v) => v.valid)
+      ? Io.exitCodes.ok
+      : Io.exitCodes.problems
+    yield* Io.exitWith(code)
+  })

@@ -1,43 +1,20 @@
+#!/usr/bin/env node
 /**
- * Entry point of the `ahp` command line. The program returns its exit code: the one the
- * command set (0 by default), 2 for a usage error, 1 for an unexpected failure (logged on
- * stderr). After a signal the code the command set stands (130 for an interrupted
- * dispatch). Logs always go to stderr: stdout carries only the commands' output.
+ * The `ahp` executable: a launcher that loads only what the command line asks for.
+ * `ahp --version` answers at once; everything else loads the command line (`Main.ts`), which
+ * in turn loads one command's implementation. A command that must start as fast as Node
+ * itself (one run on every tool call of a coding agent) gets an entry module of its own,
+ * chosen here by its name before anything else is loaded.
+ *
+ * @since 0.1.0
  */
-import { ValidationError } from "@effect/cli"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Cause, Deferred, Effect, Exit, FiberId, Logger, LogLevel, Ref } from "effect"
-import { run } from "./Cli.js"
-import { ExitCode } from "./Io.js"
+import packageJson from "../package.json" with { type: "json" }
 
-const code = Ref.unsafeMake(0)
+const argv = process.argv.slice(2)
 
-// A closed stdout (`ahp demo | head`) ends the program as a signal would: whatever it
-// started is stopped before it exits.
-const stdoutClosed = Deferred.unsafeMake<void>(FiberId.none)
-process.stdout.on("error", () => Deferred.unsafeDone(stdoutClosed, Exit.void))
-
-const program = run(process.argv).pipe(
-  Effect.raceFirst(Deferred.await(stdoutClosed)),
-  Effect.catchIf(ValidationError.isValidationError, (error) =>
-    Ref.set(code, ValidationError.isHelpRequested(error) ? 0 : 2)),
-  Effect.catchAllCause((cause) => Effect.zipRight(Effect.logError("ahp failed", cause), Ref.set(code, 1))),
-  Effect.zipRight(Ref.get(code)),
-  Effect.provideService(ExitCode, code),
-  Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
-  Logger.withMinimumLogLevel(LogLevel.Warning),
-  Effect.provide(NodeContext.layer)
-)
-
-NodeRuntime.runMain(program, {
-  disableErrorReporting: true,
-  disablePrettyLogger: true,
-  teardown: (exit, onExit) =>
-    onExit(
-      Exit.isSuccess(exit)
-        ? Number(exit.value)
-        : Cause.isInterruptedOnly(exit.cause)
-        ? Effect.runSync(Ref.get(code))
-        : 1
-    )
-})
+if (argv.length === 1 && argv[0] === "--version") {
+  process.stdout.write(`${packageJson.version}\n`)
+} else {
+  const { main } = await import("./Main.js")
+  main(argv)
+}

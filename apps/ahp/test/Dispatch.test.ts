@@ -262,7 +262,7 @@ describe("ahp dispatch", () => {
       assert.deepStrictEqual(out.issues.map((i: any) => i.path).sort(), ["/tool.before/effects/1", "/tool.nope"])
     }))
 
-  it.scopedLive("unreadable input: one clear message and exit 1", () =>
+  it.scopedLive("unreadable input: one clear message and exit 2", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
       const reg = writeFile(
@@ -273,17 +273,18 @@ describe("ahp dispatch", () => {
       const good = writeFile(dir, "good.json", toolBefore("ls"))
       const cases: ReadonlyArray<[string, ReadonlyArray<string>, RegExp]> = [
         ["a missing registration", ["--registration", `${dir}/missing.json`, "--event", good], /cannot read the registration file .*: no such file/],
-        ["a folder as the event", ["--registration", reg, "--event", dir], /cannot read the event file/],
+        ["a folder as the event", ["--registration", reg, "--event", dir], /is a directory: inputs are read from regular files only/],
         ["invalid JSON", ["--registration", reg, "--event", writeFile(dir, "bad.json", "{\"type\": ")], /is not JSON: invalid JSON/],
         ["an event that is not an object", ["--registration", reg, "--event", writeFile(dir, "array.json", [])], /must hold a JSON object/],
         ["an event without a type", ["--registration", reg, "--event", writeFile(dir, "untyped.json", { tool: {} })], /has no "type"/],
-        ["an unknown event type", ["--registration", reg, "--event", writeFile(dir, "unknown.json", { type: "tool.explode" })], /unknown event type "tool.explode"/],
+        ["an unknown event type", ["--registration", reg, "--event", writeFile(dir, "unknown.json", { type: "tool.explode" })], /unknown event type "tool.explode"$/],
+        ["a mistyped event type", ["--registration", reg, "--event", writeFile(dir, "typo.json", { type: "tool.befor" })], /unknown event type "tool.befor" \(did you mean "tool.before"\?\)/],
         ["an invalid event", ["--registration", reg, "--event", writeFile(dir, "invalid.json", { type: "tool.before", tool: {} })], /not a valid tool.before event/],
         ["an invalid state", ["--registration", reg, "--event", good, "--state", writeFile(dir, "state.json", { permission: "maybe" })], /state file .* is not valid/]
       ]
       for (const [name, args, message] of cases) {
         const run = yield* runCli(["dispatch", ...args])
-        assert.strictEqual(run.code, 1, name)
+        assert.strictEqual(run.code, 2, name)
         const out = output(run)
         assert.strictEqual(out.error, "input", name)
         assert.match(out.message, message, name)

@@ -23,8 +23,8 @@ describe("ahp inspect", () => {
     ["no effect", "ok", "no-effect", 0],
     ["an explicit deny", "deny=not here", "deny", 0],
     ["effects", `effects=${JSON.stringify([{ type: "message", text: "hello" }, { type: "ask" }])}`, "effects", 0],
-    ["garbage", "garbage", "failure", 3, "malformed"],
-    ["a crash", "exit-mid", "failure", 3, "exited"]
+    ["garbage", "garbage", "failure", 1, "malformed"],
+    ["a crash", "exit-mid", "failure", 1, "exited"]
   ]
   for (const [name, behaviour, classification, code, failure] of stdioCases) {
     it.scopedLive(`classifies ${name} (stdio)`, () =>
@@ -48,7 +48,7 @@ describe("ahp inspect", () => {
       const dir = yield* tempDir
       const server = yield* scriptedHttp(dir, "broken", "500")
       const run = yield* inspect(dir, { id: "com.example.broken", transport: { type: "http", url: server.url } })
-      assert.strictEqual(run.code, 3)
+      assert.strictEqual(run.code, 1)
       const report = output(run)
       assert.strictEqual(report.classification, "failure")
       assert.deepInclude(report.failure, { phase: "transport", code: "status", httpStatus: 500 })
@@ -75,7 +75,7 @@ describe("ahp inspect", () => {
       assert.strictEqual(delivered.code, 0)
       assert.strictEqual(output(delivered).classification, "delivered")
       const lost = yield* inspect(dir, { id: "com.example.broken", transport: { type: "http", url: broken.url } }, "--mode", "observe")
-      assert.strictEqual(lost.code, 3)
+      assert.strictEqual(lost.code, 1)
       assert.strictEqual(output(lost).classification, "not-delivered")
     }))
 
@@ -107,8 +107,22 @@ describe("ahp inspect", () => {
         "--event",
         `${dir}/event.json`
       ])
-      assert.strictEqual(ambiguous.code, 1)
-      assert.match(output(ambiguous).message, /lists 2 backends: pick one with --id/)
+      assert.strictEqual(ambiguous.code, 2)
+      assert.match(output(ambiguous).message, /lists 2 backends: pick one with --id \(com\.example\.guard, com\.example\.other\)/)
+      const typo = yield* runCli([
+        "inspect",
+        "--backend",
+        `${dir}/registration.json`,
+        "--id",
+        "com.example.gaurd",
+        "--event",
+        `${dir}/event.json`
+      ])
+      assert.strictEqual(typo.code, 2)
+      assert.match(
+        output(typo).message,
+        /has no backend com\.example\.gaurd \(did you mean com\.example\.guard\?\); its backends: com\.example\.guard, com\.example\.other/
+      )
     }))
 
   it.scopedLive("never prints a credential", () =>
@@ -128,7 +142,7 @@ describe("ahp inspect", () => {
         writeFile(dir, "event.json", toolBefore("ls")),
         "--json"
       ], { env: { AHP_INSPECT_TOKEN: secret } })
-      assert.strictEqual(run.code, 3)
+      assert.strictEqual(run.code, 1)
       assert.strictEqual(output(run).failure.code, "unauthorized")
       assert.notInclude(run.stdout + run.stderr, secret)
     }))

@@ -1,7 +1,7 @@
 /**
  * The README stays true: the two set-up commands are the documented ones; every TypeScript
  * block is a file of apps/ahp/docs shown whole (compiled by `tsc -b`, run by Docs.test.ts);
- * every tour command runs (as `pnpm ahp` does: `node scripts/ahp.mjs`, from the root) and
+ * every tour command runs (as `pnpm ahp` does: the workspace's bin `apps/ahp/bin/ahp.mjs`) and
  * prints what the block after it shows; every option of a usage block exists.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -60,9 +60,13 @@ const normalise = (text: string) => text.replace(/\d+ ms/g, "N ms").trimEnd()
 describe("README", () => {
   it("keeps exactly the two set-up commands, whose scripts exist", () => {
     assert.deepStrictEqual(blocks.filter(isSetup).map((b) => b.content), setupCommands)
-    const scripts = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).scripts
-    assert.strictEqual(scripts.ahp, "node scripts/ahp.mjs")
-    assert.strictEqual(scripts.test, "node scripts/test.mjs")
+    const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"))
+    assert.strictEqual(manifest.scripts.test, "node scripts/test.mjs")
+    // `pnpm ahp` is the workspace's `ahp` bin (no script of that name, so pnpm adds no noise)
+    assert.notProperty(manifest.scripts, "ahp")
+    assert.strictEqual(manifest.devDependencies["@effect-ahp/cli"], "workspace:*")
+    const cli = JSON.parse(fs.readFileSync(path.join(root, "apps", "ahp", "package.json"), "utf8"))
+    assert.isTrue(fs.existsSync(path.join(root, "apps", "ahp", cli.bin.ahp)))
   })
 
   it("has only blocks the tests check", () => {
@@ -108,7 +112,7 @@ describe("README", () => {
           }
           if (args[0] === "conformance" && !fs.existsSync(shared)) continue
           const run = yield* runCli(args, {
-            command: [path.join(root, "scripts", "ahp.mjs")],
+            command: [path.join(root, "apps", "ahp", "bin", "ahp.mjs")],
             ...(input === undefined ? {} : { input: fs.readFileSync(path.join(root, input), "utf8") })
           })
           assert.strictEqual(run.code, 0, `${line}\n${run.stdout}\n${run.stderr}`)

@@ -129,7 +129,7 @@ describe("ahp serve", () => {
       assert.strictEqual(effectsOf(response)[0].type, "deny")
       running.child.kill("SIGTERM")
       const run = yield* running.done
-      assert.strictEqual(run.code, 0)
+      assert.strictEqual(run.code, 130)
     }))
 
   it.live("usage errors exit 2", () =>

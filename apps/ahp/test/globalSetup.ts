@@ -1,14 +1,14 @@
 /**
  * Builds the `ahp` bundle once for the whole test run, into a temporary folder (the same
- * esbuild options as `scripts/ahp.mjs`), and hands its path to the tests as `bundle`. The
- * tests run the command line for real: `node <bundle> …`.
+ * build as the package's and the workspace's, `scripts/bundle.mjs`), and hands the path
+ * of its entry to the tests as `bundle`. The tests run the command line for real:
+ * `node <bundle> …`.
  */
-import { build } from "esbuild"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import type { TestProject } from "vitest/node"
+import { bundle } from "../../../scripts/bundle.mjs"
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -18,17 +18,7 @@ declare module "vitest" {
 
 export default async function setup(project: TestProject) {
   const dir = mkdtempSync(join(tmpdir(), "ahp-bundle-"))
-  const bundle = join(dir, "ahp.mjs")
-  await build({
-    entryPoints: [fileURLToPath(new URL("../src/bin.ts", import.meta.url))],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    outfile: bundle,
-    logLevel: "warning",
-    banner: { js: "import{createRequire as __ahpRequire}from'module';const require=__ahpRequire(import.meta.url);" }
-  })
-  project.provide("bundle", bundle)
+  const { entry } = await bundle(dir)
+  project.provide("bundle", entry)
   return () => rmSync(dir, { recursive: true, force: true })
 }
