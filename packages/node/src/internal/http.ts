@@ -7,7 +7,7 @@
  * @internal
  */
 import * as TransportApi from "@effect-ahp/harness/Transport"
-import type * as Undici from "@effect/platform-node/Undici"
+import type * as Undici from "undici"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 

@@ -9,7 +9,7 @@
 import type * as TransportApi from "@effect-ahp/harness/Transport"
 import { Json } from "@effect-ahp/protocol"
 import type { Registration } from "@effect-ahp/protocol"
-import type * as Undici from "@effect/platform-node/Undici"
+import type * as Undici from "undici"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
