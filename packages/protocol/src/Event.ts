@@ -311,6 +311,16 @@ export const TokenCounts = shared.TokenCounts
  */
 export type TokenCounts = typeof TokenCounts.Type
 
+type ToolBeforeSchema_ = typeof tool.ToolBefore
+
+/**
+ * The type of the `ToolBefore` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface ToolBeforeSchema extends ToolBeforeSchema_ {}
+
 /**
  * `tool.before`: a proposed call with final name and input, before any side effect and
  * before the permission stage.
@@ -318,13 +328,23 @@ export type TokenCounts = typeof TokenCounts.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ToolBefore = tool.ToolBefore
+export const ToolBefore: ToolBeforeSchema = tool.ToolBefore
 
 /**
  * @since 0.1.0
  * @category models
  */
 export type ToolBefore = typeof ToolBefore.Type
+
+type ToolAfterSchema_ = typeof tool.ToolAfter
+
+/**
+ * The type of the `ToolAfter` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface ToolAfterSchema extends ToolAfterSchema_ {}
 
 /**
  * `tool.after`: the one completion of a resolved call (executed, denied or supplied);
@@ -333,7 +353,7 @@ export type ToolBefore = typeof ToolBefore.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ToolAfter = tool.ToolAfter
+export const ToolAfter: ToolAfterSchema = tool.ToolAfter
 
 /**
  * @since 0.1.0
@@ -341,13 +361,23 @@ export const ToolAfter = tool.ToolAfter
  */
 export type ToolAfter = typeof ToolAfter.Type
 
+type ToolPermissionRequestSchema_ = typeof tool.ToolPermissionRequest
+
+/**
+ * The type of the `ToolPermissionRequest` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface ToolPermissionRequestSchema extends ToolPermissionRequestSchema_ {}
+
 /**
  * `tool.permission.request`: the harness is about to ask for permission to run a call.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const ToolPermissionRequest = tool.ToolPermissionRequest
+export const ToolPermissionRequest: ToolPermissionRequestSchema = tool.ToolPermissionRequest
 
 /**
  * @since 0.1.0
@@ -355,13 +385,23 @@ export const ToolPermissionRequest = tool.ToolPermissionRequest
  */
 export type ToolPermissionRequest = typeof ToolPermissionRequest.Type
 
+type ToolPermissionResolvedSchema_ = typeof tool.ToolPermissionResolved
+
+/**
+ * The type of the `ToolPermissionResolved` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface ToolPermissionResolvedSchema extends ToolPermissionResolvedSchema_ {}
+
 /**
  * `tool.permission.resolved`: a permission decision and who made it.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const ToolPermissionResolved = tool.ToolPermissionResolved
+export const ToolPermissionResolved: ToolPermissionResolvedSchema = tool.ToolPermissionResolved
 
 /**
  * @since 0.1.0
@@ -369,13 +409,23 @@ export const ToolPermissionResolved = tool.ToolPermissionResolved
  */
 export type ToolPermissionResolved = typeof ToolPermissionResolved.Type
 
+type ToolProgressSchema_ = typeof tool.ToolProgress
+
+/**
+ * The type of the `ToolProgress` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface ToolProgressSchema extends ToolProgressSchema_ {}
+
 /**
  * `tool.progress`: partial output of a running call.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const ToolProgress = tool.ToolProgress
+export const ToolProgress: ToolProgressSchema = tool.ToolProgress
 
 /**
  * @since 0.1.0
@@ -383,19 +433,39 @@ export const ToolProgress = tool.ToolProgress
  */
 export type ToolProgress = typeof ToolProgress.Type
 
+type ToolBatchAfterSchema_ = typeof tool.ToolBatchAfter
+
+/**
+ * The type of the `ToolBatchAfter` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface ToolBatchAfterSchema extends ToolBatchAfterSchema_ {}
+
 /**
  * `tool.batch.after`: every call of a batch has resolved.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const ToolBatchAfter = tool.ToolBatchAfter
+export const ToolBatchAfter: ToolBatchAfterSchema = tool.ToolBatchAfter
 
 /**
  * @since 0.1.0
  * @category models
  */
 export type ToolBatchAfter = typeof ToolBatchAfter.Type
+
+type SessionStartSchema_ = typeof session.SessionStart
+
+/**
+ * The type of the `SessionStart` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface SessionStartSchema extends SessionStartSchema_ {}
 
 /**
  * `session.start`: a session began, with its trigger, harness, permission mode, discovery
@@ -404,7 +474,7 @@ export type ToolBatchAfter = typeof ToolBatchAfter.Type
  * @since 0.1.0
  * @category schemas
  */
-export const SessionStart = session.SessionStart
+export const SessionStart: SessionStartSchema = session.SessionStart
 
 /**
  * @since 0.1.0
@@ -412,13 +482,23 @@ export const SessionStart = session.SessionStart
  */
 export type SessionStart = typeof SessionStart.Type
 
+type SessionEndSchema_ = typeof session.SessionEnd
+
+/**
+ * The type of the `SessionEnd` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface SessionEndSchema extends SessionEndSchema_ {}
+
 /**
  * `session.end`: a known session ending.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const SessionEnd = session.SessionEnd
+export const SessionEnd: SessionEndSchema = session.SessionEnd
 
 /**
  * @since 0.1.0
@@ -426,13 +506,23 @@ export const SessionEnd = session.SessionEnd
  */
 export type SessionEnd = typeof SessionEnd.Type
 
+type TurnStartSchema_ = typeof turn.TurnStart
+
+/**
+ * The type of the `TurnStart` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface TurnStartSchema extends TurnStartSchema_ {}
+
 /**
  * `turn.start`: a turn began; `items` hold the expanded prompt.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const TurnStart = turn.TurnStart
+export const TurnStart: TurnStartSchema = turn.TurnStart
 
 /**
  * @since 0.1.0
@@ -440,13 +530,23 @@ export const TurnStart = turn.TurnStart
  */
 export type TurnStart = typeof TurnStart.Type
 
+type TurnFinishBeforeSchema_ = typeof turn.TurnFinishBefore
+
+/**
+ * The type of the `TurnFinishBefore` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface TurnFinishBeforeSchema extends TurnFinishBeforeSchema_ {}
+
 /**
  * `turn.finish.before`: the decision boundary before a turn finishes (may continue).
  *
  * @since 0.1.0
  * @category schemas
  */
-export const TurnFinishBefore = turn.TurnFinishBefore
+export const TurnFinishBefore: TurnFinishBeforeSchema = turn.TurnFinishBefore
 
 /**
  * @since 0.1.0
@@ -454,13 +554,23 @@ export const TurnFinishBefore = turn.TurnFinishBefore
  */
 export type TurnFinishBefore = typeof TurnFinishBefore.Type
 
+type TurnEndSchema_ = typeof turn.TurnEnd
+
+/**
+ * The type of the `TurnEnd` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface TurnEndSchema extends TurnEndSchema_ {}
+
 /**
  * `turn.end`: a turn really completed; no `error` when the outcome is `completed`.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const TurnEnd = turn.TurnEnd
+export const TurnEnd: TurnEndSchema = turn.TurnEnd
 
 /**
  * @since 0.1.0
@@ -468,13 +578,23 @@ export const TurnEnd = turn.TurnEnd
  */
 export type TurnEnd = typeof TurnEnd.Type
 
+type TurnProgressSchema_ = typeof turn.TurnProgress
+
+/**
+ * The type of the `TurnProgress` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface TurnProgressSchema extends TurnProgressSchema_ {}
+
 /**
  * `turn.progress`: one streamed delta (a single canonical message).
  *
  * @since 0.1.0
  * @category schemas
  */
-export const TurnProgress = turn.TurnProgress
+export const TurnProgress: TurnProgressSchema = turn.TurnProgress
 
 /**
  * @since 0.1.0
@@ -482,19 +602,39 @@ export const TurnProgress = turn.TurnProgress
  */
 export type TurnProgress = typeof TurnProgress.Type
 
+type ContextCompactBeforeSchema_ = typeof turn.ContextCompactBefore
+
+/**
+ * The type of the `ContextCompactBefore` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface ContextCompactBeforeSchema extends ContextCompactBeforeSchema_ {}
+
 /**
  * `context.compact.before`: compaction is about to run.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const ContextCompactBefore = turn.ContextCompactBefore
+export const ContextCompactBefore: ContextCompactBeforeSchema = turn.ContextCompactBefore
 
 /**
  * @since 0.1.0
  * @category models
  */
 export type ContextCompactBefore = typeof ContextCompactBefore.Type
+
+type ContextCompactAfterSchema_ = typeof turn.ContextCompactAfter
+
+/**
+ * The type of the `ContextCompactAfter` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface ContextCompactAfterSchema extends ContextCompactAfterSchema_ {}
 
 /**
  * `context.compact.after`: a generated or supplied compaction result exists (not yet
@@ -503,7 +643,7 @@ export type ContextCompactBefore = typeof ContextCompactBefore.Type
  * @since 0.1.0
  * @category schemas
  */
-export const ContextCompactAfter = turn.ContextCompactAfter
+export const ContextCompactAfter: ContextCompactAfterSchema = turn.ContextCompactAfter
 
 /**
  * @since 0.1.0
@@ -511,13 +651,23 @@ export const ContextCompactAfter = turn.ContextCompactAfter
  */
 export type ContextCompactAfter = typeof ContextCompactAfter.Type
 
+type ModelRequestBeforeSchema_ = typeof model.ModelRequestBefore
+
+/**
+ * The type of the `ModelRequestBefore` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface ModelRequestBeforeSchema extends ModelRequestBeforeSchema_ {}
+
 /**
  * `model.request.before`: a provider request is about to be sent.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const ModelRequestBefore = model.ModelRequestBefore
+export const ModelRequestBefore: ModelRequestBeforeSchema = model.ModelRequestBefore
 
 /**
  * @since 0.1.0
@@ -525,13 +675,23 @@ export const ModelRequestBefore = model.ModelRequestBefore
  */
 export type ModelRequestBefore = typeof ModelRequestBefore.Type
 
+type ModelResponseAfterSchema_ = typeof model.ModelResponseAfter
+
+/**
+ * The type of the `ModelResponseAfter` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface ModelResponseAfterSchema extends ModelResponseAfterSchema_ {}
+
 /**
  * `model.response.after`: a provider response (or a supplied result) is available.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const ModelResponseAfter = model.ModelResponseAfter
+export const ModelResponseAfter: ModelResponseAfterSchema = model.ModelResponseAfter
 
 /**
  * @since 0.1.0
@@ -539,13 +699,23 @@ export const ModelResponseAfter = model.ModelResponseAfter
  */
 export type ModelResponseAfter = typeof ModelResponseAfter.Type
 
+type ModelErrorSchema_ = typeof model.ModelError
+
+/**
+ * The type of the `ModelError` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface ModelErrorSchema extends ModelErrorSchema_ {}
+
 /**
  * `model.error`: a provider attempt failed.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const ModelError = model.ModelError
+export const ModelError: ModelErrorSchema = model.ModelError
 
 /**
  * @since 0.1.0
@@ -553,13 +723,23 @@ export const ModelError = model.ModelError
  */
 export type ModelError = typeof ModelError.Type
 
+type ModelSwitchBeforeSchema_ = typeof model.ModelSwitchBefore
+
+/**
+ * The type of the `ModelSwitchBefore` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface ModelSwitchBeforeSchema extends ModelSwitchBeforeSchema_ {}
+
 /**
  * `model.switch.before`: the selected model is about to change.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const ModelSwitchBefore = model.ModelSwitchBefore
+export const ModelSwitchBefore: ModelSwitchBeforeSchema = model.ModelSwitchBefore
 
 /**
  * @since 0.1.0
@@ -567,13 +747,23 @@ export const ModelSwitchBefore = model.ModelSwitchBefore
  */
 export type ModelSwitchBefore = typeof ModelSwitchBefore.Type
 
+type ModelSwitchAfterSchema_ = typeof model.ModelSwitchAfter
+
+/**
+ * The type of the `ModelSwitchAfter` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface ModelSwitchAfterSchema extends ModelSwitchAfterSchema_ {}
+
 /**
  * `model.switch.after`: the selected model changed.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const ModelSwitchAfter = model.ModelSwitchAfter
+export const ModelSwitchAfter: ModelSwitchAfterSchema = model.ModelSwitchAfter
 
 /**
  * @since 0.1.0
@@ -581,13 +771,23 @@ export const ModelSwitchAfter = model.ModelSwitchAfter
  */
 export type ModelSwitchAfter = typeof ModelSwitchAfter.Type
 
+type ConfigChangeBeforeSchema_ = typeof interaction.ConfigChangeBefore
+
+/**
+ * The type of the `ConfigChangeBefore` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface ConfigChangeBeforeSchema extends ConfigChangeBeforeSchema_ {}
+
 /**
  * `config.change.before`: a configuration change is proposed.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const ConfigChangeBefore = interaction.ConfigChangeBefore
+export const ConfigChangeBefore: ConfigChangeBeforeSchema = interaction.ConfigChangeBefore
 
 /**
  * @since 0.1.0
@@ -595,13 +795,23 @@ export const ConfigChangeBefore = interaction.ConfigChangeBefore
  */
 export type ConfigChangeBefore = typeof ConfigChangeBefore.Type
 
+type ConfigChangeAfterSchema_ = typeof interaction.ConfigChangeAfter
+
+/**
+ * The type of the `ConfigChangeAfter` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface ConfigChangeAfterSchema extends ConfigChangeAfterSchema_ {}
+
 /**
  * `config.change.after`: a configuration change took effect.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const ConfigChangeAfter = interaction.ConfigChangeAfter
+export const ConfigChangeAfter: ConfigChangeAfterSchema = interaction.ConfigChangeAfter
 
 /**
  * @since 0.1.0
@@ -609,19 +819,39 @@ export const ConfigChangeAfter = interaction.ConfigChangeAfter
  */
 export type ConfigChangeAfter = typeof ConfigChangeAfter.Type
 
+type UserAttentionSchema_ = typeof interaction.UserAttention
+
+/**
+ * The type of the `UserAttention` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface UserAttentionSchema extends UserAttentionSchema_ {}
+
 /**
  * `user.attention`: a notification for the user (not an approval).
  *
  * @since 0.1.0
  * @category schemas
  */
-export const UserAttention = interaction.UserAttention
+export const UserAttention: UserAttentionSchema = interaction.UserAttention
 
 /**
  * @since 0.1.0
  * @category models
  */
 export type UserAttention = typeof UserAttention.Type
+
+type UserElicitationRequestSchema_ = typeof interaction.UserElicitationRequest
+
+/**
+ * The type of the `UserElicitationRequest` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface UserElicitationRequestSchema extends UserElicitationRequestSchema_ {}
 
 /**
  * `user.elicitation.request`: an MCP server asks the user for input; `request` is a text
@@ -630,13 +860,23 @@ export type UserAttention = typeof UserAttention.Type
  * @since 0.1.0
  * @category schemas
  */
-export const UserElicitationRequest = interaction.UserElicitationRequest
+export const UserElicitationRequest: UserElicitationRequestSchema = interaction.UserElicitationRequest
 
 /**
  * @since 0.1.0
  * @category models
  */
 export type UserElicitationRequest = typeof UserElicitationRequest.Type
+
+type UserElicitationResultSchema_ = typeof interaction.UserElicitationResult
+
+/**
+ * The type of the `UserElicitationResult` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface UserElicitationResultSchema extends UserElicitationResultSchema_ {}
 
 /**
  * `user.elicitation.result`: the user's answer; `result` is a text part holding the
@@ -645,7 +885,7 @@ export type UserElicitationRequest = typeof UserElicitationRequest.Type
  * @since 0.1.0
  * @category schemas
  */
-export const UserElicitationResult = interaction.UserElicitationResult
+export const UserElicitationResult: UserElicitationResultSchema = interaction.UserElicitationResult
 
 /**
  * @since 0.1.0
@@ -653,13 +893,23 @@ export const UserElicitationResult = interaction.UserElicitationResult
  */
 export type UserElicitationResult = typeof UserElicitationResult.Type
 
+type UserMessageInboundSchema_ = typeof interaction.UserMessageInbound
+
+/**
+ * The type of the `UserMessageInbound` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface UserMessageInboundSchema extends UserMessageInboundSchema_ {}
+
 /**
  * `user.message.inbound`: messages from an external channel (role `user`).
  *
  * @since 0.1.0
  * @category schemas
  */
-export const UserMessageInbound = interaction.UserMessageInbound
+export const UserMessageInbound: UserMessageInboundSchema = interaction.UserMessageInbound
 
 /**
  * @since 0.1.0
@@ -667,13 +917,23 @@ export const UserMessageInbound = interaction.UserMessageInbound
  */
 export type UserMessageInbound = typeof UserMessageInbound.Type
 
+type UserMessageOutboundSchema_ = typeof interaction.UserMessageOutbound
+
+/**
+ * The type of the `UserMessageOutbound` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface UserMessageOutboundSchema extends UserMessageOutboundSchema_ {}
+
 /**
  * `user.message.outbound`: messages sent to an external channel (role `assistant`).
  *
  * @since 0.1.0
  * @category schemas
  */
-export const UserMessageOutbound = interaction.UserMessageOutbound
+export const UserMessageOutbound: UserMessageOutboundSchema = interaction.UserMessageOutbound
 
 /**
  * @since 0.1.0
@@ -681,13 +941,23 @@ export const UserMessageOutbound = interaction.UserMessageOutbound
  */
 export type UserMessageOutbound = typeof UserMessageOutbound.Type
 
+type HookFailureSchema_ = typeof interaction.HookFailure
+
+/**
+ * The type of the `HookFailure` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface HookFailureSchema extends HookFailureSchema_ {}
+
 /**
  * `hook.failure`: a backend failed on `parentEventId` and the failure policy was applied.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const HookFailure = interaction.HookFailure
+export const HookFailure: HookFailureSchema = interaction.HookFailure
 
 /**
  * @since 0.1.0
@@ -695,13 +965,23 @@ export const HookFailure = interaction.HookFailure
  */
 export type HookFailure = typeof HookFailure.Type
 
+type TaskChangeBeforeSchema_ = typeof task.TaskChangeBefore
+
+/**
+ * The type of the `TaskChangeBefore` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface TaskChangeBeforeSchema extends TaskChangeBeforeSchema_ {}
+
 /**
  * `task.change.before`: a task change is proposed.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const TaskChangeBefore = task.TaskChangeBefore
+export const TaskChangeBefore: TaskChangeBeforeSchema = task.TaskChangeBefore
 
 /**
  * @since 0.1.0
@@ -709,13 +989,23 @@ export const TaskChangeBefore = task.TaskChangeBefore
  */
 export type TaskChangeBefore = typeof TaskChangeBefore.Type
 
+type TaskChangeAfterSchema_ = typeof task.TaskChangeAfter
+
+/**
+ * The type of the `TaskChangeAfter` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface TaskChangeAfterSchema extends TaskChangeAfterSchema_ {}
+
 /**
  * `task.change.after`: a task change was applied.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const TaskChangeAfter = task.TaskChangeAfter
+export const TaskChangeAfter: TaskChangeAfterSchema = task.TaskChangeAfter
 
 /**
  * @since 0.1.0
@@ -723,13 +1013,23 @@ export const TaskChangeAfter = task.TaskChangeAfter
  */
 export type TaskChangeAfter = typeof TaskChangeAfter.Type
 
+type WorkspaceChangeBeforeSchema_ = typeof task.WorkspaceChangeBefore
+
+/**
+ * The type of the `WorkspaceChangeBefore` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface WorkspaceChangeBeforeSchema extends WorkspaceChangeBeforeSchema_ {}
+
 /**
  * `workspace.change.before`: a working-directory or workspace-roots change is proposed.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const WorkspaceChangeBefore = task.WorkspaceChangeBefore
+export const WorkspaceChangeBefore: WorkspaceChangeBeforeSchema = task.WorkspaceChangeBefore
 
 /**
  * @since 0.1.0
@@ -737,13 +1037,23 @@ export const WorkspaceChangeBefore = task.WorkspaceChangeBefore
  */
 export type WorkspaceChangeBefore = typeof WorkspaceChangeBefore.Type
 
+type WorkspaceChangeAfterSchema_ = typeof task.WorkspaceChangeAfter
+
+/**
+ * The type of the `WorkspaceChangeAfter` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface WorkspaceChangeAfterSchema extends WorkspaceChangeAfterSchema_ {}
+
 /**
  * `workspace.change.after`: a working-directory or workspace-roots change took effect.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const WorkspaceChangeAfter = task.WorkspaceChangeAfter
+export const WorkspaceChangeAfter: WorkspaceChangeAfterSchema = task.WorkspaceChangeAfter
 
 /**
  * @since 0.1.0
@@ -751,13 +1061,23 @@ export const WorkspaceChangeAfter = task.WorkspaceChangeAfter
  */
 export type WorkspaceChangeAfter = typeof WorkspaceChangeAfter.Type
 
+type FileChangedSchema_ = typeof task.FileChanged
+
+/**
+ * The type of the `FileChanged` schema, named so that declarations using it stay small.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface FileChangedSchema extends FileChangedSchema_ {}
+
 /**
  * `file.changed`: files changed, with optional before/after snapshots.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const FileChanged = task.FileChanged
+export const FileChanged: FileChangedSchema = task.FileChanged
 
 /**
  * @since 0.1.0
