@@ -1,0 +1,55 @@
+// Builds every package for publishing:
+// - packages/<name>/dist: ES modules, declarations and source maps of packages/<name>/src,
+//   from one tsc program over every package's sources (tsconfig.build.json, output in
+//   build/), the maps pointing at the package's own src/ (which the package ships);
+// - apps/ahp/dist: the command line's bundle (scripts/bundle.mjs), which needs nothing at
+//   run time but Node;
+// - LICENSE in each package.
+// Usage: node scripts/build.mjs
+import { spawnSync } from "node:child_process"
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { dirname, join, relative, resolve } from "node:path"
+import { bundle, root } from "./bundle.mjs"
+
+export const libraries = ["protocol", "harness", "node", "backend"]
+
+const tsc = join(root, "node_modules", "typescript", "bin", "tsc")
+
+/** Copies one compiled file, pointing a source map's sources at the package's src/. */
+const copyOutput = (from, to) => {
+  if (!from.endsWith(".map")) return copyFileSync(from, to)
+  const map = JSON.parse(readFileSync(from, "utf8"))
+  map.sources = map.sources.map((source) => relative(dirname(to), resolve(dirname(from), source)).split("\\").join("/"))
+  writeFileSync(to, JSON.stringify(map))
+}
+
+/** Mirrors the outputs of every source file of src/ into dist/ (stale outputs of deleted sources are left out). */
+const copyTree = (src, built, dist) => {
+  mkdirSync(dist, { recursive: true })
+  for (const entry of readdirSync(src, { withFileTypes: true })) {
+    if (entry.isDirectory()) {
+      copyTree(join(src, entry.name), join(built, entry.name), join(dist, entry.name))
+      continue
+    }
+    if (!entry.name.endsWith(".ts") || entry.name.endsWith(".d.ts")) continue
+    const base = entry.name.slice(0, -".ts".length)
+    for (const suffix of [".js", ".js.map", ".d.ts", ".d.ts.map"]) copyOutput(join(built, base + suffix), join(dist, base + suffix))
+  }
+}
+
+export const build = async () => {
+  const compiled = spawnSync(process.execPath, [tsc, "-b", join(root, "tsconfig.build.json")], { cwd: root, stdio: "inherit" })
+  if (compiled.status !== 0) throw new Error(`tsc -b tsconfig.build.json failed (exit code ${compiled.status})`)
+  for (const name of libraries) {
+    const dir = join(root, "packages", name)
+    rmSync(join(dir, "dist"), { recursive: true, force: true })
+    copyTree(join(dir, "src"), join(root, "build", "packages", name, "src"), join(dir, "dist"))
+    copyFileSync(join(root, "LICENSE"), join(dir, "LICENSE"))
+  }
+  const cli = join(root, "apps", "ahp")
+  rmSync(join(cli, "dist"), { recursive: true, force: true })
+  await bundle(join(cli, "dist"))
+  copyFileSync(join(root, "LICENSE"), join(cli, "LICENSE"))
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === import.meta.filename) await build()
