@@ -299,14 +299,20 @@ const selectors: ReadonlyArray<string> = [
   "*"
 ]
 
-/** The string literals an issue message says were expected (before its `, got …`). */
-const expectedLiterals = (message: string): Array<string> => {
+/**
+ * The values an issue message says were allowed: its quoted strings before `, got …`
+ * (`expected "a" or "b", got "c"`), else the words after "must be" (`must be a or b`).
+ */
+const expectedValues = (message: string): Array<string> => {
   const got = message.lastIndexOf(", got ")
   const head = got === -1 ? message : message.slice(0, got)
-  return [...head.matchAll(/"((?:[^"\\]|\\.)*)"/g)].flatMap((m) => {
+  const quoted = [...head.matchAll(/"((?:[^"\\]|\\.)*)"/g)].flatMap((m) => {
     const parsed = Json.parse(`"${m[1]}"`)
     return Either.isRight(parsed) && typeof parsed.right === "string" ? [parsed.right] : []
   })
+  if (quoted.length > 0) return quoted
+  const allowed = /\bmust be (.*)$/.exec(head)?.[1] ?? ""
+  return allowed.split(/,\s*|\s+or\s+/).filter((word) => /^[\w.*:-]+$/.test(word))
 }
 
 /**
@@ -323,7 +329,7 @@ export const withHints = <I extends { readonly path: string; readonly message: s
   issues.map((issue) => {
     const value = valueAt(document, issue.path)
     if (typeof value !== "string" || issue.message.includes("did you mean")) return issue
-    const known = /\/events\/\d+$/.test(issue.path) ? selectors : expectedLiterals(issue.message)
+    const known = /\/events\/\d+$/.test(issue.path) ? selectors : expectedValues(issue.message)
     const hint = didYouMean(value, known, (text) => JSON.stringify(text))
     return hint === "" ? issue : { ...issue, message: `${issue.message}${hint}` }
   })

@@ -4,17 +4,19 @@
  * @internal
  */
 
+/** Edits between two words: insertions, deletions, substitutions and swaps of neighbours. */
 const distance = (a: string, b: string): number => {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  const d: Array<Array<number>> = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)))
   for (let i = 1; i <= a.length; i++) {
-    const current = [i]
     for (let j = 1; j <= b.length; j++) {
-      const substitution = previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)
-      current.push(Math.min(previous[j]! + 1, current[j - 1]! + 1, substitution))
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1)
+      d[i]![j] = best
     }
-    previous = current
   }
-  return previous[b.length]!
+  return d[a.length]![b.length]!
 }
 
 /**
