@@ -1,20 +1,26 @@
 /**
  * `ahp demo` run for real: it finishes, prints the expected decisions and the audit log,
- * uses no colour when stdout is not a terminal, and leaves no process behind.
+ * uses no colour when stdout is not a terminal, and leaves no process behind. It runs the
+ * bundle through a link of its own, which every process it starts names on its command
+ * line, so other tests running the bundle meanwhile are not mistaken for leftovers.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
-import { bundle, runCli } from "./support.js"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { bundle, runCli, tempDir } from "./support.js"
 
 const processesOf = (path: string): Array<string> =>
   execFileSync("ps", ["-eo", "pid,args"], { encoding: "utf8" }).split("\n").filter((line) => line.includes(path))
 
 describe("ahp demo", () => {
-  it.live("walks the scripted session and prints the expected decisions", () =>
+  it.scopedLive("walks the scripted session and prints the expected decisions", () =>
     Effect.gen(function*() {
+      const link = path.join(yield* tempDir, "ahp.mjs")
+      fs.symlinkSync(bundle, link)
       const started = Date.now()
-      const run = yield* runCli(["demo"])
+      const run = yield* runCli(["demo"], { command: [link] })
       assert.strictEqual(run.code, 0, run.stderr)
       assert.isBelow(Date.now() - started, 30_000)
       const out = run.stdout
@@ -47,6 +53,6 @@ describe("ahp demo", () => {
         "✓ allow",
         "✓ deny"
       ])
-      assert.deepStrictEqual(processesOf(bundle), [])
+      assert.deepStrictEqual(processesOf(link), [])
     }))
 })
