@@ -1,18 +1,56 @@
-// The whole test suite: type-check every project, run every vitest project, and end with
-// one line `N passed, N failed, N skipped` derived from vitest's JSON report.
-// A failing type-check counts as one failed check. Exit code is non-zero on any failure.
-import { spawnSync } from "node:child_process"
-import { existsSync, readFileSync, rmSync } from "node:fs"
+// The whole test suite: the type-check (`tsc -b tsconfig.json`: every package, test and doc
+// file; it also builds the packages' output in build/) and every vitest project, side by
+// side so that both cores work from the first second. The consumer check (test/consumer)
+// waits for the type-check, whose build it packs: this script tells it through the file
+// named by AHP_TYPECHECK_RESULT, which receives tsc's exit code.
+// Ends with one line `N passed, N failed, N skipped` derived from vitest's JSON report; a
+// failing type-check counts as one failed check. Exit code non-zero on any failure.
+// Arguments are passed to vitest (`pnpm test --project ahp`).
+import { spawn } from "node:child_process"
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { root } from "./bundle.mjs"
 
-const report = ".vitest.json"
-const run = (command, args) => spawnSync(command, args, { stdio: "inherit", shell: false }).status ?? 1
+const report = join(root, ".vitest.json")
+const signals = mkdtempSync(join(tmpdir(), "ahp-test-"))
+const typecheckResult = join(signals, "typecheck")
+const started = Date.now()
+const seconds = () => `${((Date.now() - started) / 1000).toFixed(0)} s`
 
-const typecheck = run("pnpm", ["exec", "tsc", "-b", "tsconfig.json"])
+const exited = (child) => new Promise((resolve) => child.on("close", (code) => resolve(code ?? 1)))
+
+console.log("type-check: tsc -b tsconfig.json (every package, test and doc file; builds the packages) runs beside the tests")
+const tsc = spawn(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-b", "tsconfig.json"], {
+  cwd: root,
+  stdio: ["ignore", "pipe", "pipe"]
+})
+let tscOutput = ""
+tsc.stdout.setEncoding("utf8").on("data", (text) => (tscOutput += text))
+tsc.stderr.setEncoding("utf8").on("data", (text) => (tscOutput += text))
+const typecheck = exited(tsc).then((code) => {
+  writeFileSync(`${typecheckResult}.tmp`, String(code))
+  renameSync(`${typecheckResult}.tmp`, typecheckResult)
+  if (code === 0) console.log(`type-check: passed (${seconds()})`)
+  else console.log(`${tscOutput.trimEnd()}\ntype-check: FAILED (exit code ${code}, ${seconds()})`)
+  return code
+})
+
 rmSync(report, { force: true })
-const vitest = run("pnpm", [
-  "exec", "vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`,
-  ...process.argv.slice(2)
-])
+const vitest = spawn(
+  process.execPath,
+  [
+    join(root, "node_modules", "vitest", "vitest.mjs"),
+    "run",
+    "--reporter=default",
+    "--reporter=json",
+    `--outputFile.json=${report}`,
+    ...process.argv.slice(2)
+  ],
+  { cwd: root, stdio: "inherit", env: { ...process.env, AHP_TYPECHECK_RESULT: typecheckResult } }
+)
+const [typecheckCode, vitestCode] = await Promise.all([typecheck, exited(vitest)])
+rmSync(signals, { recursive: true, force: true })
 
 let passed = 0, failed = 0, skipped = 0
 if (existsSync(report)) {
@@ -25,7 +63,8 @@ if (existsSync(report)) {
 } else {
   failed += 1
 }
-if (typecheck !== 0) failed += 1
-if (vitest !== 0 && failed === 0) failed += 1
+if (typecheckCode !== 0) failed += 1
+if (vitestCode !== 0 && failed === 0) failed += 1
+console.log(`all done in ${seconds()}`)
 console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`)
 process.exit(failed === 0 ? 0 : 1)

@@ -6,7 +6,9 @@
  * plain `node`, and the `ahp` tarball is installed globally (`npm i -g`) and run.
  *
  * Needs the npm registry, or an npm cache that already holds effect and its companions.
- * Every step that fails says which step, the command, its exit code and its output.
+ * Every step that fails says which step, the command, its exit code and its output. Under
+ * `pnpm test` the type-check runs beside the tests and builds what is packed here, so this
+ * waits for it (AHP_TYPECHECK_RESULT names the file that receives tsc's exit code).
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -67,6 +69,15 @@ interface Workspace {
   readonly ahp: string
 }
 
+/** Waits for the type-check `scripts/test.mjs` runs beside the tests, when it runs one. */
+const typecheckDone = async (): Promise<void> => {
+  const result = process.env.AHP_TYPECHECK_RESULT
+  if (result === undefined || result === "") return
+  while (!fs.existsSync(result)) await new Promise((resolve) => setTimeout(resolve, 250))
+  const code = fs.readFileSync(result, "utf8")
+  if (code !== "0") throw new Error(`the type-check failed (exit code ${code}): its build cannot be packed`)
+}
+
 let work: Workspace | undefined
 let setupError: unknown = undefined
 
@@ -96,6 +107,7 @@ const targets = (exports: unknown): Array<string> =>
 describe.sequential("the packed packages, installed as a user installs them", () => {
   beforeAll(async () => {
     try {
+      await typecheckDone()
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ahp-consumer-"))
       const files = await pack(path.join(dir, "tarballs"))
       const tarballs: Record<string, string> = {}

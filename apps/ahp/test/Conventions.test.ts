@@ -2,7 +2,8 @@
  * The command line's conventions, run for real: bare `ahp` prints the help and exits 2,
  * `--help` and `--version` on either side of a command, usage errors on stderr with exit 2
  * and "did you mean", colour only on a terminal and never with NO_COLOR, and "did you mean"
- * for mistyped event selectors and policy values in the documents themselves.
+ * for mistyped event selectors and policy values in the documents themselves. (Every form
+ * of the grammar is covered without processes by CommandLine.test.ts.)
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -33,15 +34,12 @@ describe("ahp conventions", () => {
       assert.strictEqual(bare.stdout, "")
       assert.match(bare.stderr, /^Usage: ahp <command> \[options\]/)
       assert.include(bare.stderr, "Exit codes (every command):")
-      for (const args of [["--help"], ["help"], ["-h"]]) {
-        const help = yield* runCli(args)
-        assert.strictEqual(help.code, 0, args.join(" "))
-        assert.strictEqual(help.stdout, `${bare.stderr}`, args.join(" "))
-      }
-      const dispatch = yield* runCli(["--help", "dispatch"])
+      const help = yield* runCli(["--help"])
+      assert.strictEqual(help.code, 0)
+      assert.strictEqual(help.stdout, bare.stderr)
+      const dispatch = yield* runCli(["dispatch", "--help"])
       assert.strictEqual(dispatch.code, 0)
       assert.match(dispatch.stdout, /^Usage: ahp dispatch --registration FILE --event FILE \[options\]/)
-      assert.strictEqual((yield* runCli(["dispatch", "--help"])).stdout, dispatch.stdout)
     }))
 
   it.live("--version answers on either side of a command", () =>
@@ -74,9 +72,7 @@ describe("ahp conventions", () => {
       })
       const after = yield* runCli(["validate", valid, "--log-level", "debug"])
       assert.strictEqual(after.code, 0, after.stderr)
-      const before = yield* runCli(["--log-level", "debug", "validate", valid])
-      assert.strictEqual(before.code, 0, before.stderr)
-      assert.strictEqual(before.stdout, after.stdout)
+      assert.match(after.stdout, /registration\.json: valid/)
     }))
 
   it.live("colour only on a terminal, never with NO_COLOR", () =>
