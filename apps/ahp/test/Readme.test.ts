@@ -43,7 +43,10 @@ const setupCommands = [
   "npm i -g pnpm@12.4.2 && pnpm install --frozen-lockfile && pnpm test"
 ]
 
-const isSetup = (block: Block) => block.lang === "sh" && block.content.startsWith("npm i -g")
+const isSetup = (block: Block) => block.lang === "sh" && block.content.startsWith("npm i -g pnpm")
+
+/** Shell blocks the tour does not run (the consumer check runs what they show). */
+const isNotRun = (block: Block) => block.lang === "sh" && block.marker?.startsWith("not run") === true
 
 const docsDir = path.join(root, "apps", "ahp", "docs")
 
@@ -89,6 +92,21 @@ describe("README", () => {
     assert.deepStrictEqual([...shown].sort(), fs.readdirSync(docsDir).filter((f) => f.endsWith(".ts")).sort())
   })
 
+  it("the install steps name real scripts and the tarballs they write", () => {
+    const notRun = blocks.filter(isNotRun)
+    assert.isNotEmpty(notRun)
+    for (const block of notRun) {
+      for (const script of block.content.match(/scripts\/[\w.-]+\.mjs/g) ?? []) {
+        assert.isTrue(fs.existsSync(path.join(root, script)), script)
+      }
+      for (const [, name, version] of block.content.matchAll(/effect-ahp-([a-z]+)-(\d+\.\d+\.\d+)\.tgz/g)) {
+        const dir = name === "cli" ? path.join(root, "apps", "ahp") : path.join(root, "packages", name!)
+        const manifest = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"))
+        assert.deepStrictEqual([manifest.name, manifest.version], [`@effect-ahp/${name}`, version])
+      }
+    }
+  })
+
   it.live("lists only real options in usage blocks", () =>
     Effect.gen(function*() {
       for (const block of blocks.filter((b) => b.marker?.startsWith("usage: "))) {
@@ -100,7 +118,7 @@ describe("README", () => {
 
   it.live("runs every tour command and prints what the README shows", () =>
     Effect.gen(function*() {
-      const tour = blocks.filter((b) => b.lang === "sh" && !isSetup(b))
+      const tour = blocks.filter((b) => b.lang === "sh" && !isSetup(b) && !isNotRun(b))
       assert.isAtLeast(tour.length, 4)
       for (const block of tour) {
         const next = blocks[blocks.indexOf(block) + 1]
