@@ -6,9 +6,6 @@ const config: ViteUserConfig = {
     include: ["test/**/*.test.ts"],
     fakeTimers: { toFake: undefined },
     sequence: { concurrent: true },
-    // Test files share their worker's module graph (effect and the packages are loaded once
-    // per worker, not once per file); no test relies on a fresh module state.
-    isolate: false,
     // A bound for a hung test, not a speed assertion: property tests that take 2 s on an
     // idle machine take several times that beside the rest of the suite on 2 cores.
     testTimeout: 30_000

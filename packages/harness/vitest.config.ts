@@ -1,4 +1,6 @@
 import { mergeConfig } from "vitest/config"
 import shared from "../../vitest.shared.js"
 
-export default mergeConfig(shared, { test: { name: "harness" } })
+// Worker threads: the project's files share a thread while the process-heavy projects run
+// in forked workers beside them.
+export default mergeConfig(shared, { test: { name: "harness", pool: "threads" } })
