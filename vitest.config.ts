@@ -1,16 +1,36 @@
 import { defineConfig } from "vitest/config"
+import { BaseSequencer, type TestSpecification } from "vitest/node"
+
+/** The projects, the longest first; the consumer check first of all (it waits on the build). */
+const order = ["suites", "ahp", "backend", "protocol", "node", "harness"]
+
+const rank = (file: TestSpecification): number =>
+  file.moduleId.includes("/test/consumer/") ? -1 : order.includes(file.project.name) ? order.indexOf(file.project.name) : order.length
+
+/** vitest's order (slowest first, from its cache), grouped by project in the order above. */
+class LongestProjectsFirst extends BaseSequencer {
+  override async sort(files: Array<TestSpecification>): Promise<Array<TestSpecification>> {
+    const sorted = await super.sort(files)
+    return sorted
+      .map((file, index) => ({ file, index }))
+      .sort((a, b) => rank(a.file) - rank(b.file) || a.index - b.index)
+      .map(({ file }) => file)
+  }
+}
 
 export default defineConfig({
   test: {
     projects: ["packages/*/vitest.config.ts", "apps/*/vitest.config.ts", "test/vitest.config.ts"],
-    // The library projects run in worker threads, the command line and the suites (which
-    // start many processes and spawn npm) in forked workers; the two pools run side by side.
-    // Within a pool, files share their worker's module graph (effect and the packages are
-    // loaded once per worker, not once per file): no test relies on a fresh module state.
-    // Most files wait on child processes, sockets and deadlines, so more files run at once
-    // than there are cores. Equal min and max: workers are reused, never retired midway.
+    // Two pools run side by side: forked workers (the suites, which spawn npm and measure the
+    // heap, and backend) and worker threads (the command line and the other packages). A
+    // pool runs one project at a time, its files spread over its workers, which share their
+    // module graph (effect and the packages load once per worker, not once per file): no
+    // test relies on a fresh module state. Most files wait on child processes, sockets and
+    // deadlines, so more files run at once than there are cores. Equal min and max: workers
+    // are reused, never retired midway.
     poolOptions: { forks: { isolate: false }, threads: { isolate: false } },
     maxWorkers: 3,
-    minWorkers: 3
+    minWorkers: 3,
+    sequence: { sequencer: LongestProjectsFirst }
   }
 })
