@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config"
 import { BaseSequencer, type TestSpecification } from "vitest/node"
 
 /** The projects, the longest first; the consumer check first of all (it waits on the build). */
-const order = ["suites", "ahp", "backend", "protocol", "node", "harness"]
+const order = ["suites", "ahp", "protocol", "backend", "node", "harness"]
 
 const rank = (file: TestSpecification): number =>
   file.moduleId.includes("/test/consumer/") ? -1 : order.includes(file.project.name) ? order.indexOf(file.project.name) : order.length
@@ -21,8 +21,8 @@ class LongestProjectsFirst extends BaseSequencer {
 export default defineConfig({
   test: {
     projects: ["packages/*/vitest.config.ts", "apps/*/vitest.config.ts", "test/vitest.config.ts"],
-    // Two pools run side by side: forked workers (the suites, which spawn npm and measure the
-    // heap, and backend) and worker threads (the command line and the other packages). A
+    // Two pools run side by side: forked workers (the command line and the suites, which start
+    // many processes and measure the heap) and worker threads (the four packages). A
     // pool runs one project at a time, its files spread over its workers, which share their
     // module graph (effect and the packages load once per worker, not once per file): no
     // test relies on a fresh module state. Most files wait on child processes, sockets and

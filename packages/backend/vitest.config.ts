@@ -1,5 +1,5 @@
 import { mergeConfig } from "vitest/config"
 import shared from "../../vitest.shared.js"
 
-// Forked workers (see the root vitest.config.ts).
-export default mergeConfig(shared, { test: { name: "backend" } })
+// Worker threads (see the root vitest.config.ts).
+export default mergeConfig(shared, { test: { name: "backend", pool: "threads" } })

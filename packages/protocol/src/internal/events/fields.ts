@@ -54,11 +54,21 @@ export const crossField = <S extends Schema.Schema.AnyNoContext>(
   self: S,
   rules: (value: Schema.Schema.Type<S>) => ReadonlyArray<Problem>,
   repair: (value: Schema.Schema.Type<S>) => Schema.Schema.Type<S>
-) =>
+): CrossField<S> =>
   Schema.filter<S>((value) => rules(value))(self).annotations({
     arbitrary: (from: Arbitrary.LazyArbitrary<Schema.Schema.Type<S>>) => (fc: typeof FastCheck) =>
       from(fc).map((value) => repair(dropUndefined(value)))
-  })
+  }) as CrossField<S>
+
+/**
+ * What `crossField` returns: a refinement of `S`, named so that emitted declarations refer
+ * to `S` instead of spelling out its decoded type (`annotations` keeps the name).
+ *
+ * @internal
+ */
+export interface CrossField<S extends Schema.Schema.AnyNoContext> extends Schema.refine<Schema.Schema.Type<S>, S> {
+  annotations(annotations: Schema.Annotations.Schema<Schema.Schema.Type<S>>): CrossField<S>
+}
 
 /** @internal */
 export const NonNegativeNumber = Schema.Number.pipe(
