@@ -1,11 +1,11 @@
 import { defineConfig } from "vitest/config"
 import { BaseSequencer, type TestSpecification } from "vitest/node"
 
-/** The projects, the longest first; the consumer check first of all (it waits on the build). */
-const order = ["suites", "ahp", "protocol", "backend", "node", "harness"]
+/** The projects, the longest first in each pool. */
+const order = ["ahp", "suites", "protocol", "backend", "node", "harness", "consumer"]
 
 const rank = (file: TestSpecification): number =>
-  file.moduleId.includes("/test/consumer/") ? -1 : order.includes(file.project.name) ? order.indexOf(file.project.name) : order.length
+  order.includes(file.project.name) ? order.indexOf(file.project.name) : order.length
 
 /** vitest's order (slowest first, from its cache), grouped by project in the order above. */
 class LongestProjectsFirst extends BaseSequencer {
@@ -20,7 +20,12 @@ class LongestProjectsFirst extends BaseSequencer {
 
 export default defineConfig({
   test: {
-    projects: ["packages/*/vitest.config.ts", "apps/*/vitest.config.ts", "test/vitest.config.ts"],
+    projects: [
+      "packages/*/vitest.config.ts",
+      "apps/*/vitest.config.ts",
+      "test/vitest.config.ts",
+      "test/consumer/vitest.config.ts"
+    ],
     // Two pools run side by side: forked workers (the command line and the suites, which start
     // many processes and measure the heap) and worker threads (the four packages). A
     // pool runs one project at a time, its files spread over its workers, which share their
@@ -29,8 +34,8 @@ export default defineConfig({
     // deadlines, so more files run at once than there are cores. Equal min and max: workers
     // are reused, never retired midway.
     poolOptions: { forks: { isolate: false }, threads: { isolate: false } },
-    maxWorkers: 3,
-    minWorkers: 3,
+    maxWorkers: 2,
+    minWorkers: 2,
     sequence: { sequencer: LongestProjectsFirst }
   }
 })

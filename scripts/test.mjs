@@ -1,27 +1,36 @@
-// The whole test suite: the type-check and every vitest project, side by side so that both
-// cores work from the first second. The type-check runs `tsc -b` on tsconfig.build.json (the
-// packages' sources, built into build/) and then on tsconfig.json (the tests, docs and
-// command line too: everything `pnpm exec tsc -b tsconfig.json` checks). The consumer check
-// (test/consumer) packs that build: this script tells it the build is done through the file
-// named by AHP_TYPECHECK_RESULT, which receives the first tsc's exit code. The tests run at a
-// lower priority than the type-check, which is one process on one core and on the
-// consumer check's path.
-// Ends with one line `N passed, N failed, N skipped` derived from vitest's JSON report; a
-// failing type-check counts as one failed check. Exit code non-zero on any failure.
-// Arguments are passed to vitest (`pnpm test --project ahp`).
+// The whole test suite, three things side by side so that both cores work from the first
+// second:
+// - the type-check: `tsc -b` on tsconfig.build.json (the packages' sources, built into
+//   build/), then on tsconfig.json (the tests, docs and command line too: everything
+//   `pnpm exec tsc -b tsconfig.json` checks);
+// - vitest on every project but `consumer`;
+// - vitest on the `consumer` project (test/consumer: pack, install with npm, type-check and
+//   run a consumer), which packs the type-check's build: this script tells it the build is
+//   done through the file named by AHP_TYPECHECK_RESULT (it receives the first tsc's exit
+//   code). Its report is printed when it ends.
+// The tests run at a lower priority than the type-check, which is one process on one core
+// and on the consumer check's path. Ends with one line `N passed, N failed, N skipped`
+// derived from vitest's JSON reports; a failing type-check counts as one failed check. Exit
+// code non-zero on any failure. Arguments go to one vitest run of the projects they select
+// (`pnpm test --project ahp`), the consumer check included only when selected.
 import { spawn } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { setPriority, tmpdir } from "node:os"
-import { join } from "node:path"
+import { join, relative } from "node:path"
 import { root } from "./bundle.mjs"
 
-const report = join(root, ".vitest.json")
-const signals = mkdtempSync(join(tmpdir(), "ahp-test-"))
-const typecheckResult = join(signals, "typecheck")
+const work = mkdtempSync(join(tmpdir(), "ahp-test-"))
+const typecheckResult = join(work, "typecheck")
 const started = Date.now()
 const seconds = () => `${((Date.now() - started) / 1000).toFixed(0)} s`
-
 const exited = (child) => new Promise((resolve) => child.on("close", (code) => resolve(code ?? 1)))
+const lower = (child) => {
+  try {
+    setPriority(child.pid, 10)
+  } catch {
+    // not permitted here: the tests run at the type-check's priority
+  }
+}
 
 const tscBin = join(root, "node_modules", "typescript", "bin", "tsc")
 let tscOutput = ""
@@ -43,40 +52,59 @@ const typecheck = (async () => {
   return code
 })()
 
-rmSync(report, { force: true })
-const vitest = spawn(
-  process.execPath,
-  [
-    join(root, "node_modules", "vitest", "vitest.mjs"),
-    "run",
-    "--reporter=default",
-    "--reporter=json",
-    `--outputFile.json=${report}`,
-    ...process.argv.slice(2)
-  ],
-  { cwd: root, stdio: "inherit", env: { ...process.env, AHP_TYPECHECK_RESULT: typecheckResult } }
-)
-try {
-  setPriority(vitest.pid, 10)
-} catch {
-  // not permitted here: the tests run at the same priority
+const vitest = (args, report, stdio) => {
+  const child = spawn(
+    process.execPath,
+    [join(root, "node_modules", "vitest", "vitest.mjs"), "run", "--reporter=json", `--outputFile.json=${report}`, ...args],
+    { cwd: root, stdio, env: { ...process.env, AHP_TYPECHECK_RESULT: typecheckResult } }
+  )
+  lower(child)
+  return exited(child).then((code) => ({ code, report }))
 }
-const [typecheckCode, vitestCode] = await Promise.all([typecheck, exited(vitest)])
-rmSync(signals, { recursive: true, force: true })
+
+const selected = process.argv.slice(2)
+const main = join(root, ".vitest.json")
+const consumer = join(work, "consumer.json")
+rmSync(main, { force: true })
+/** Runs the consumer check quietly and prints its tests when it ends. */
+const consumerCheck = async () => {
+  console.log("consumer check: packs the build, installs it with npm, type-checks and runs a consumer, beside the tests")
+  const run = await vitest(["--project", "consumer"], consumer, ["ignore", "ignore", "inherit"])
+  if (existsSync(run.report)) {
+    for (const file of JSON.parse(readFileSync(run.report, "utf8")).testResults) {
+      for (const test of file.assertionResults) {
+        console.log(`consumer check: ${test.status === "passed" ? "✓" : "×"} ${test.title} (${Math.round(test.duration ?? 0)} ms)`)
+        for (const message of test.failureMessages) console.log(message)
+      }
+      if (file.assertionResults.length === 0 && file.message) console.log(`consumer check: ${relative(root, file.name)}: ${file.message}`)
+    }
+  }
+  console.log(`consumer check: ${run.code === 0 ? "passed" : "FAILED"} (${seconds()})`)
+  return run
+}
+
+const runs = selected.length > 0
+  ? [vitest(["--reporter=default", ...selected], main, "inherit")]
+  : [vitest(["--reporter=default", "--project", "!consumer"], main, "inherit"), consumerCheck()]
+const [typecheckCode, ...finished] = await Promise.all([typecheck, ...runs])
 
 let passed = 0, failed = 0, skipped = 0
-if (existsSync(report)) {
-  const r = JSON.parse(readFileSync(report, "utf8"))
-  passed = r.numPassedTests
-  failed = r.numFailedTests
-  skipped = r.numPendingTests + r.numTodoTests
+for (const run of finished) {
+  if (!existsSync(run.report)) {
+    failed += 1
+    continue
+  }
+  const r = JSON.parse(readFileSync(run.report, "utf8"))
+  passed += r.numPassedTests
+  failed += r.numFailedTests
+  skipped += r.numPendingTests + r.numTodoTests
   // a file that fails to load has no tests but is a failure
-  failed += r.testResults.filter((f) => f.status === "failed" && f.assertionResults.length === 0).length
-} else {
-  failed += 1
+  const unloaded = r.testResults.filter((f) => f.status === "failed" && f.assertionResults.length === 0).length
+  failed += unloaded
+  if (run.code !== 0 && r.numFailedTests === 0 && unloaded === 0) failed += 1
 }
 if (typecheckCode !== 0) failed += 1
-if (vitestCode !== 0 && failed === 0) failed += 1
+rmSync(work, { recursive: true, force: true })
 console.log(`all done in ${seconds()}`)
 console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`)
 process.exit(failed === 0 ? 0 : 1)
