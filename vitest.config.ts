@@ -26,16 +26,17 @@ export default defineConfig({
       "test/vitest.config.ts",
       "test/consumer/vitest.config.ts"
     ],
-    // Two pools run side by side: forked workers (the command line and the suites, which start
-    // many processes and measure the heap) and worker threads (the four packages). A
-    // pool runs one project at a time, its files spread over its workers, which share their
-    // module graph (effect and the packages load once per worker, not once per file): no
-    // test relies on a fresh module state. Most files wait on child processes, sockets and
-    // deadlines, so more files run at once than there are cores. Equal min and max: workers
-    // are reused, never retired midway.
-    poolOptions: { forks: { isolate: false }, threads: { isolate: false } },
-    maxWorkers: 2,
-    minWorkers: 2,
+    // Two pools run side by side: forked workers for the command line and the suites, whose
+    // files mostly wait on child processes, sockets and deadlines (more of them at once than
+    // there are cores), and worker threads for the four packages, whose tests mostly compute.
+    // A pool runs one project at a time, its files spread over its workers, which share
+    // their module graph (effect and the packages load once per worker, not once per file):
+    // no test relies on a fresh module state. Equal min and max: workers are reused, never
+    // retired midway.
+    poolOptions: {
+      forks: { isolate: false, minForks: 3, maxForks: 3 },
+      threads: { isolate: false, minThreads: 2, maxThreads: 2 }
+    },
     sequence: { sequencer: LongestProjectsFirst }
   }
 })
