@@ -8,8 +8,8 @@
 //   run a consumer), which packs the type-check's build: this script tells it the build is
 //   done through the file named by AHP_TYPECHECK_RESULT (it receives the first tsc's exit
 //   code). Its report is printed when it ends.
-// The tests run at a lower priority than the type-check, which is one process on one core
-// and on the consumer check's path. Ends with one line `N passed, N failed, N skipped`
+// The tests run at a lower priority than the type-check and the consumer check, which are
+// one chain of processes, one at a time: the longest path through the run. Ends with one line `N passed, N failed, N skipped`
 // derived from vitest's JSON reports; a failing type-check counts as one failed check. Exit
 // code non-zero on any failure. Arguments go to one vitest run of the projects they select
 // (`pnpm test --project ahp`), the consumer check included only when selected.
@@ -52,13 +52,13 @@ const typecheck = (async () => {
   return code
 })()
 
-const vitest = (args, report, stdio) => {
+const vitest = (args, report, stdio, priority) => {
   const child = spawn(
     process.execPath,
     [join(root, "node_modules", "vitest", "vitest.mjs"), "run", "--reporter=json", `--outputFile.json=${report}`, ...args],
     { cwd: root, stdio, env: { ...process.env, AHP_TYPECHECK_RESULT: typecheckResult } }
   )
-  lower(child)
+  if (priority === "lower") lower(child)
   return exited(child).then((code) => ({ code, report }))
 }
 
@@ -69,7 +69,7 @@ rmSync(main, { force: true })
 /** Runs the consumer check quietly and prints its tests when it ends. */
 const consumerCheck = async () => {
   console.log("consumer check: packs the build, installs it with npm, type-checks and runs a consumer, beside the tests")
-  const run = await vitest(["--project", "consumer"], consumer, ["ignore", "ignore", "inherit"])
+  const run = await vitest(["--project", "consumer"], consumer, ["ignore", "ignore", "inherit"], "normal")
   if (existsSync(run.report)) {
     for (const file of JSON.parse(readFileSync(run.report, "utf8")).testResults) {
       for (const test of file.assertionResults) {
@@ -84,8 +84,8 @@ const consumerCheck = async () => {
 }
 
 const runs = selected.length > 0
-  ? [vitest(["--reporter=default", ...selected], main, "inherit")]
-  : [vitest(["--reporter=default", "--project", "!consumer"], main, "inherit"), consumerCheck()]
+  ? [vitest(["--reporter=default", ...selected], main, "inherit", "lower")]
+  : [vitest(["--reporter=default", "--project", "!consumer"], main, "inherit", "lower"), consumerCheck()]
 const [typecheckCode, ...finished] = await Promise.all([typecheck, ...runs])
 
 let passed = 0, failed = 0, skipped = 0
