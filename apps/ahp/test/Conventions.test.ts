@@ -10,7 +10,7 @@ import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { bundle, output, root, runCli, tempDir, toolBefore, writeFile } from "./support.js"
+import { bundle, guardRegistration, output, root, runCli, tempDir, toolBefore, writeFile } from "./support.js"
 
 const version: string = JSON.parse(fs.readFileSync(path.join(root, "apps", "ahp", "package.json"), "utf8")).version
 
@@ -62,14 +62,7 @@ describe("ahp conventions", () => {
       assert.match(option.stderr, /^ahp validate: unknown option --jsno for ahp validate \(did you mean --json\?\)/)
       assert.include(option.stderr, "Run 'ahp validate --help' for more.")
       const dir = yield* tempDir
-      const valid = writeFile(dir, "registration.json", {
-        protocolVersion: "draft",
-        hooks: [{
-          id: "com.example.guard",
-          transport: { type: "stdio", command: "guard", lifecycle: "persistent" },
-          subscriptions: [{ mode: "intercept", events: ["tool.before"], timeoutMs: 1000, failurePolicy: "fail-closed", content: { default: "body" } }]
-        }]
-      })
+      const valid = writeFile(dir, "registration.json", guardRegistration)
       const after = yield* runCli(["validate", valid, "--log-level", "debug"])
       assert.strictEqual(after.code, 0, after.stderr)
       assert.match(after.stdout, /registration\.json: valid/)

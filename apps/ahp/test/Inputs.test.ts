@@ -9,7 +9,7 @@ import { Duration, Effect, Schedule } from "effect"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { output, registration, runCli, startCli, tempDir, toolBefore, writeFile } from "./support.js"
+import { guardRegistration, output, registration, runCli, startCli, tempDir, toolBefore, writeFile } from "./support.js"
 
 /** Fails the test (instead of hanging it) when the command takes longer than `seconds`. */
 const within = <A, E, R>(seconds: number, effect: Effect.Effect<A, E, R>) =>
@@ -101,11 +101,7 @@ describe("ahp input files", () => {
       const run = yield* within(20, runCli(["dispatch", "--registration", reg, "--event", event]))
       assert.strictEqual(run.code, 2)
       assert.match(output(run).message, /the event file .* is not valid UTF-8: byte 0xfe at offset \d+/)
-      const bom = writeFile(dir, "bom.json", `\ufeff${JSON.stringify(registration({
-        id: "com.example.guard",
-        transport: { type: "stdio", command: "guard", lifecycle: "persistent" },
-        subscriptions: [{ mode: "intercept", events: ["tool.before"], timeoutMs: 1000, failurePolicy: "fail-closed", content: { default: "body" } }]
-      }))}`)
+      const bom = writeFile(dir, "bom.json", `\ufeff${JSON.stringify(guardRegistration)}`)
       const withBom = yield* within(20, runCli(["validate", bom]))
       assert.strictEqual(withBom.code, 0, withBom.stdout)
     }))

@@ -3,20 +3,13 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { output, runCli, tempDir, writeFile } from "./support.js"
+import { guardRegistration, output, runCli, tempDir, writeFile } from "./support.js"
 
 describe("ahp validate", () => {
   it.scopedLive("0 when valid, 1 when invalid, 2 when unreadable", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
-      const valid = writeFile(dir, "valid.json", {
-        protocolVersion: "draft",
-        hooks: [{
-          id: "com.example.guard",
-          transport: { type: "stdio", command: "guard", lifecycle: "persistent" },
-          subscriptions: [{ mode: "intercept", events: ["tool.before"], timeoutMs: 1000, failurePolicy: "fail-closed", content: { default: "body" } }]
-        }]
-      })
+      const valid = writeFile(dir, "valid.json", guardRegistration)
       const invalid = writeFile(dir, "invalid.json", { protocolVersion: "draft", hooks: [] })
       const ok = yield* runCli(["validate", valid])
       assert.strictEqual(ok.code, 0, ok.stderr)

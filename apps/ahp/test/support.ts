@@ -170,6 +170,13 @@ export const observe = (events: ReadonlyArray<string>, extra: Record<string, unk
 /** A registration document. */
 export const registration = (...hooks: ReadonlyArray<Record<string, unknown>>) => ({ protocolVersion: "draft", hooks })
 
+/** A valid registration: one stdio backend guarding tool.before (its command never runs). */
+export const guardRegistration = registration({
+  id: "com.example.guard",
+  transport: { type: "stdio", command: "guard", lifecycle: "persistent" },
+  subscriptions: [{ mode: "intercept", events: ["tool.before"], timeoutMs: 1000, failurePolicy: "fail-closed", content: { default: "body" } }]
+})
+
 /** A `tool.before` boundary input for a shell command. */
 export const toolBefore = (command: string, extra: Record<string, unknown> = {}) => ({
   type: "tool.before",
