@@ -4,10 +4,13 @@
  * delivers observations inside a scope the call owns, then returns the effective event,
  * the decision, per-route failures, observation outcomes and whether it was interrupted.
  *
- * Interruption: pass `options.interrupt` (an effect that completes when the call should
- * stop) to get a result with `interrupted: true` — the pending exchange is retired, no
- * observation starts, and the decision never grants execution. Interrupting the fiber
- * running `dispatch` also stops everything the call owns.
+ * Interruption: pass `options.interrupt` (an effect, run once per call, that completes
+ * when the call should stop) to get a result with `interrupted: true` at any point of the
+ * call — the pending exchange is ended, no observation starts, pending deliveries end at
+ * once as `interrupted`, and the decision never grants execution. Interrupting the fiber
+ * running `dispatch` also stops everything the call owns. Neither waits for a transport
+ * to retire an exchange's I/O (nor does a deadline): that goes on in fibers owned by the
+ * service's scope, which awaits them when it closes.
  *
  * Observations: by default the call waits for every delivery (each bounded by the
  * observation timeout). With `options.observers = { scope }` the decision returns at once
@@ -19,14 +22,16 @@ import { Capabilities, Event, Intercept, Issue, Json } from "@effect-ahp/protoco
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
+import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Random from "effect/Random"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Boundary from "./Boundary.js"
 import * as Chain from "./Chain.js"
 import * as Tracing from "./Tracing.js"
@@ -210,6 +215,9 @@ export const make = (registration: unknown, options?: Options) =>
     const grant = options?.grant ?? Grant.full()
     const source = options?.source ?? "urn:effect-ahp:harness"
     const observationTimeoutMs = options?.observationTimeoutMs ?? 5000
+    // Owns exchanges and deliveries ended at a deadline or an interruption until they have
+    // retired their I/O; closing the service's scope awaits them.
+    const retiring = yield* FiberSet.make()
     const registry = yield* Either.match(Registry.compile(registration, grant), {
       onLeft: (e) => Effect.fail(e),
       onRight: (r) => Effect.succeed(r)
@@ -246,46 +254,66 @@ export const make = (registration: unknown, options?: Options) =>
         remaining: dispatchOptions?.continuation?.remaining ?? Math.max(0, grant.maxContinuations - count)
       }
       const progress = yield* Ref.make(Chain.start(event, Settlement.initial(dispatchOptions?.state)))
-      const chain = Chain.run({
-        boundary,
-        routes: routes.intercept,
-        endpoint,
-        capabilities,
-        allowance,
-        elicitationSchema: dispatchOptions?.elicitationSchema
-      }, progress).pipe(Effect.as(false))
-      const interrupted = dispatchOptions?.interrupt === undefined
-        ? yield* chain
-        : yield* Effect.raceFirst(chain, Effect.as(dispatchOptions.interrupt, true))
-      const final = yield* Ref.get(progress)
-      const decision = Settlement.settle(final.state, { interrupted })
-      const recipients = interrupted ? [] : Observation.plan(routes, {
-        observed: grant.events[type]?.observe === true,
-        shortCircuit: Settlement.isShortCircuit(final.state),
-        called: final.called
-      })
-      const deliveries = Observation.deliverAll(boundary, final.event, recipients, endpoint, observationTimeoutMs)
-      const observers = dispatchOptions?.observers
-      if (observers !== undefined && observers !== "wait" && recipients.length > 0) {
-        const fiber = yield* Effect.forkIn(deliveries, observers.scope)
-        return {
-          event: final.event,
-          decision,
-          errors: final.failures,
-          observations: Observation.pending(recipients),
-          interrupted,
-          observationsDone: Fiber.join(fiber)
-        } satisfies DispatchResult
-      }
-      const observations = recipients.length === 0 ? [] : yield* deliveries
-      return {
-        event: final.event,
-        decision,
-        errors: final.failures,
-        observations,
-        interrupted,
-        observationsDone: Effect.succeed(observations)
-      } satisfies DispatchResult
+      const run = (stop: Deferred.Deferred<void> | undefined) =>
+        Effect.gen(function*() {
+          const chain = Chain.run({
+            boundary,
+            routes: routes.intercept,
+            endpoint,
+            capabilities,
+            allowance,
+            elicitationSchema: dispatchOptions?.elicitationSchema,
+            retiring
+          }, progress).pipe(Effect.as(false))
+          const interrupted = stop === undefined
+            ? yield* chain
+            : yield* Effect.raceFirst(Effect.interruptible(chain), Effect.interruptible(Effect.as(Deferred.await(stop), true)))
+          const final = yield* Ref.get(progress)
+          const recipients = interrupted ? [] : Observation.plan(routes, {
+            observed: grant.events[type]?.observe === true,
+            shortCircuit: Settlement.isShortCircuit(final.state),
+            called: final.called
+          })
+          const deliveries = (owner: FiberSet.FiberSet) =>
+            Observation.deliverAll(boundary, final.event, recipients, endpoint, {
+              timeoutMs: observationTimeoutMs,
+              retiring: owner,
+              interrupted: stop
+            })
+          const observers = dispatchOptions?.observers
+          if (observers !== undefined && observers !== "wait" && recipients.length > 0) {
+            // The host's scope owns these deliveries, to the end of their retirement.
+            const owner = yield* Scope.extend(FiberSet.make(), observers.scope)
+            const fiber = yield* Effect.forkIn(Effect.map(deliveries(owner), (d) => d.observations), observers.scope)
+            return {
+              event: final.event,
+              decision: Settlement.settle(final.state, { interrupted }),
+              errors: final.failures,
+              observations: Observation.pending(recipients),
+              interrupted,
+              observationsDone: Fiber.join(fiber)
+            } satisfies DispatchResult
+          }
+          const delivered = recipients.length === 0 ? { observations: [], interrupted } : yield* deliveries(retiring)
+          return {
+            event: final.event,
+            decision: Settlement.settle(final.state, { interrupted: interrupted || delivered.interrupted }),
+            errors: final.failures,
+            observations: delivered.observations,
+            interrupted: interrupted || delivered.interrupted,
+            observationsDone: Effect.succeed(delivered.observations)
+          } satisfies DispatchResult
+        })
+      const interrupt = dispatchOptions?.interrupt
+      if (interrupt === undefined) return yield* run(undefined)
+      // The interrupt effect runs once, for the whole call, in a fiber ended with the call
+      // (interruptible whatever the caller's region).
+      const stop = yield* Deferred.make<void>()
+      return yield* Effect.acquireUseRelease(
+        Effect.fork(Effect.interruptible(Effect.zipRight(interrupt, Deferred.succeed(stop, undefined)))),
+        () => run(stop),
+        Fiber.interrupt
+      )
     }, (effect, type) => Tracing.withSpanWhenTraced("Hooks.dispatch", { attributes: { "event.type": type } })(effect))
     return Hooks.of({ dispatch, registry, grant })
   })
