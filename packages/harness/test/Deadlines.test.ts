@@ -1,0 +1,141 @@
+import { Hooks, Transport } from "@effect-ahp/harness"
+import { assert, describe, it } from "@effect/vitest"
+import { Data, Deferred, Duration, Effect, Exit, Fiber, Layer, Scope } from "effect"
+import { answer, backends, intercept, registration, toolBefore } from "./support.js"
+
+const A = "com.example.a"
+const B = "com.example.b"
+
+class Held extends Data.TaggedError("Held")<{ readonly what: string }> {}
+
+/** Fails with `Held` when `effect` takes longer than `millis` (real time). */
+const within = <A, E, R>(millis: number, what: string, effect: Effect.Effect<A, E, R>) =>
+  Effect.timeoutFail(effect, { duration: Duration.millis(millis), onTimeout: () => new Held({ what }) })
+
+/** Blocks the event loop for `millis`, as parsing or staging a huge answer would. */
+const busy = (millis: number) =>
+  Effect.sync(() => {
+    const end = performance.now() + millis
+    while (performance.now() < end) {
+      // no timer can fire meanwhile
+    }
+  })
+
+/** Builds the Hooks service from `reg` over `layer` in a scope the test closes itself. */
+const open = (reg: unknown, layer: Layer.Layer<Transport.Transports>) =>
+  Effect.gen(function*() {
+    const scope = yield* Scope.make()
+    const hooks = yield* Layer.buildWithScope(Hooks.layer(reg).pipe(Layer.provide(layer)), scope)
+    const dispatch = (options?: Hooks.DispatchOptions) => Effect.provide(Hooks.toolBefore(toolBefore(), options), hooks)
+    return { scope, dispatch }
+  })
+
+/**
+ * A backend that never answers and whose interruption is held (its exchange retires only
+ * once `gate` opens); `retired` counts the exchanges that finished retiring.
+ */
+const heldBackend = (gate: Deferred.Deferred<void>, started: Deferred.Deferred<void>) => {
+  const state = { retired: 0 }
+  const backend: Transport.InProcessBackend = {
+    request: () =>
+      Deferred.succeed(started, undefined).pipe(
+        Effect.zipRight(Effect.never),
+        Effect.onInterrupt(() => Effect.zipRight(Deferred.await(gate), Effect.sync(() => state.retired++)))
+      ),
+    notify: () => Effect.void
+  }
+  return { state, backend }
+}
+
+describe.sequential("absolute deadlines", () => {
+  it.live("an answer still being processed when the deadline passes is a timeout, not published", () =>
+    Effect.gen(function*() {
+      const { layer, log } = backends({
+        [A]: (request) => Effect.zipRight(busy(150), answer({ type: "deny", reason: "late" })(request, 0)),
+        [B]: answer({ type: "ask" })
+      })
+      const reg = registration([
+        { id: A, subscriptions: [intercept(["tool.before"], { timeoutMs: 50 })] },
+        { id: B, subscriptions: [intercept(["tool.before"])] }
+      ])
+      const { dispatch, scope } = yield* open(reg, layer)
+      const result = yield* dispatch()
+      yield* Scope.close(scope, Exit.void)
+      assert.deepStrictEqual(result.errors.map((e) => [e.backend, e.code]), [[A, "timeout"]])
+      assert.strictEqual(result.decision.permission, "ask")
+      assert.isUndefined(result.decision.denial)
+      assert.deepStrictEqual(result.decision.effects.map((a) => a.effect.type), ["ask"])
+      assert.deepStrictEqual(log.map((r) => r.backend), [A, B])
+    }))
+
+  it.live("a fail-closed route whose answer is processed past its deadline denies synthetically", () =>
+    Effect.gen(function*() {
+      const { layer } = backends({
+        [A]: (request) => Effect.zipRight(busy(150), answer({ type: "allow" }, { type: "return", value: 1 })(request, 0))
+      })
+      const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"], { timeoutMs: 50, failurePolicy: "fail-closed" })] }])
+      const { dispatch, scope } = yield* open(reg, layer)
+      const result = yield* dispatch()
+      yield* Scope.close(scope, Exit.void)
+      assert.strictEqual(result.errors[0]?.code, "timeout")
+      assert.strictEqual(result.decision.permission, "deny")
+      assert.isTrue(result.decision.denial?.synthetic)
+      assert.isUndefined(result.decision.candidate)
+    }))
+})
+
+describe("the decision is not held by an exchange's retirement", () => {
+  it.live("at a deadline the chain goes on while the exchange retires; the service's scope awaits it", () =>
+    Effect.gen(function*() {
+      const gate = yield* Deferred.make<void>()
+      const started = yield* Deferred.make<void>()
+      const held = heldBackend(gate, started)
+      const reg = registration([
+        { id: A, subscriptions: [intercept(["tool.before"], { timeoutMs: 50 })] },
+        { id: B, subscriptions: [intercept(["tool.before"])] }
+      ])
+      const { dispatch, scope } = yield* open(reg, Transport.layerInProcess({ [A]: held.backend, [B]: { request: (m) => answer({ type: "ask" })(m, 0), notify: () => Effect.void } }))
+      const result = yield* within(3000, "the decision", dispatch())
+      assert.strictEqual(result.errors[0]?.code, "timeout")
+      assert.strictEqual(result.decision.permission, "ask")
+      assert.strictEqual(held.state.retired, 0)
+      const closing = yield* Effect.fork(Scope.close(scope, Exit.void))
+      yield* Effect.sleep(Duration.millis(50))
+      assert.isTrue((yield* Fiber.poll(closing))._tag === "None", "closing waits for the retiring exchange")
+      yield* Deferred.succeed(gate, undefined)
+      yield* within(3000, "the close", Fiber.join(closing))
+      assert.strictEqual(held.state.retired, 1)
+    }), 15_000)
+
+  it.live("an interrupted call returns at once while its exchange retires", () =>
+    Effect.gen(function*() {
+      const gate = yield* Deferred.make<void>()
+      const started = yield* Deferred.make<void>()
+      const held = heldBackend(gate, started)
+      const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"], { timeoutMs: 60_000, failurePolicy: "fail-closed" })] }])
+      const { dispatch, scope } = yield* open(reg, Transport.layerInProcess({ [A]: held.backend }))
+      const result = yield* within(3000, "the interrupted call", dispatch({ interrupt: Deferred.await(started) }))
+      assert.isTrue(result.interrupted)
+      assert.strictEqual(result.decision.permission, "none")
+      assert.deepStrictEqual(result.errors, [])
+      yield* Deferred.succeed(gate, undefined)
+      yield* within(3000, "the close", Scope.close(scope, Exit.void))
+      assert.strictEqual(held.state.retired, 1)
+    }), 15_000)
+
+  it.live("interrupting the fiber running dispatch returns at once while its exchange retires", () =>
+    Effect.gen(function*() {
+      const gate = yield* Deferred.make<void>()
+      const started = yield* Deferred.make<void>()
+      const held = heldBackend(gate, started)
+      const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"], { timeoutMs: 60_000 })] }])
+      const { dispatch, scope } = yield* open(reg, Transport.layerInProcess({ [A]: held.backend }))
+      const fiber = yield* Effect.fork(dispatch())
+      yield* Deferred.await(started)
+      yield* within(3000, "the interruption", Fiber.interrupt(fiber))
+      assert.strictEqual(held.state.retired, 0)
+      yield* Deferred.succeed(gate, undefined)
+      yield* within(3000, "the close", Scope.close(scope, Exit.void))
+      assert.strictEqual(held.state.retired, 1)
+    }), 15_000)
+})
