@@ -14,7 +14,8 @@
  * A deadline is absolute: what is not published by the deadline is a `timeout`, even when
  * the response arrived in time and was still being parsed, validated or staged when it
  * passed. The chain goes on at the deadline; an exchange interrupted there (or with the
- * call) retires its I/O on its own fiber, owned by `Input.retiring`, and is never awaited.
+ * call) retires its I/O on its own fiber, owned by `Input.retiring`, awaited for a short
+ * grace only.
  *
  * Progress is kept in a `Ref` owned by the caller, so an interrupted chain leaves exactly
  * what was accepted before the interruption (a staged but unpublished response is lost).
@@ -31,13 +32,12 @@ import { Capabilities, Common, type Event, Intercept, Json } from "@effect-ahp/p
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
-import type * as Fiber from "effect/Fiber"
-import * as FiberSet from "effect/FiberSet"
 import * as Ref from "effect/Ref"
 import * as Runtime from "effect/Runtime"
 import type * as Boundary from "./Boundary.js"
 import * as Grant from "./Grant.js"
 import { Deadlines } from "./internal/deadlines.js"
+import { type Owner, retire } from "./internal/retire.js"
 import * as Projection from "./Projection.js"
 import type * as Registry from "./Registry.js"
 import { RouteFailure } from "./RouteFailure.js"
@@ -63,9 +63,9 @@ export interface Input {
   readonly elicitationSchema?: Event.RequestedSchema | undefined
   /**
    * Owns the exchanges interrupted at a deadline or with the call until they have retired
-   * their I/O (the chain does not wait for them).
+   * their I/O (the chain waits for them a short grace only).
    */
-  readonly retiring: FiberSet.FiberSet
+  readonly retiring: Owner
 }
 
 /**
@@ -252,19 +252,19 @@ const runFrom = (
  *
  * The routes run on one fiber per call rather than one per exchange: a deadline that
  * expires interrupts that fiber and wakes this one at once, the route's timeout is
- * recorded here, and a new fiber goes on with the next route while the interrupted one
- * retires its exchange's I/O in `input.retiring`. The fiber is started at once on the
- * caller's runtime (its context and fiber refs), is interruptible even when the caller is
- * not, and is interrupted (and handed to `input.retiring`, not awaited) if the caller is
- * interrupted: about half the cost of `Effect.fork` and `Fiber.await`, whose child waits
- * for the scheduler before it starts.
+ * recorded here, and a new fiber goes on with the next route. The fiber is started at
+ * once on the caller's runtime (its context and fiber refs), is interruptible even when
+ * the caller is not, and is interrupted if the caller is: about half the cost of
+ * `Effect.fork` and `Fiber.await`, whose child waits for the scheduler before it starts.
+ * An interrupted fiber is handed to `input.retiring` and awaited for a short grace only
+ * (`internal/retire.ts`): a transport that retires its I/O promptly leaves nothing
+ * running, a slower one does not hold the decision.
  *
  * @since 0.1.0
  * @category running
  */
 export const run = (input: Input, progress: Ref.Ref<Progress>): Effect.Effect<void> =>
   Effect.clockWith((clock) => Effect.flatMap(Effect.runtime<never>(), (runtime) => {
-    const retire = (fiber: Fiber.RuntimeFiber<void>) => FiberSet.unsafeAdd(input.retiring, fiber)
     const runFiber = (called: Set<string>, from: number): Effect.Effect<void> => {
       if (from >= input.routes.length) return Effect.void
       const deadlines = new Deadlines(clock)
@@ -273,15 +273,13 @@ export const run = (input: Input, progress: Ref.Ref<Progress>): Effect.Effect<vo
         const fiber = Runtime.runFork(runtime, routes)
         return Effect.onExit(restore(deadlines.wait(fiber)), (waited) =>
           Effect.withFiberRuntime((caller) => {
+            // Ended, or interrupted by its deadline; else interrupted here, with the caller.
             if (Exit.isSuccess(waited)) {
               deadlines.disarm()
-              if (fiber.unsafePoll() === null) retire(fiber)
-            } else {
-              deadlines.abandon()
-              fiber.unsafeInterruptAsFork(caller.id())
-              retire(fiber)
+              return retire(input.retiring, fiber, undefined)
             }
-            return Effect.void
+            deadlines.abandon()
+            return retire(input.retiring, fiber, caller.id())
           }))
       }).pipe(Effect.flatMap(() => {
         if (deadlines.expired === undefined) return Effect.void

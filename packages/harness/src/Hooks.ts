@@ -8,9 +8,9 @@
  * when the call should stop) to get a result with `interrupted: true` at any point of the
  * call — the pending exchange is ended, no observation starts, pending deliveries end at
  * once as `interrupted`, and the decision never grants execution. Interrupting the fiber
- * running `dispatch` also stops everything the call owns. Neither waits for a transport
- * to retire an exchange's I/O (nor does a deadline): that goes on in fibers owned by the
- * service's scope, which awaits them when it closes.
+ * running `dispatch` also stops everything the call owns. Neither (nor a deadline) waits
+ * more than a short grace (100 ms) for a transport to retire an exchange's I/O: what is
+ * left goes on in fibers owned by the service's scope, which awaits them when it closes.
  *
  * Observations: by default the call waits for every delivery (each bounded by the
  * observation timeout). With `options.observers = { scope }` the decision returns at once
@@ -26,7 +26,6 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
-import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Random from "effect/Random"
 import * as Ref from "effect/Ref"
@@ -36,6 +35,7 @@ import * as Boundary from "./Boundary.js"
 import * as Chain from "./Chain.js"
 import * as Tracing from "./Tracing.js"
 import * as Grant from "./Grant.js"
+import * as Retire from "./internal/retire.js"
 import * as Observation from "./Observation.js"
 import * as Registry from "./Registry.js"
 import type { RouteFailure } from "./RouteFailure.js"
@@ -217,7 +217,7 @@ export const make = (registration: unknown, options?: Options) =>
     const observationTimeoutMs = options?.observationTimeoutMs ?? 5000
     // Owns exchanges and deliveries ended at a deadline or an interruption until they have
     // retired their I/O; closing the service's scope awaits them.
-    const retiring = yield* FiberSet.make()
+    const retiring = yield* Retire.makeOwner
     const registry = yield* Either.match(Registry.compile(registration, grant), {
       onLeft: (e) => Effect.fail(e),
       onRight: (r) => Effect.succeed(r)
@@ -274,7 +274,7 @@ export const make = (registration: unknown, options?: Options) =>
             shortCircuit: Settlement.isShortCircuit(final.state),
             called: final.called
           })
-          const deliveries = (owner: FiberSet.FiberSet) =>
+          const deliveries = (owner: Retire.Owner) =>
             Observation.deliverAll(boundary, final.event, recipients, endpoint, {
               timeoutMs: observationTimeoutMs,
               retiring: owner,
@@ -283,7 +283,7 @@ export const make = (registration: unknown, options?: Options) =>
           const observers = dispatchOptions?.observers
           if (observers !== undefined && observers !== "wait" && recipients.length > 0) {
             // The host's scope owns these deliveries, to the end of their retirement.
-            const owner = yield* Scope.extend(FiberSet.make(), observers.scope)
+            const owner = yield* Scope.extend(Retire.makeOwner, observers.scope)
             const fiber = yield* Effect.forkIn(Effect.map(deliveries(owner), (d) => d.observations), observers.scope)
             return {
               event: final.event,

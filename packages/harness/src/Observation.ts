@@ -11,8 +11,8 @@
  * outcome. After an interruption no delivery is started, and an interruption while they
  * run ends every pending one at once with the outcome `interrupted` (the deliveries that
  * already ended keep their outcome). Neither a timeout nor an interruption waits for a
- * transport to retire a delivery's I/O: that goes on in a fiber owned by
- * `DeliveryOptions.retiring`.
+ * transport to retire a delivery's I/O beyond a short grace: that goes on in a fiber
+ * owned by `DeliveryOptions.retiring`.
  *
  * @since 0.1.0
  */
@@ -22,9 +22,9 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as FiberSet from "effect/FiberSet"
 import * as Schema from "effect/Schema"
 import type * as Boundary from "./Boundary.js"
+import { type Owner, retire } from "./internal/retire.js"
 import * as Projection from "./Projection.js"
 import type * as Registry from "./Registry.js"
 import { Code } from "./RouteFailure.js"
@@ -94,8 +94,8 @@ const outcomeOf = (route: Registry.Route, outcome: Observation["outcome"], code?
 export interface DeliveryOptions {
   /** The bound of each delivery, in milliseconds. */
   readonly timeoutMs: number
-  /** Owns a delivery ended by its timeout or an interruption until it has retired its I/O. */
-  readonly retiring: FiberSet.FiberSet
+  /** Takes over a delivery ended by its timeout or an interruption until it has retired its I/O. */
+  readonly retiring: Owner
   /** Completed when the call is interrupted. */
   readonly interrupted?: Deferred.Deferred<void> | undefined
 }
@@ -112,16 +112,16 @@ export interface Delivered {
 }
 
 /**
- * Runs `effect` on a fiber owned by `set` and waits for it. Interrupting the wait (a
- * timeout, the call's interruption; possible whatever the caller's region) interrupts
- * that fiber and returns at once: `set` owns it until its finalizers have run.
+ * Runs `effect` on a fiber of its own and waits for it. Interrupting the wait (a timeout,
+ * the call's interruption; possible whatever the caller's region) interrupts that fiber
+ * and waits a short grace at most: `owner` then holds it until its finalizers have run.
  */
-const owned = <A, E>(set: FiberSet.FiberSet, effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+const owned = <A, E>(owner: Owner, effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
   Effect.uninterruptible(
-    Effect.flatMap(FiberSet.run(set, Effect.interruptible(effect)), (fiber) =>
+    Effect.flatMap(Effect.forkDaemon(Effect.interruptible(effect)), (fiber) =>
       Effect.onInterrupt(
         Effect.interruptible(Fiber.join(fiber)),
-        () => Effect.withFiberRuntime((waiter) => Effect.sync(() => fiber.unsafeInterruptAsFork(waiter.id())))
+        () => Effect.withFiberRuntime((waiter) => retire(owner, fiber, waiter.id()))
       ))
   )
 
