@@ -231,10 +231,12 @@ export const make = (registration: unknown, options?: Options) =>
       endpoints.get(route.backend.id) ??
         Effect.fail(new TransportError({ reason: "unsupported", detail: `backend ${route.backend.id} is not connected` }))
 
-    const dispatch = Effect.fnUntraced(function*(
+    /** One call; `stop` completes when it must be interrupted. */
+    const call = Effect.fnUntraced(function*(
       type: Event.EventType,
       input: Json.JsonObject | Input,
-      dispatchOptions?: DispatchOptions
+      dispatchOptions: DispatchOptions | undefined,
+      stop: Deferred.Deferred<void> | undefined
     ) {
       const event = yield* prepare(type, input as Json.JsonObject, source)
       const boundary = Boundary.of(type)
@@ -254,67 +256,78 @@ export const make = (registration: unknown, options?: Options) =>
         remaining: dispatchOptions?.continuation?.remaining ?? Math.max(0, grant.maxContinuations - count)
       }
       const progress = yield* Ref.make(Chain.start(event, Settlement.initial(dispatchOptions?.state)))
-      const run = (stop: Deferred.Deferred<void> | undefined) =>
-        Effect.gen(function*() {
-          const chain = Chain.run({
-            boundary,
-            routes: routes.intercept,
-            endpoint,
-            capabilities,
-            allowance,
-            elicitationSchema: dispatchOptions?.elicitationSchema,
-            retiring
-          }, progress).pipe(Effect.as(false))
-          const interrupted = stop === undefined
-            ? yield* chain
-            : yield* Effect.raceFirst(Effect.interruptible(chain), Effect.interruptible(Effect.as(Deferred.await(stop), true)))
-          const final = yield* Ref.get(progress)
-          const recipients = interrupted ? [] : Observation.plan(routes, {
-            observed: grant.events[type]?.observe === true,
-            shortCircuit: Settlement.isShortCircuit(final.state),
-            called: final.called
-          })
-          const deliveries = (owner: Retire.Owner) =>
-            Observation.deliverAll(boundary, final.event, recipients, endpoint, {
-              timeoutMs: observationTimeoutMs,
-              retiring: owner,
-              interrupted: stop
-            })
-          const observers = dispatchOptions?.observers
-          if (observers !== undefined && observers !== "wait" && recipients.length > 0) {
-            // The host's scope owns these deliveries, to the end of their retirement.
-            const owner = yield* Scope.extend(Retire.makeOwner, observers.scope)
-            const fiber = yield* Effect.forkIn(Effect.map(deliveries(owner), (d) => d.observations), observers.scope)
-            return {
-              event: final.event,
-              decision: Settlement.settle(final.state, { interrupted }),
-              errors: final.failures,
-              observations: Observation.pending(recipients),
-              interrupted,
-              observationsDone: Fiber.join(fiber)
-            } satisfies DispatchResult
-          }
-          const delivered = recipients.length === 0 ? { observations: [], interrupted } : yield* deliveries(retiring)
-          return {
-            event: final.event,
-            decision: Settlement.settle(final.state, { interrupted: interrupted || delivered.interrupted }),
-            errors: final.failures,
-            observations: delivered.observations,
-            interrupted: interrupted || delivered.interrupted,
-            observationsDone: Effect.succeed(delivered.observations)
-          } satisfies DispatchResult
+      const chain = Chain.run({
+        boundary,
+        routes: routes.intercept,
+        endpoint,
+        capabilities,
+        allowance,
+        elicitationSchema: dispatchOptions?.elicitationSchema,
+        retiring
+      }, progress).pipe(Effect.as(false))
+      const interrupted = stop === undefined
+        ? yield* chain
+        : yield* Effect.raceFirst(Effect.interruptible(chain), Effect.interruptible(Effect.as(Deferred.await(stop), true)))
+      const final = yield* Ref.get(progress)
+      const recipients = interrupted ? [] : Observation.plan(routes, {
+        observed: grant.events[type]?.observe === true,
+        shortCircuit: Settlement.isShortCircuit(final.state),
+        called: final.called
+      })
+      if (recipients.length === 0) {
+        const observations: ReadonlyArray<Observation.Observation> = []
+        return {
+          event: final.event,
+          decision: Settlement.settle(final.state, { interrupted }),
+          errors: final.failures,
+          observations,
+          interrupted,
+          observationsDone: Effect.succeed(observations)
+        } satisfies DispatchResult
+      }
+      const deliveries = (owner: Retire.Owner) =>
+        Observation.deliverAll(boundary, final.event, recipients, endpoint, {
+          timeoutMs: observationTimeoutMs,
+          retiring: owner,
+          interrupted: stop
         })
+      const observers = dispatchOptions?.observers
+      if (observers !== undefined && observers !== "wait") {
+        // The host's scope owns these deliveries, to the end of their retirement.
+        const owner = yield* Scope.extend(Retire.makeOwner, observers.scope)
+        const fiber = yield* Effect.forkIn(Effect.map(deliveries(owner), (d) => d.observations), observers.scope)
+        return {
+          event: final.event,
+          decision: Settlement.settle(final.state, { interrupted }),
+          errors: final.failures,
+          observations: Observation.pending(recipients),
+          interrupted,
+          observationsDone: Fiber.join(fiber)
+        } satisfies DispatchResult
+      }
+      const delivered = yield* deliveries(retiring)
+      return {
+        event: final.event,
+        decision: Settlement.settle(final.state, { interrupted: delivered.interrupted }),
+        errors: final.failures,
+        observations: delivered.observations,
+        interrupted: delivered.interrupted,
+        observationsDone: Effect.succeed(delivered.observations)
+      } satisfies DispatchResult
+    }, (effect, type) => Tracing.withSpanWhenTraced("Hooks.dispatch", { attributes: { "event.type": type } })(effect))
+
+    const dispatch = (type: Event.EventType, input: Json.JsonObject | Input, dispatchOptions?: DispatchOptions) => {
       const interrupt = dispatchOptions?.interrupt
-      if (interrupt === undefined) return yield* run(undefined)
+      if (interrupt === undefined) return call(type, input, dispatchOptions, undefined)
       // The interrupt effect runs once, for the whole call, in a fiber ended with the call
       // (interruptible whatever the caller's region).
-      const stop = yield* Deferred.make<void>()
-      return yield* Effect.acquireUseRelease(
-        Effect.fork(Effect.interruptible(Effect.zipRight(interrupt, Deferred.succeed(stop, undefined)))),
-        () => run(stop),
-        Fiber.interrupt
-      )
-    }, (effect, type) => Tracing.withSpanWhenTraced("Hooks.dispatch", { attributes: { "event.type": type } })(effect))
+      return Effect.flatMap(Deferred.make<void>(), (stop) =>
+        Effect.acquireUseRelease(
+          Effect.fork(Effect.interruptible(Effect.zipRight(interrupt, Deferred.succeed(stop, undefined)))),
+          () => call(type, input, dispatchOptions, stop),
+          Fiber.interrupt
+        ))
+    }
     return Hooks.of({ dispatch, registry, grant })
   })
 
