@@ -1,16 +1,10 @@
-import { Hooks, Transport } from "@effect-ahp/harness"
+import { Transport } from "@effect-ahp/harness"
 import { assert, describe, it } from "@effect/vitest"
-import { Data, Deferred, Duration, Effect, Exit, Fiber, Layer, Scope } from "effect"
-import { answer, backends, intercept, registration, toolBefore } from "./support.js"
+import { Deferred, Duration, Effect, Exit, Fiber, Scope } from "effect"
+import { answer, backends, heldExchange, intercept, openHooks, registration, within } from "./support.js"
 
 const A = "com.example.a"
 const B = "com.example.b"
-
-class Held extends Data.TaggedError("Held")<{ readonly what: string }> {}
-
-/** Fails with `Held` when `effect` takes longer than `millis` (real time). */
-const within = <A, E, R>(millis: number, what: string, effect: Effect.Effect<A, E, R>) =>
-  Effect.timeoutFail(effect, { duration: Duration.millis(millis), onTimeout: () => new Held({ what }) })
 
 /** Blocks the event loop for `millis`, as parsing or staging a huge answer would. */
 const busy = (millis: number) =>
@@ -21,29 +15,10 @@ const busy = (millis: number) =>
     }
   })
 
-/** Builds the Hooks service from `reg` over `layer` in a scope the test closes itself. */
-const open = (reg: unknown, layer: Layer.Layer<Transport.Transports>) =>
-  Effect.gen(function*() {
-    const scope = yield* Scope.make()
-    const hooks = yield* Layer.buildWithScope(Hooks.layer(reg).pipe(Layer.provide(layer)), scope)
-    const dispatch = (options?: Hooks.DispatchOptions) => Effect.provide(Hooks.toolBefore(toolBefore(), options), hooks)
-    return { scope, dispatch }
-  })
-
-/**
- * A backend that never answers and whose interruption is held (its exchange retires only
- * once `gate` opens); `retired` counts the exchanges that finished retiring.
- */
+/** A backend whose requests never complete and whose interruption is held until `gate` opens. */
 const heldBackend = (gate: Deferred.Deferred<void>, started: Deferred.Deferred<void>) => {
-  const state = { retired: 0 }
-  const backend: Transport.InProcessBackend = {
-    request: () =>
-      Deferred.succeed(started, undefined).pipe(
-        Effect.zipRight(Effect.never),
-        Effect.onInterrupt(() => Effect.zipRight(Deferred.await(gate), Effect.sync(() => state.retired++)))
-      ),
-    notify: () => Effect.void
-  }
+  const { run, state } = heldExchange(started, gate)
+  const backend: Transport.InProcessBackend = { request: () => run, notify: () => Effect.void }
   return { state, backend }
 }
 
@@ -58,7 +33,7 @@ describe.sequential("absolute deadlines", () => {
         { id: A, subscriptions: [intercept(["tool.before"], { timeoutMs: 50 })] },
         { id: B, subscriptions: [intercept(["tool.before"])] }
       ])
-      const { dispatch, scope } = yield* open(reg, layer)
+      const { dispatch, scope } = yield* openHooks(reg, layer)
       const result = yield* dispatch()
       yield* Scope.close(scope, Exit.void)
       assert.deepStrictEqual(result.errors.map((e) => [e.backend, e.code]), [[A, "timeout"]])
@@ -74,7 +49,7 @@ describe.sequential("absolute deadlines", () => {
         [A]: (request) => Effect.zipRight(busy(150), answer({ type: "allow" }, { type: "return", value: 1 })(request, 0))
       })
       const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"], { timeoutMs: 50, failurePolicy: "fail-closed" })] }])
-      const { dispatch, scope } = yield* open(reg, layer)
+      const { dispatch, scope } = yield* openHooks(reg, layer)
       const result = yield* dispatch()
       yield* Scope.close(scope, Exit.void)
       assert.strictEqual(result.errors[0]?.code, "timeout")
@@ -94,7 +69,7 @@ describe("the decision is not held by an exchange's retirement", () => {
         { id: A, subscriptions: [intercept(["tool.before"], { timeoutMs: 50 })] },
         { id: B, subscriptions: [intercept(["tool.before"])] }
       ])
-      const { dispatch, scope } = yield* open(reg, Transport.layerInProcess({ [A]: held.backend, [B]: { request: (m) => answer({ type: "ask" })(m, 0), notify: () => Effect.void } }))
+      const { dispatch, scope } = yield* openHooks(reg, Transport.layerInProcess({ [A]: held.backend, [B]: { request: (m) => answer({ type: "ask" })(m, 0), notify: () => Effect.void } }))
       const result = yield* within(3000, "the decision", dispatch())
       assert.strictEqual(result.errors[0]?.code, "timeout")
       assert.strictEqual(result.decision.permission, "ask")
@@ -113,7 +88,7 @@ describe("the decision is not held by an exchange's retirement", () => {
       const started = yield* Deferred.make<void>()
       const held = heldBackend(gate, started)
       const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"], { timeoutMs: 60_000, failurePolicy: "fail-closed" })] }])
-      const { dispatch, scope } = yield* open(reg, Transport.layerInProcess({ [A]: held.backend }))
+      const { dispatch, scope } = yield* openHooks(reg, Transport.layerInProcess({ [A]: held.backend }))
       const result = yield* within(3000, "the interrupted call", dispatch({ interrupt: Deferred.await(started) }))
       assert.isTrue(result.interrupted)
       assert.strictEqual(result.decision.permission, "none")
@@ -129,7 +104,7 @@ describe("the decision is not held by an exchange's retirement", () => {
       const started = yield* Deferred.make<void>()
       const held = heldBackend(gate, started)
       const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"], { timeoutMs: 60_000 })] }])
-      const { dispatch, scope } = yield* open(reg, Transport.layerInProcess({ [A]: held.backend }))
+      const { dispatch, scope } = yield* openHooks(reg, Transport.layerInProcess({ [A]: held.backend }))
       const fiber = yield* Effect.fork(dispatch())
       yield* Deferred.await(started)
       yield* within(3000, "the interruption", Fiber.interrupt(fiber))

@@ -1,32 +1,16 @@
-import { Client, Hooks, Transport } from "@effect-ahp/harness"
+import { Client, Transport } from "@effect-ahp/harness"
 import { assert, describe, it } from "@effect/vitest"
-import { Data, Deferred, Duration, Effect, Exit, Fiber, Layer, Scope } from "effect"
-import { answer, intercept, observe, registration, toolBefore } from "./support.js"
+import { Deferred, Effect, Exit, Fiber, Scope } from "effect"
+import { answer, heldExchange, intercept, observe, openHooks, registration, toolBefore, within } from "./support.js"
 
 const A = "com.example.a"
 const SLOW = "com.example.slow"
 const FAST = "com.example.fast"
 
-class Held extends Data.TaggedError("Held")<{ readonly what: string }> {}
-
-/** Fails with `Held` when `effect` takes longer than `millis` (real time). */
-const within = <A, E, R>(millis: number, what: string, effect: Effect.Effect<A, E, R>) =>
-  Effect.timeoutFail(effect, { duration: Duration.millis(millis), onTimeout: () => new Held({ what }) })
-
-/**
- * An observer whose deliveries never complete and whose interruption is held until `gate`
- * opens; `started` completes when a delivery starts, `retired` counts retired deliveries.
- */
+/** An observer whose deliveries never complete and whose interruption is held until `gate` (if any) opens. */
 const slowObserver = (started: Deferred.Deferred<void>, gate?: Deferred.Deferred<void>) => {
-  const state = { retired: 0 }
-  const backend: Transport.InProcessBackend = {
-    request: () => Effect.never,
-    notify: () =>
-      Deferred.succeed(started, undefined).pipe(
-        Effect.zipRight(Effect.never),
-        Effect.onInterrupt(() => Effect.zipRight(gate === undefined ? Effect.void : Deferred.await(gate), Effect.sync(() => state.retired++)))
-      )
-  }
+  const { run, state } = heldExchange(started, gate)
+  const backend: Transport.InProcessBackend = { request: () => Effect.never, notify: () => run }
   return { state, backend }
 }
 
@@ -48,15 +32,7 @@ const reg = registration([
 
 /** Builds the service in a scope the test closes itself; deliveries are bounded by 60 s. */
 const open = (backends: Record<string, Transport.InProcessBackend>) =>
-  Effect.gen(function*() {
-    const scope = yield* Scope.make()
-    const hooks = yield* Layer.buildWithScope(
-      Hooks.layer(reg, { observationTimeoutMs: 60_000 }).pipe(Layer.provide(Transport.layerInProcess(backends))),
-      scope
-    )
-    const dispatch = (options?: Hooks.DispatchOptions) => Effect.provide(Hooks.toolBefore(toolBefore(), options), hooks)
-    return { scope, dispatch }
-  })
+  openHooks(reg, Transport.layerInProcess(backends), { observationTimeoutMs: 60_000 })
 
 describe("interruption during observation", () => {
   it.live("the interrupt option ends pending deliveries at once: interrupted, and the decision never grants", () =>
@@ -110,14 +86,12 @@ describe("interruption during observation", () => {
       const started = yield* Deferred.make<void>()
       const gate = yield* Deferred.make<void>()
       const slow = slowObserver(started, gate)
-      const scope = yield* Scope.make()
-      const hooks = yield* Layer.buildWithScope(
-        Hooks.layer(reg, { observationTimeoutMs: 50 }).pipe(
-          Layer.provide(Transport.layerInProcess({ [A]: allowing, [FAST]: fast([]), [SLOW]: slow.backend }))
-        ),
-        scope
+      const { dispatch, scope } = yield* openHooks(
+        reg,
+        Transport.layerInProcess({ [A]: allowing, [FAST]: fast([]), [SLOW]: slow.backend }),
+        { observationTimeoutMs: 50 }
       )
-      const result = yield* within(3000, "the call", Effect.provide(Hooks.toolBefore(toolBefore()), hooks))
+      const result = yield* within(3000, "the call", dispatch())
       assert.isFalse(result.interrupted)
       assert.strictEqual(result.decision.permission, "allow")
       assert.deepStrictEqual(result.observations.map((o) => o.outcome), ["delivered", "timeout"])
