@@ -271,7 +271,7 @@ export const run = (input: Input, progress: Ref.Ref<Progress>): Effect.Effect<vo
       const routes = Effect.interruptible(runFrom(input, progress, called, from, deadlines))
       return Effect.uninterruptibleMask((restore) => {
         const fiber = Runtime.runFork(runtime, routes)
-        return Effect.onExit(restore(deadlines.wait(fiber)), (waited) =>
+        return Effect.onExit(restore(Effect.as(deadlines.wait(fiber), fiber)), (waited) =>
           Effect.withFiberRuntime((caller) => {
             // Ended, or interrupted by its deadline; else interrupted here, with the caller.
             if (Exit.isSuccess(waited)) {
@@ -281,8 +281,9 @@ export const run = (input: Input, progress: Ref.Ref<Progress>): Effect.Effect<vo
             deadlines.abandon()
             return retire(input.retiring, fiber, caller.id())
           }))
-      }).pipe(Effect.flatMap(() => {
-        if (deadlines.expired === undefined) return Effect.void
+      }).pipe(Effect.flatMap((fiber) => {
+        // Ended without a deadline expiring: its exit (a defect is not swallowed).
+        if (deadlines.expired === undefined) return fiber.unsafePoll() ?? Effect.void
         const route = input.routes[deadlines.expired]!
         const next = deadlines.expired + 1
         return Effect.zipRight(

@@ -1,6 +1,6 @@
 import { Transport } from "@effect-ahp/harness"
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Duration, Effect, Exit, Fiber, Scope } from "effect"
+import { Cause, Deferred, Duration, Effect, Exit, Fiber, Scope } from "effect"
 import { answer, backends, heldExchange, intercept, openHooks, registration, within } from "./support.js"
 
 const A = "com.example.a"
@@ -114,3 +114,16 @@ describe("the decision is not held by an exchange's retirement", () => {
       assert.strictEqual(held.state.retired, 1)
     }), 15_000)
 })
+
+describe("defects", () => {
+  it.effect("a defect in an exchange is not swallowed by the chain", () =>
+    Effect.gen(function*() {
+      const { layer } = backends({ [A]: () => Effect.die("a bug in the backend") })
+      const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }])
+      const { dispatch, scope } = yield* openHooks(reg, layer)
+      const exit = yield* Effect.exit(dispatch())
+      yield* Scope.close(scope, Exit.void)
+      assert.isTrue(Exit.isFailure(exit) && Cause.isDie(exit.cause))
+    }))
+})
+
