@@ -31,8 +31,9 @@ import { Code } from "./RouteFailure.js"
 import type { Endpoint, TransportError } from "./Transport.js"
 
 /**
- * How a delivery ended. `pending` is reported when deliveries were handed to a scope the
- * host owns.
+ * How a delivery ended. `interrupted`: the call was interrupted before it completed (its
+ * I/O is retired; nothing says whether the observer read it). `pending` is reported when
+ * deliveries were handed to a scope the host owns.
  *
  * @since 0.1.0
  * @category models
