@@ -29,6 +29,7 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Random from "effect/Random"
 import * as Ref from "effect/Ref"
+import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Boundary from "./Boundary.js"
@@ -267,7 +268,8 @@ export const make = (registration: unknown, options?: Options) =>
       }, progress).pipe(Effect.as(false))
       const interrupted = stop === undefined
         ? yield* chain
-        : yield* Effect.raceFirst(Effect.interruptible(chain), Effect.interruptible(Effect.as(Deferred.await(stop), true)))
+        : (yield* Deferred.isDone(stop)) ||
+          (yield* Effect.raceFirst(Effect.interruptible(chain), Effect.interruptible(Effect.as(Deferred.await(stop), true))))
       const final = yield* Ref.get(progress)
       const recipients = interrupted ? [] : Observation.plan(routes, {
         observed: grant.events[type]?.observe === true,
@@ -320,10 +322,13 @@ export const make = (registration: unknown, options?: Options) =>
       const interrupt = dispatchOptions?.interrupt
       if (interrupt === undefined) return call(type, input, dispatchOptions, undefined)
       // The interrupt effect runs once, for the whole call, in a fiber ended with the call
-      // (interruptible whatever the caller's region).
-      return Effect.flatMap(Deferred.make<void>(), (stop) =>
+      // (interruptible whatever the caller's region). It starts at once: an interrupt that
+      // has already happened is seen before anything is sent.
+      return Effect.flatMap(Effect.zip(Deferred.make<void>(), Effect.runtime<never>()), ([stop, runtime]) =>
         Effect.acquireUseRelease(
-          Effect.fork(Effect.interruptible(Effect.zipRight(interrupt, Deferred.succeed(stop, undefined)))),
+          Effect.sync(() =>
+            Runtime.runFork(runtime, Effect.interruptible(Effect.zipRight(interrupt, Deferred.succeed(stop, undefined))))
+          ),
           () => call(type, input, dispatchOptions, stop),
           Fiber.interrupt
         ))

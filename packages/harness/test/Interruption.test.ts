@@ -113,6 +113,23 @@ describe("interruption during observation", () => {
       yield* Scope.close(scope, Exit.void)
     }), 15_000)
 
+  it.live("an interrupt that has already happened is seen before anything is sent", () =>
+    Effect.gen(function*() {
+      const started = yield* Deferred.make<void>()
+      const log: Array<string> = []
+      const recording: Transport.InProcessBackend = {
+        request: (m) => Effect.zipRight(Effect.sync(() => log.push("request")), allowing.request(m)),
+        notify: () => Effect.sync(() => log.push("notify"))
+      }
+      const { dispatch, scope } = yield* open({ [A]: recording, [FAST]: fast(log), [SLOW]: slowObserver(started).backend })
+      const result = yield* dispatch({ interrupt: Effect.void })
+      assert.isTrue(result.interrupted)
+      assert.strictEqual(result.decision.permission, "none")
+      assert.deepStrictEqual(result.observations, [])
+      assert.deepStrictEqual(log, [])
+      yield* Scope.close(scope, Exit.void)
+    }))
+
   it("an abort signal during observation yields interrupted (Promise facade)", async () => {
     const started = Effect.runSync(Deferred.make<void>())
     const slow = slowObserver(started)
