@@ -96,10 +96,12 @@ export const layer: Layer.Layer<Transport.Transports | Recorder, never, Transpor
         ))
 
     const transports = Transport.Transports.of({
-      connect: (backend) =>
-        Effect.map(inner.connect(backend), (endpoint) => {
+      connect: (backend, options) =>
+        Effect.map(inner.connect(backend, options), (endpoint) => {
           let sent = 0
           return {
+            start: endpoint.start,
+            diagnostics: endpoint.diagnostics,
             request: (message) =>
               recorded(++sent, backend.id, "request", message, endpoint.request(message), (response) => ({
                 _tag: "Answered",

@@ -12,7 +12,8 @@ import {
   startedPids,
   stdio,
   tempFile,
-  waitForLog
+  waitForLog,
+  waitUntil
 } from "./utils.js"
 
 class Deadline extends Data.TaggedError("Deadline") {}
@@ -92,27 +93,30 @@ describe("StdioTransport persistent", () => {
       assert.isTrue(isAlive(pid!))
       const error = yield* Effect.flip(endpoint.request(request(2)).pipe(withDeadline(200)))
       assert.strictEqual(error._tag, "Deadline")
-      assert.isFalse(isAlive(pid!), "the child is gone when the interruption completes")
+      yield* waitUntil("the retired child to be reaped", () => !isAlive(pid!))
       assert.deepStrictEqual(yield* endpoint.request(request(3)), okResponse(3))
       const pids = yield* startedPids(log)
       assert.strictEqual(pids.length, 2)
       assert.notStrictEqual(pids[1], pid)
     }).pipe(Effect.provide(NodeContext.layer)))
 
-  it.scopedLive("a child that ignores SIGTERM is SIGKILLed after the grace", () =>
+  it.scopedLive("a deadline returns at once; a child ignoring SIGTERM is SIGKILLed after the grace, in the background", () =>
     Effect.gen(function*() {
-      const { endpoint, log } = yield* connect("persistent", ["--sequence", "ok,ignore-sigterm"], {
-        killGrace: "200 millis"
+      const { endpoint, log, scope } = yield* connectClosable("persistent", ["--sequence", "ok,ignore-sigterm"], {
+        killGrace: "1500 millis"
       })
       yield* endpoint.request(request(1))
-      const [pid] = yield* startedPids(log)
       const started = Date.now()
       const error = yield* Effect.flip(endpoint.request(request(2)).pipe(withDeadline(100)))
       const elapsed = Date.now() - started
       assert.strictEqual(error._tag, "Deadline")
-      assert.isFalse(isAlive(pid!))
-      assert.isAtLeast(elapsed, 300, "waited for the grace before SIGKILL")
-      assert.isBelow(elapsed, 3000)
+      assert.isBelow(elapsed, 100 + 700, "the deadline does not wait for the kill grace")
+      // The next request is served by a fresh child while the old one is still being stopped.
+      assert.deepStrictEqual(yield* endpoint.request(request(3)), okResponse(3))
+      const pids = yield* startedPids(log)
+      assert.strictEqual(pids.length, 2)
+      yield* Scope.close(scope, Exit.void).pipe(withDeadline(5000))
+      assert.deepStrictEqual(pids.filter(isAlive), [], "closing the endpoint waits for the background kill")
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.scopedLive("closing the scope kills and reaps the child, even one ignoring SIGTERM; later calls fail", () =>
@@ -161,17 +165,19 @@ describe("StdioTransport persistent", () => {
         killGrace: "200 millis",
         exitGrace: "500 millis"
       })
-      yield* endpoint.request(request(1))
       yield* endpoint.notify(notification({ n: 1 }))
+      yield* endpoint.request(request(1))
       const [pid] = yield* startedPids(log)
       const started = Date.now()
       yield* Scope.close(scope, Exit.void).pipe(withDeadline(5000))
-      assert.isAtLeast(Date.now() - started, 450, "the child was given exitGrace")
+      const elapsed = Date.now() - started
+      assert.isAtLeast(elapsed, 450, "the child was given exitGrace")
+      assert.isBelow(elapsed, 3000, "not the observation grace: the answer shows the observation was read")
       assert.isFalse(isAlive(pid!))
       const messages = (yield* readLog(log)).filter((e) => e.event === "message")
       assert.deepStrictEqual(messages.map((e) => (e.message as Json.JsonObject).method), [
-        "hooks/intercept",
-        "hooks/observe"
+        "hooks/observe",
+        "hooks/intercept"
       ])
     }).pipe(Effect.provide(NodeContext.layer)))
 
@@ -332,13 +338,16 @@ describe("StdioTransport per_event", () => {
       assert.deepStrictEqual(yield* second.endpoint.request(request(2)), okResponse(2))
     }).pipe(Effect.provide(NodeContext.layer)))
 
-  it.scopedLive("interrupting a hung request kills and reaps its child before the interruption completes", () =>
+  it.scopedLive("interrupting a hung request returns at once; its child is stopped in the background, which closing awaits", () =>
     Effect.gen(function*() {
-      const { endpoint, log } = yield* connect("per_event", ["ignore-sigterm"], { killGrace: "200 millis" })
+      const { endpoint, log, scope } = yield* connectClosable("per_event", ["ignore-sigterm"], { killGrace: "1500 millis" })
       const fiber = yield* Effect.fork(endpoint.request(request(1)))
       const { pid } = yield* waitForLog(log, (e) => e.event === "message")
       assert.isTrue(isAlive(pid))
+      const started = Date.now()
       yield* Fiber.interrupt(fiber)
+      assert.isBelow(Date.now() - started, 700, "the interruption does not wait for the kill grace")
+      yield* Scope.close(scope, Exit.void).pipe(withDeadline(5000))
       assert.isFalse(isAlive(pid))
     }).pipe(Effect.provide(NodeContext.layer)))
 
@@ -353,17 +362,19 @@ describe("StdioTransport per_event", () => {
       assert.strictEqual(yield* reasonOf(endpoint.request(request(2))), "closed")
     }).pipe(Effect.provide(NodeContext.layer)))
 
-  it.scopedLive("a notification does not wait for a lingering child beyond the notification grace", () =>
+  it.scopedLive("a notification to a child that lingers past the notification grace is not delivered", () =>
     Effect.gen(function*() {
       const { endpoint, log } = yield* connect("per_event", ["ok", "--linger"], {
         killGrace: "200 millis",
         notificationGrace: "1 second"
       })
       const started = Date.now()
-      yield* endpoint.notify(notification()).pipe(withDeadline(5000))
+      const error = yield* Effect.flip(endpoint.notify(notification()).pipe(withDeadline(5000)))
       assert.isAtLeast(Date.now() - started, 1000)
+      assert.strictEqual(error._tag === "TransportError" ? error.reason : error._tag, "exited")
+      assert.match(String(error.message), /did not exit within 1000 ms/)
       const [pid] = yield* startedPids(log)
-      assert.isFalse(isAlive(pid!))
+      yield* waitUntil("the lingering child to be stopped", () => !isAlive(pid!))
       const messages = (yield* readLog(log)).filter((e) => e.event === "message")
       assert.strictEqual(messages.length, 1)
     }).pipe(Effect.provide(NodeContext.layer)))

@@ -77,6 +77,13 @@ export const waitForLog = (file: string, predicate: (entry: LogEntry) => boolean
     Effect.orDie
   )
 
+/** Polls until `check` holds (every 10 ms, at most ~10 s); dies otherwise. */
+export const waitUntil = (what: string, check: () => boolean): Effect.Effect<void> =>
+  Effect.suspend(() => check() ? Effect.void : Effect.fail(new NotYet())).pipe(
+    Effect.retry({ schedule: Schedule.spaced("10 millis"), times: 1000 }),
+    Effect.orDieWith(() => new Error(`gave up waiting for ${what}`))
+  )
+
 /** The pids of every process that logged a start line, in order. */
 export const startedPids = (file: string): Effect.Effect<Array<number>> =>
   Effect.map(readLog(file), (entries) => entries.filter((e) => e.event === "start").map((e) => e.pid))
