@@ -8,7 +8,7 @@
 //   --log FILE          append one JSON line per event: {"event":"start","pid"},
 //                       {"event":"ready"}, {"event":"message","message"},
 //                       {"event":"grandchild","pid"}, {"event":"eof"}, {"event":"env",
-//                       "env":{…},"cwd"} (with --introspect)
+//                       "env":{…},"cwd"} (with --introspect), {"event":"stdin-closed"}
 //   --startup MS        wait MS milliseconds before reading stdin (then log "ready")
 //   --grandchild MODE   at start, spawn a grandchild in the same process group that ignores
 //                       SIGTERM and runs forever: "quiet" (no stdio) or "hold" (it holds
@@ -68,6 +68,7 @@ if (options.grandchild !== undefined) {
 }
 if (options.closeStdin) {
   closeSync(0)
+  log({ event: "stdin-closed" })
   hold()
 }
 

@@ -65,6 +65,7 @@ import type * as TransportApi from "@effect-ahp/harness/Transport"
 import * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import * as path from "node:path"
 import * as perEvent from "./internal/perEvent.js"
 import * as persistent from "./internal/persistent.js"
 import type * as stdio from "./internal/stdio.js"
@@ -164,6 +165,14 @@ export const childEnvironment = (
   extension?.inherit?.forEach(copy)
   return Object.assign(env, extension?.set)
 }
+
+/**
+ * The directory of a registration file (made absolute), for `Options.directory`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const directoryOf = (registrationFile: string): string => path.dirname(path.resolve(registrationFile))
 
 /** The values of every entry passed beyond the harness's own `PATH` and `HOME`. */
 const passedValues = (env: Readonly<Record<string, string>>): ReadonlyArray<string> =>

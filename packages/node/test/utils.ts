@@ -11,6 +11,20 @@ import { fileURLToPath } from "node:url"
 /** The shared scripted backend. */
 export const script = fileURLToPath(new URL("../../../test/support/scripted-backend.mjs", import.meta.url))
 
+/** The stdio backend with hostile process behaviour (slow start, grandchildren, stderr, exit statuses). */
+export const hostileScript = fileURLToPath(new URL("../../../test/support/hostile-stdio.mjs", import.meta.url))
+
+/** A stdio transport running the hostile backend. */
+export const hostile = (
+  lifecycle: Registration.StdioTransport["lifecycle"],
+  ...args: Array<string>
+): Registration.StdioTransport => ({
+  type: "stdio",
+  command: process.execPath,
+  args: [hostileScript, ...args],
+  lifecycle
+})
+
 /** A JSON-RPC request / notification as the harness would send it. */
 export const request = (id: Json.JsonValue, params: Json.JsonObject = {}): Json.JsonObject => ({
   jsonrpc: "2.0",

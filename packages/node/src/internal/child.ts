@@ -376,7 +376,7 @@ const start = (
       new TransportApi.TransportError({
         reason: "exited",
         detail: withStderr(
-          `the backend process ended before the message was written to it (${describeStatus(statusOf(handle))})`
+          `the message could not be written to the backend process's stdin (${describeStatus(statusOf(handle))})`
         )
       })
 

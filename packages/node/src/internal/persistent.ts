@@ -292,7 +292,7 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
   /** Writes a notification; succeeds once the operating system has taken the whole line. */
   const written = (live: Live, line: string) => {
     live.notified += 1
-    return live.process!.writeFlushed(line)
+    return Effect.tapError(live.process!.writeFlushed(line), () => Effect.sync(() => void (live.notified -= 1)))
   }
 
   // One-shot: the child's stdin is ended after the notification, and it is delivered once
