@@ -15,8 +15,10 @@ const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith
 
 const unique = <A>(items: ReadonlyArray<A>) => new Set(items).size === items.length || "must not contain duplicates"
 
+const environmentNamePattern = /^[A-Za-z_][A-Za-z0-9_]*$/
+
 const environmentName = Schema.String.pipe(
-  Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: () => "must be an environment variable name" })
+  Schema.pattern(environmentNamePattern, { message: () => "must be an environment variable name" })
 )
 
 /**
@@ -40,10 +42,19 @@ export const environmentKey = "org.effect-ahp.env" as const
  */
 export const StdioEnvironment = struct({
   inherit: optional(Schema.Array(environmentName)),
-  set: optional(Schema.Record({
-    key: environmentName,
-    value: Schema.String.pipe(Schema.pattern(/^[^\0]*$/, { message: () => "must not contain a NUL character" }))
-  }))
+  set: optional(
+    Schema.Record({
+      key: Schema.String,
+      value: Schema.String.pipe(Schema.pattern(/^[^\0]*$/, { message: () => "must not contain a NUL character" }))
+    }).pipe(Schema.filter((set) =>
+      Object.keys(set).filter((name) => !environmentNamePattern.test(name)).map((name) => ({
+        path: [name],
+        message: "must be an environment variable name"
+      }))
+    )).annotations({
+      arbitrary: () => (fc) => fc.dictionary(fc.stringMatching(/^[A-Z_][A-Z0-9_]{0,8}$/), fc.string().filter((v) => !v.includes("\0")))
+    })
+  )
 }).annotations({ identifier: "StdioEnvironment" })
 
 /**
