@@ -12,7 +12,8 @@
 //   --startup MS        wait MS milliseconds before reading stdin (then log "ready")
 //   --grandchild MODE   at start, spawn a grandchild in the same process group that ignores
 //                       SIGTERM and runs forever: "quiet" (no stdio) or "hold" (it holds
-//                       stdout and stderr open); its command line carries the --log path
+//                       stdout and stderr open); its command line carries the --log path,
+//                       and stdin is read only once it ignores SIGTERM
 //   --answer KIND       ok (no effects, default), allow, deny, none (never answer)
 //   --exit CODE         exit with CODE right after answering the first request
 //   --eof-exit CODE     exit with CODE when stdin ends (default 0)
@@ -58,14 +59,22 @@ log({ event: "start" })
 if (options.introspect) log({ event: "env", env: process.env, cwd: process.cwd() })
 if (options.ignoreSigterm) process.on("SIGTERM", () => {})
 if (options.stderr !== undefined) process.stderr.write(options.stderr)
-if (options.grandchild !== undefined) {
-  const script = "process.on('SIGTERM', () => {}); setInterval(() => {}, 1 << 30)"
+// The grandchild reports on fd 3 once it ignores SIGTERM; stdin is read only after that, so
+// no answer (and no termination) can come before the grandchild is in place.
+const grandchildReady = new Promise((resolve) => {
+  if (options.grandchild === undefined) return resolve()
+  const script = "process.on('SIGTERM', () => {}); require('fs').writeSync(3, 'r'); setInterval(() => {}, 1 << 30)"
+  const io = options.grandchild === "hold" ? ["ignore", "inherit", "inherit"] : ["ignore", "ignore", "ignore"]
   const grandchild = spawn(process.execPath, ["-e", script, "--", "hostile-grandchild", String(options.log)], {
-    stdio: options.grandchild === "hold" ? ["ignore", "inherit", "inherit"] : "ignore"
+    stdio: [...io, "pipe"]
   })
   grandchild.unref()
   log({ event: "grandchild", pid: grandchild.pid })
-}
+  grandchild.stdio[3].once("data", () => {
+    grandchild.stdio[3].destroy()
+    resolve()
+  })
+})
 if (options.closeStdin) {
   closeSync(0)
   log({ event: "stdin-closed" })
@@ -119,6 +128,8 @@ const read = () => {
 }
 
 if (!options.closeStdin) {
-  if (options.startup > 0) setTimeout(read, options.startup)
-  else read()
+  grandchildReady.then(() => {
+    if (options.startup > 0) setTimeout(read, options.startup)
+    else read()
+  })
 }

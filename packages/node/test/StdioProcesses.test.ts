@@ -29,6 +29,9 @@ import {
 
 class Deadline extends Data.TaggedError("Deadline") {}
 
+/** Per test: these spawn several processes each, on a machine that may be loaded. */
+const timeout = 30_000
+
 const withDeadline = (millis: number) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
   Effect.timeoutFail(self, { duration: Duration.millis(millis), onTimeout: () => new Deadline() })
 
@@ -80,17 +83,16 @@ describe("stdio process groups", () => {
       assert.isBelow(Date.now() - started, 200 + 700, "the deadline does not wait for the kill grace")
       yield* waitUntil("the grandchild to be stopped", () => !isAlive(pid))
       yield* close
-    }).pipe(Effect.provide(NodeContext.layer)))
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
 
-  it.scopedLive("persistent: closing stops the grandchild too, even one holding stdout", () =>
+  it.scopedLive("persistent: closing stops the grandchild too, after the child itself exited on its own", () =>
     Effect.gen(function*() {
-      const { close, endpoint, log } = yield* open((log) =>
-        hostile("persistent", "--grandchild", "hold", "--ignore-sigterm", "--log", log)
-      )
+      const { close, endpoint, log } = yield* open((log) => hostile("persistent", "--grandchild", "hold", "--log", log))
       assert.deepStrictEqual(yield* endpoint.request(request(1)), okResponse(1))
       assert.strictEqual((yield* grandchildren(log)).length, 1)
       yield* close
-    }).pipe(Effect.provide(NodeContext.layer)))
+      assert.isTrue((yield* readLog(log)).some((e) => e.event === "eof"), "the child itself exited at the end of its stdin")
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
 
   it.scopedLive("per_event: every exchange stops its grandchild; none leaks, one per event", () =>
     Effect.gen(function*() {
@@ -104,14 +106,19 @@ describe("stdio process groups", () => {
       yield* waitUntil("every grandchild to be stopped", () => pids.every((pid) => !isAlive(pid)))
       assert.deepStrictEqual(processesWith(log), [], "nothing left before the endpoint closes")
       yield* close
-    }).pipe(Effect.provide(NodeContext.layer)))
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
 
-  it.scopedLive("per_event: a grandchild holding stdout does not hold up the answer", () =>
+  it.scopedLive("a grandchild holding stdout holds up neither an answer nor the failure of a child that exited", () =>
     Effect.gen(function*() {
-      const { close, endpoint } = yield* open((log) => hostile("per_event", "--grandchild", "hold", "--log", log))
-      assert.deepStrictEqual(yield* endpoint.request(request(1)).pipe(withDeadline(5000)), okResponse(1))
-      yield* close
-    }).pipe(Effect.provide(NodeContext.layer)))
+      const answering = yield* open((log) => hostile("per_event", "--grandchild", "hold", "--log", log))
+      assert.deepStrictEqual(yield* answering.endpoint.request(request(1)).pipe(withDeadline(5000)), okResponse(1))
+      yield* answering.close
+      for (const lifecycle of ["per_event", "persistent"] as const) {
+        const exiting = yield* open((log) => hostile(lifecycle, "--grandchild", "hold", "--stderr-exit", "bye", "--log", log))
+        assert.strictEqual(yield* reasonOf(exiting.endpoint.request(request(1)).pipe(withDeadline(3000))), "exited", lifecycle)
+        yield* exiting.close
+      }
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
 })
 
 describe("stdio exit status", () => {
@@ -122,7 +129,7 @@ describe("stdio exit status", () => {
       assert.strictEqual(error.reason, "exited")
       assert.match(error.detail, /answered, but ended with exit code 1/)
       yield* close
-    }).pipe(Effect.provide(NodeContext.layer)))
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
 
   it.scopedLive("per_event: an answer without an exit within the grace is an exited failure", () =>
     Effect.gen(function*() {
@@ -136,7 +143,7 @@ describe("stdio exit status", () => {
       assert.match(error.detail, /answered, but did not exit within 300 ms/)
       const [pid] = yield* startedPids(log)
       yield* waitUntil("the lingering child to be stopped", () => !isAlive(pid!))
-    }).pipe(Effect.provide(NodeContext.layer)))
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
 
   it.scopedLive("per_event: a notification is delivered on exit 0 only", () =>
     Effect.gen(function*() {
@@ -149,7 +156,7 @@ describe("stdio exit status", () => {
       assert.strictEqual(error.reason, "exited")
       assert.match(error.detail, /ended with exit code 4/)
       yield* failing.close
-    }).pipe(Effect.provide(NodeContext.layer)))
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
 })
 
 describe("stdio diagnostics", () => {
@@ -173,7 +180,7 @@ describe("stdio diagnostics", () => {
         assert.notInclude(diagnostics, secret)
         yield* close
       }
-    }).pipe(Effect.provide(NodeContext.layer)))
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
 
   it.scopedLive("the tail is bounded, and a secret cut by its start is still redacted", () =>
     Effect.gen(function*() {
@@ -187,7 +194,7 @@ describe("stdio diagnostics", () => {
       assert.match(detail, /stderr \(last 2048 of \d+ bytes\): "\[redacted\]x+the end"/)
       assert.notInclude(detail, secret.slice(-6))
       yield* close
-    }).pipe(Effect.provide(NodeContext.layer)))
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
 
   it.scopedLive("a command that cannot be started is named", () =>
     Effect.gen(function*() {
@@ -198,7 +205,7 @@ describe("stdio diagnostics", () => {
         yield* detailOf(bare.request(request(1))),
         "could not start ahp-no-such-backend: not found in the child's PATH (ENOENT)"
       )
-    }))
+    }), timeout)
 })
 
 describe("stdio paths and environment", () => {
@@ -238,7 +245,7 @@ describe("stdio paths and environment", () => {
       }, { directory: dir })
       assert.deepStrictEqual(yield* inWork.request(request(2)), okResponse(2))
       assert.strictEqual((yield* envOf(path.join(dir, "work", "run.log"))).cwd, path.join(dir, "work"))
-    }).pipe(Effect.provide(NodeContext.layer)))
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
 
   it.scopedLive("without the registration's directory, a relative command or cwd is refused, named", () =>
     Effect.gen(function*() {
@@ -249,7 +256,7 @@ describe("stdio paths and environment", () => {
       const cwd = yield* StdioTransport.connect({ ...hostile("per_event"), cwd: "work" })
       assert.match(yield* detailOf(cwd.request(request(1))), /the working directory work is a relative path/)
       assert.strictEqual(yield* reasonOf(cwd.notify(notification())), "spawn")
-    }))
+    }), timeout)
 
   it.scopedLive("the child gets PATH, HOME, the options' env and the registration's extension — nothing else", () =>
     Effect.gen(function*() {
@@ -265,7 +272,7 @@ describe("stdio paths and environment", () => {
       const { PATH: _path, HOME: _home, ...rest } = env
       assert.deepStrictEqual(rest, { FROM_OPTIONS: "1", AHP_STDIO_TEST_INHERITED: "inherited-value", LOG_LEVEL: "debug" })
       assert.strictEqual(env.PATH, process.env.PATH)
-    }).pipe(Effect.provide(NodeContext.layer)))
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
 })
 
 describe("stdio persistent start-up", () => {
@@ -278,7 +285,7 @@ describe("stdio persistent start-up", () => {
       assert.deepStrictEqual(yield* endpoint.request(request(2)).pipe(withDeadline(400)), okResponse(2))
       assert.strictEqual((yield* startedPids(log)).length, 1)
       yield* close
-    }).pipe(Effect.provide(NodeContext.layer)))
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
 
   it.scopedLive("a deadline while the child starts up keeps it: the next request is answered by the same child", () =>
     Effect.gen(function*() {
@@ -290,7 +297,7 @@ describe("stdio persistent start-up", () => {
       assert.strictEqual((yield* startedPids(log)).length, 1, "never retired and restarted")
       assert.deepStrictEqual((yield* messages(log)).map((m) => m.id), [1, 3], "one outstanding request at a time")
       yield* close
-    }).pipe(Effect.provide(NodeContext.layer)))
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
 
   it.scopedLive("a child that never answers is retired once the start-up window has passed", () =>
     Effect.gen(function*() {
@@ -306,14 +313,14 @@ describe("stdio persistent start-up", () => {
       assert.strictEqual(pids.length, 2, "a fresh child took the request once the window had passed")
       yield* waitUntil("the stuck child to be stopped", () => !isAlive(first!))
       yield* close
-    }).pipe(Effect.provide(NodeContext.layer)))
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
 
   it.scopedLive("a start that fails fails again, named, on the call that needs it", () =>
     Effect.gen(function*() {
       const endpoint = yield* StdioTransport.connect({ type: "stdio", command: "/nonexistent/ahp-slow", lifecycle: "persistent" })
       assert.strictEqual(yield* reasonOf(endpoint.start!), "spawn")
       assert.match(yield* detailOf(endpoint.request(request(1))), /could not start \/nonexistent\/ahp-slow/)
-    }))
+    }), timeout)
 })
 
 describe("stdio observation delivery", () => {
@@ -325,7 +332,7 @@ describe("stdio observation delivery", () => {
       const error = yield* Effect.flip(endpoint.notify(notification()).pipe(withDeadline(3000)))
       assert.strictEqual(error._tag === "TransportError" ? error.reason : error._tag, "exited")
       yield* close
-    }).pipe(Effect.provide(NodeContext.layer)))
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
 
   it.scopedLive("persistent: closing gives a slow observer the observation timeout to read and exit", () =>
     Effect.gen(function*() {
@@ -338,7 +345,7 @@ describe("stdio observation delivery", () => {
       yield* close
       assert.deepStrictEqual((yield* messages(log)).map((m) => m.params), [{ n: 1 }])
       assert.isTrue((yield* readLog(log)).some((e) => e.event === "eof"), "it read to the end of its stdin and exited")
-    }).pipe(Effect.provide(NodeContext.layer)))
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
 
   it.scopedLive("one-shot: a notification is delivered once the child has read it and exited with status 0", () =>
     Effect.gen(function*() {
@@ -357,7 +364,7 @@ describe("stdio observation delivery", () => {
       assert.strictEqual(error.reason, "exited")
       assert.match(error.detail, /ended with exit code 3 after the end of its stdin/)
       yield* failing.close
-    }).pipe(Effect.provide(NodeContext.layer)))
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
 
   it.scopedLive("one-shot: a notification its child did not read in time is not delivered, and the child is stopped", () =>
     Effect.gen(function*() {
@@ -370,5 +377,5 @@ describe("stdio observation delivery", () => {
       yield* waitUntil("the slow child to be stopped", () => !isAlive(pid!))
       assert.deepStrictEqual(yield* messages(log), [], "it never read the observation")
       yield* close
-    }).pipe(Effect.provide(NodeContext.layer)))
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
 })

@@ -117,7 +117,7 @@ describe("StdioTransport persistent", () => {
       assert.strictEqual(pids.length, 2)
       yield* Scope.close(scope, Exit.void).pipe(withDeadline(5000))
       assert.deepStrictEqual(pids.filter(isAlive), [], "closing the endpoint waits for the background kill")
-    }).pipe(Effect.provide(NodeContext.layer)))
+    }).pipe(Effect.provide(NodeContext.layer)), 20_000)
 
   it.scopedLive("closing the scope kills and reaps the child, even one ignoring SIGTERM; later calls fail", () =>
     Effect.gen(function*() {
@@ -349,7 +349,7 @@ describe("StdioTransport per_event", () => {
       assert.isBelow(Date.now() - started, 700, "the interruption does not wait for the kill grace")
       yield* Scope.close(scope, Exit.void).pipe(withDeadline(5000))
       assert.isFalse(isAlive(pid))
-    }).pipe(Effect.provide(NodeContext.layer)))
+    }).pipe(Effect.provide(NodeContext.layer)), 20_000)
 
   it.scopedLive("closing the scope kills the children of calls in flight; they fail with closed", () =>
     Effect.gen(function*() {
@@ -377,5 +377,5 @@ describe("StdioTransport per_event", () => {
       yield* waitUntil("the lingering child to be stopped", () => !isAlive(pid!))
       const messages = (yield* readLog(log)).filter((e) => e.event === "message")
       assert.strictEqual(messages.length, 1)
-    }).pipe(Effect.provide(NodeContext.layer)))
+    }).pipe(Effect.provide(NodeContext.layer)), 20_000)
 })
