@@ -200,6 +200,8 @@ describe("stdio diagnostics", () => {
     Effect.gen(function*() {
       const missing = yield* StdioTransport.connect({ type: "stdio", command: "/nonexistent/ahp-backend", lifecycle: "persistent" })
       assert.strictEqual(yield* detailOf(missing.request(request(1))), "could not start /nonexistent/ahp-backend: no such file (ENOENT)")
+      const nul = yield* StdioTransport.connect({ type: "stdio", command: "/bin/ahp\u0000x", lifecycle: "persistent" })
+      assert.strictEqual(yield* detailOf(nul.request(request(1))), "could not start /bin/ahp\\u0000x: refused by Node")
       const bare = yield* StdioTransport.connect({ type: "stdio", command: "ahp-no-such-backend", lifecycle: "per_event" })
       assert.strictEqual(
         yield* detailOf(bare.request(request(1))),

@@ -94,6 +94,10 @@ export interface Launch {
 
 const launchFailure = (detail: string) => new TransportApi.TransportError({ reason: "spawn", detail })
 
+/** A path as text for a diagnostic: control characters escaped. */
+const printable = (text: string) =>
+  text.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+
 /**
  * The relative-path rule: the child runs in `cwd` resolved against the registration's
  * directory, or in that directory itself when there is no `cwd`; a `command` that is a
@@ -111,41 +115,42 @@ export const launchOf = (
   const unknown = "the registration's directory is not known (give the transport the registration's directory)"
   const { args = [], command, cwd } = transport
   if (cwd !== undefined && !path.isAbsolute(cwd) && directory === undefined) {
-    return Either.left(launchFailure(`the working directory ${cwd} is a relative path, but ${unknown}`))
+    return Either.left(launchFailure(`the working directory ${printable(cwd)} is a relative path, but ${unknown}`))
   }
   const workdir = cwd === undefined ? directory : path.resolve(directory ?? "/", cwd)
   if (!command.includes("/") || path.isAbsolute(command)) return Either.right({ command, args, cwd: workdir })
   if (workdir === undefined) {
-    return Either.left(launchFailure(`the command ${command} is a relative path, but ${unknown}`))
+    return Either.left(launchFailure(`the command ${printable(command)} is a relative path, but ${unknown}`))
   }
   return Either.right({ command: path.resolve(workdir, command), args, cwd: workdir })
 }
 
 const spawnFailure = (launch: Launch, error: NodeJS.ErrnoException) => {
   const code = typeof error.code === "string" && /^E[A-Z]+$/.test(error.code) ? error.code : undefined
+  const command = printable(launch.command)
   if (code === "ENOENT" && launch.cwd !== undefined && !fs.existsSync(launch.cwd)) {
-    return launchFailure(`could not start ${launch.command}: the working directory ${launch.cwd} does not exist`)
+    return launchFailure(`could not start ${command}: the working directory ${printable(launch.cwd)} does not exist`)
   }
   const why = code === "ENOENT"
     ? launch.command.includes("/") ? "no such file (ENOENT)" : "not found in the child's PATH (ENOENT)"
     : code === "EACCES"
     ? "permission denied (EACCES)"
     : code ?? "refused by Node"
-  return launchFailure(`could not start ${launch.command}: ${why}`)
+  return launchFailure(`could not start ${command}: ${why}`)
 }
 
 /**
  * Masks every secret in `text`, and a piece of one (`minSecretLength` or more characters)
- * cut off by the start or the end of the text.
+ * cut off by the end of the text or, when `cutStart`, by its start.
  *
  * @internal
  */
-export const redact = (text: string, secrets: ReadonlyArray<string>): string => {
+export const redact = (text: string, secrets: ReadonlyArray<string>, cutStart: boolean): string => {
   let out = text
   for (const secret of secrets) {
     if (secret.length < minSecretLength) continue
     out = out.split(secret).join("[redacted]")
-    for (let k = secret.length - 1; k >= minSecretLength; k--) {
+    for (let k = secret.length - 1; cutStart && k >= minSecretLength; k--) {
       if (out.startsWith(secret.slice(-k))) {
         out = "[redacted]" + out.slice(k)
         break
@@ -179,8 +184,9 @@ class Tail {
     if (this.total === 0) return undefined
     const bytes = Buffer.concat(this.chunks)
     const kept = bytes.subarray(Math.max(0, bytes.length - tailBytes))
-    const text = JSON.stringify(redact(kept.toString("utf8"), secrets))
-    return kept.length < this.total ? `stderr (last ${kept.length} of ${this.total} bytes): ${text}` : `stderr: ${text}`
+    const cut = kept.length < this.total
+    const text = JSON.stringify(redact(kept.toString("utf8"), secrets, cut))
+    return cut ? `stderr (last ${kept.length} of ${this.total} bytes): ${text}` : `stderr: ${text}`
   }
 }
 
