@@ -20,15 +20,11 @@ const observer = (log: string, ...args: ReadonlyArray<string>) => ({
   subscriptions: [observe(["tool.before"], { id: "audit" })]
 })
 
-const dispatch = (dir: string, reg: unknown, ...extra: ReadonlyArray<string>) =>
-  runCli([
-    "dispatch",
-    "--registration",
-    writeFile(dir, "registration.json", reg),
-    "--event",
-    writeFile(dir, "event.json", toolBefore("ls")),
-    ...extra
-  ])
+/** `ahp dispatch` of `tool.before` for `ls`, with the registration written to `dir`. */
+const dispatch = (dir: string, reg: unknown, ...extra: ReadonlyArray<string>) => {
+  const files = { registration: writeFile(dir, "registration.json", reg), event: writeFile(dir, "event.json", toolBefore("ls")) }
+  return runCli(["dispatch", "--registration", files.registration, "--event", files.event, ...extra])
+}
 
 const observed = (log: string) => logEntries(log).filter((e) => e.event === "message").map((e) => e.message.method)
 

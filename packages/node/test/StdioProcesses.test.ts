@@ -8,7 +8,7 @@ import { StdioTransport } from "@effect-ahp/node"
 import type { Json, Registration } from "@effect-ahp/protocol"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Data, Duration, Effect, Exit, Scope } from "effect"
+import { Effect, Exit, Scope } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { processesWith } from "../../../test/support/processes.mjs"
@@ -19,24 +19,18 @@ import {
   notification,
   okResponse,
   readLog,
+  reasonOf,
   request,
   startedPids,
   stdio,
   tempFile,
   waitForLog,
-  waitUntil
+  waitUntil,
+  withDeadline
 } from "./utils.js"
-
-class Deadline extends Data.TaggedError("Deadline") {}
 
 /** Per test: these spawn several processes each, on a machine that may be loaded. */
 const timeout = 30_000
-
-const withDeadline = (millis: number) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.timeoutFail(self, { duration: Duration.millis(millis), onTimeout: () => new Deadline() })
-
-const reasonOf = <A, E extends { readonly reason?: string; readonly _tag: string }, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.map(Effect.flip(self), (e) => e.reason ?? e._tag)
 
 const detailOf = <A, R>(self: Effect.Effect<A, { readonly detail?: string; readonly _tag: string }, R>) =>
   Effect.map(Effect.flip(self), (e) => e.detail ?? e._tag)
@@ -79,7 +73,7 @@ describe("stdio process groups", () => {
       yield* endpoint.start!
       const { pid } = yield* waitForLog(log, (e) => e.event === "grandchild")
       const started = Date.now()
-      assert.strictEqual((yield* Effect.flip(endpoint.request(request(1)).pipe(withDeadline(200))))._tag, "Deadline")
+      assert.strictEqual(yield* reasonOf(endpoint.request(request(1)).pipe(withDeadline(200))), "Deadline")
       assert.isBelow(Date.now() - started, 200 + 700, "the deadline does not wait for the kill grace")
       yield* waitUntil("the grandchild to be stopped", () => !isAlive(pid))
       yield* close
@@ -293,8 +287,8 @@ describe("stdio persistent start-up", () => {
     Effect.gen(function*() {
       const { close, endpoint, log } = yield* open((log) => hostile("persistent", "--startup", "1000", "--log", log))
       yield* endpoint.start!
-      assert.strictEqual((yield* Effect.flip(endpoint.request(request(1)).pipe(withDeadline(200))))._tag, "Deadline")
-      assert.strictEqual((yield* Effect.flip(endpoint.request(request(2)).pipe(withDeadline(200))))._tag, "Deadline")
+      assert.strictEqual(yield* reasonOf(endpoint.request(request(1)).pipe(withDeadline(200))), "Deadline")
+      assert.strictEqual(yield* reasonOf(endpoint.request(request(2)).pipe(withDeadline(200))), "Deadline")
       assert.deepStrictEqual(yield* endpoint.request(request(3)).pipe(withDeadline(10_000)), okResponse(3))
       assert.strictEqual((yield* startedPids(log)).length, 1, "never retired and restarted")
       assert.deepStrictEqual((yield* messages(log)).map((m) => m.id), [1, 3], "one outstanding request at a time")
@@ -308,9 +302,9 @@ describe("stdio persistent start-up", () => {
         { startupTimeout: "600 millis" }
       )
       yield* endpoint.start!
-      assert.strictEqual((yield* Effect.flip(endpoint.request(request(1)).pipe(withDeadline(200))))._tag, "Deadline")
+      assert.strictEqual(yield* reasonOf(endpoint.request(request(1)).pipe(withDeadline(200))), "Deadline")
       const [first] = yield* startedPids(log)
-      assert.strictEqual((yield* Effect.flip(endpoint.request(request(2)).pipe(withDeadline(1500))))._tag, "Deadline")
+      assert.strictEqual(yield* reasonOf(endpoint.request(request(2)).pipe(withDeadline(1500))), "Deadline")
       const pids = yield* startedPids(log)
       assert.strictEqual(pids.length, 2, "a fresh child took the request once the window had passed")
       yield* waitUntil("the stuck child to be stopped", () => !isAlive(first!))
@@ -374,7 +368,7 @@ describe("stdio observation delivery", () => {
         (log) => hostile("persistent", "--startup", "3000", "--log", log),
         { oneShot: true }
       )
-      assert.strictEqual((yield* Effect.flip(endpoint.notify(notification()).pipe(withDeadline(500))))._tag, "Deadline")
+      assert.strictEqual(yield* reasonOf(endpoint.notify(notification()).pipe(withDeadline(500))), "Deadline")
       const [pid] = yield* startedPids(log)
       yield* waitUntil("the slow child to be stopped", () => !isAlive(pid!))
       assert.deepStrictEqual(yield* messages(log), [], "it never read the observation")

@@ -2,24 +2,21 @@ import { StdioTransport } from "@effect-ahp/node"
 import type { Json } from "@effect-ahp/protocol"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Data, Duration, Effect, Exit, Fiber, Scope } from "effect"
+import { Effect, Exit, Fiber, Scope } from "effect"
 import {
   isAlive,
   notification,
   okResponse,
   readLog,
+  reasonOf,
   request,
   startedPids,
   stdio,
   tempFile,
   waitForLog,
-  waitUntil
+  waitUntil,
+  withDeadline
 } from "./utils.js"
-
-class Deadline extends Data.TaggedError("Deadline") {}
-
-const withDeadline = (millis: number) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.timeoutFail(self, { duration: Duration.millis(millis), onTimeout: () => new Deadline() })
 
 const fast = { killGrace: "300 millis", exitGrace: "300 millis" } as const
 
@@ -52,9 +49,6 @@ const connectClosable = (
     const endpoint = yield* StdioTransport.connect(stdio(lifecycle, ...args, "--log", log), options).pipe(Scope.extend(scope))
     return { endpoint, log, scope }
   })
-
-const reasonOf = <A, E extends { readonly reason?: string; readonly _tag: string }, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.map(Effect.flip(self), (e) => e.reason ?? e._tag)
 
 describe("StdioTransport persistent", () => {
   it.scopedLive("answers requests from one child, in order, and delivers notifications", () =>
