@@ -155,7 +155,11 @@ const run = (c: Case & { readonly lifecycle: Lifecycle; readonly policy: Policy 
       { observationTimeoutMs: 10_000 }
     )
 
-    // Warm-up: persistent children were started when the harness was built; this is their first call.
+    // Warm-up: persistent children were started when the harness was built; this is their
+    // first call, once they run (the deadlines are short).
+    for (const [log, lifecycle] of [[faultyLog, c.lifecycle], [healthyLog, "persistent"]] as const) {
+      if (lifecycle === "persistent") yield* waitForLog(log, (e) => e.event === "start")
+    }
     const warm = yield* hooks.dispatch("tool.before", toolBefore("evt_warm"))
     assert.strictEqual(warm.decision.permission, "ask")
     assert.deepStrictEqual(warm.decision.messages, ["next"])

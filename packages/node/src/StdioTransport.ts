@@ -125,7 +125,7 @@ export interface Connection extends TransportApi.ConnectOptions {
 }
 
 /**
- * The default options: 8 MiB lines, 1 s kill grace, 500 ms exit grace, 5 s for a
+ * The default options: 8 MiB lines, 1 s kill grace, 1 s exit grace, 5 s for a
  * notification (and for a closing persistent child to read its observations, when the
  * harness does not say), 3 malformed lines, 10 s of start-up.
  *
@@ -135,7 +135,7 @@ export interface Connection extends TransportApi.ConnectOptions {
 export const defaults = {
   maxLineBytes: 8 * 1024 * 1024,
   killGrace: Duration.seconds(1),
-  exitGrace: Duration.millis(500),
+  exitGrace: Duration.seconds(1),
   notificationGrace: Duration.seconds(5),
   maxMalformedLines: 3,
   startupTimeout: Duration.seconds(10)

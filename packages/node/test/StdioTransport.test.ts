@@ -18,7 +18,8 @@ import {
   withDeadline
 } from "./utils.js"
 
-const fast = { killGrace: "300 millis", exitGrace: "300 millis" } as const
+/** A short kill grace; an exit grace that holds on a loaded machine (a per_event answer needs the exit too). */
+const fast = { killGrace: "300 millis", exitGrace: "1500 millis" } as const
 
 /**
  * Connects the scripted backend with a fresh log file and a request counter shared by all
