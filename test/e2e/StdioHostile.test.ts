@@ -53,12 +53,12 @@ describe.concurrent("hostile stdio backends", () => {
         id: BACKEND,
         transport: hostileStdio("persistent", "--ignore-sigterm", "--answer", "none", "--log", log),
         subscriptions: [intercept("fail-closed", 300)]
-      }], { killGrace: "2 seconds", startupTimeout: "0 millis" })
+      }], { killGrace: "3 seconds", startupTimeout: "0 millis" })
       yield* waitForLog(log, (e) => e.event === "ready")
       const started = Date.now()
       const result = yield* hooks.dispatch("tool.before", toolBefore("evt_sigterm"))
       const elapsed = Date.now() - started
-      assert.isBelow(elapsed, 300 + 1000, "returned at the deadline plus slack; the 2 s kill grace runs in the background")
+      assert.isBelow(elapsed, 300 + 1500, "returned at the deadline plus slack; the 3 s kill grace runs in the background")
       assert.strictEqual(result.decision.permission, "deny")
       assert.deepStrictEqual(failures(result.errors).map((e) => e.code), ["timeout"])
       const [pid] = yield* startedPids(log)
@@ -171,8 +171,8 @@ describe.concurrent("hostile stdio backends", () => {
       const log = path.join(dir, "slow.log")
       const { close, hooks } = yield* harness(dir, [{
         id: BACKEND,
-        transport: hostileStdio("persistent", "--startup", "1500", "--answer", "allow", "--log", log),
-        subscriptions: [intercept("fail-closed", 400)]
+        transport: hostileStdio("persistent", "--startup", "2500", "--answer", "allow", "--log", log),
+        subscriptions: [intercept("fail-closed", 1000)]
       }])
       // Started when the harness was built, not by the first call.
       yield* waitForLog(log, (e) => e.event === "ready")

@@ -98,14 +98,14 @@ describe("StdioTransport persistent", () => {
   it.scopedLive("a deadline returns at once; a child ignoring SIGTERM is SIGKILLed after the grace, in the background", () =>
     Effect.gen(function*() {
       const { endpoint, log, scope } = yield* connectClosable("persistent", ["--sequence", "ok,ignore-sigterm"], {
-        killGrace: "1500 millis"
+        killGrace: "2500 millis"
       })
       yield* endpoint.request(request(1))
       const started = Date.now()
       const error = yield* Effect.flip(endpoint.request(request(2)).pipe(withDeadline(100)))
       const elapsed = Date.now() - started
       assert.strictEqual(error._tag, "Deadline")
-      assert.isBelow(elapsed, 100 + 700, "the deadline does not wait for the kill grace")
+      assert.isBelow(elapsed, 100 + 1200, "the deadline does not wait for the kill grace")
       // The next request is served by a fresh child while the old one is still being stopped.
       assert.deepStrictEqual(yield* endpoint.request(request(3)), okResponse(3))
       const pids = yield* startedPids(log)
@@ -335,13 +335,13 @@ describe("StdioTransport per_event", () => {
 
   it.scopedLive("interrupting a hung request returns at once; its child is stopped in the background, which closing awaits", () =>
     Effect.gen(function*() {
-      const { endpoint, log, scope } = yield* connectClosable("per_event", ["ignore-sigterm"], { killGrace: "1500 millis" })
+      const { endpoint, log, scope } = yield* connectClosable("per_event", ["ignore-sigterm"], { killGrace: "2500 millis" })
       const fiber = yield* Effect.fork(endpoint.request(request(1)))
       const { pid } = yield* waitForLog(log, (e) => e.event === "message")
       assert.isTrue(isAlive(pid))
       const started = Date.now()
       yield* Fiber.interrupt(fiber)
-      assert.isBelow(Date.now() - started, 700, "the interruption does not wait for the kill grace")
+      assert.isBelow(Date.now() - started, 1200, "the interruption does not wait for the kill grace")
       yield* Scope.close(scope, Exit.void).pipe(withDeadline(5000))
       assert.isFalse(isAlive(pid))
     }).pipe(Effect.provide(NodeContext.layer)), 20_000)
