@@ -35,10 +35,19 @@ const timeout = 30_000
 const detailOf = <A, R>(self: Effect.Effect<A, { readonly detail?: string; readonly _tag: string }, R>) =>
   Effect.map(Effect.flip(self), (e) => e.detail ?? e._tag)
 
-/**
- * Connects `transport` (given a fresh log file) in a scope the test closes; `close` closes
- * it and then checks with `ps` that no process carrying the log path is left.
- */
+/** A scope the test closes with `close`, which then checks with `ps` that no process carrying `marker` is left. */
+const closable = (marker: string) =>
+  Effect.gen(function*() {
+    const scope = yield* Scope.make()
+    yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
+    const close = Effect.gen(function*() {
+      yield* Scope.close(scope, Exit.void).pipe(withDeadline(10_000), Effect.orDie)
+      assert.deepStrictEqual(processesWith(marker), [], "no process of this test is left")
+    })
+    return { scope, close }
+  })
+
+/** Connects `transport` (given a fresh log file) in a `closable` scope marked by the log's path. */
 const open = (
   transport: (log: string) => Registration.StdioTransport,
   options: StdioTransport.Options = {},
@@ -46,14 +55,9 @@ const open = (
 ) =>
   Effect.gen(function*() {
     const log = yield* tempFile("hostile.log")
-    const scope = yield* Scope.make()
-    yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
+    const { close, scope } = yield* closable(log)
     const endpoint = yield* StdioTransport.connect(transport(log), { killGrace: "300 millis", ...options }, connection)
       .pipe(Scope.extend(scope))
-    const close = Effect.gen(function*() {
-      yield* Scope.close(scope, Exit.void).pipe(withDeadline(10_000), Effect.orDie)
-      assert.deepStrictEqual(processesWith(log), [], "no process of this test is left")
-    })
     return { endpoint, log, close }
   })
 
@@ -127,16 +131,15 @@ describe("stdio exit status", () => {
 
   it.scopedLive("per_event: an answer without an exit within the grace is an exited failure", () =>
     Effect.gen(function*() {
-      const log = yield* tempFile("linger.log")
-      const endpoint = yield* StdioTransport.connect(stdio("per_event", "ok", "--linger", "--log", log), {
-        exitGrace: "300 millis",
-        killGrace: "300 millis"
+      const { close, endpoint, log } = yield* open((log) => stdio("per_event", "ok", "--linger", "--log", log), {
+        exitGrace: "300 millis"
       })
       const error = yield* Effect.flip(endpoint.request(request(1)))
       assert.strictEqual(error.reason, "exited")
       assert.match(error.detail, /answered, but did not exit within 300 ms/)
       const [pid] = yield* startedPids(log)
       yield* waitUntil("the lingering child to be stopped", () => !isAlive(pid!))
+      yield* close
     }).pipe(Effect.provide(NodeContext.layer)), timeout)
 
   it.scopedLive("per_event: a notification is delivered on exit 0 only", () =>
@@ -224,12 +227,13 @@ describe("stdio paths and environment", () => {
   it.scopedLive("relative paths resolve against the registration's directory; args against the working directory", () =>
     Effect.gen(function*() {
       const dir = yield* folder
+      const { close, scope } = yield* closable(dir)
       const endpoint = yield* StdioTransport.connect({
         type: "stdio",
         command: "./bin/backend.mjs",
         args: ["--introspect", "--log", "run.log"],
         lifecycle: "persistent"
-      }, { directory: dir })
+      }, { directory: dir }).pipe(Scope.extend(scope))
       assert.deepStrictEqual(yield* endpoint.request(request(1)), okResponse(1))
       assert.strictEqual((yield* envOf(path.join(dir, "run.log"))).cwd, dir)
       const inWork = yield* StdioTransport.connect({
@@ -238,9 +242,10 @@ describe("stdio paths and environment", () => {
         args: ["--introspect", "--log", "run.log"],
         cwd: "work",
         lifecycle: "per_event"
-      }, { directory: dir })
+      }, { directory: dir }).pipe(Scope.extend(scope))
       assert.deepStrictEqual(yield* inWork.request(request(2)), okResponse(2))
       assert.strictEqual((yield* envOf(path.join(dir, "work", "run.log"))).cwd, path.join(dir, "work"))
+      yield* close
     }).pipe(Effect.provide(NodeContext.layer)), timeout)
 
   it.scopedLive("without the registration's directory, a relative command or cwd is refused, named", () =>
@@ -256,18 +261,18 @@ describe("stdio paths and environment", () => {
 
   it.scopedLive("the child gets PATH, HOME, the options' env and the registration's extension — nothing else", () =>
     Effect.gen(function*() {
-      const log = yield* tempFile("env.log")
       process.env.AHP_STDIO_TEST_INHERITED = "inherited-value"
       process.env.AHP_STDIO_TEST_HIDDEN = "hidden-value"
-      const endpoint = yield* StdioTransport.connect({
+      const { close, endpoint, log } = yield* open((log) => ({
         ...hostile("persistent", "--introspect", "--log", log),
         "org.effect-ahp.env": { inherit: ["AHP_STDIO_TEST_INHERITED", "AHP_STDIO_TEST_UNSET"], set: { LOG_LEVEL: "debug" } }
-      }, { env: { FROM_OPTIONS: "1" } })
+      }), { env: { FROM_OPTIONS: "1" } })
       yield* endpoint.start!
       const { env } = yield* envOf(log)
       const { PATH: _path, HOME: _home, ...rest } = env
       assert.deepStrictEqual(rest, { FROM_OPTIONS: "1", AHP_STDIO_TEST_INHERITED: "inherited-value", LOG_LEVEL: "debug" })
       assert.strictEqual(env.PATH, process.env.PATH)
+      yield* close
     }).pipe(Effect.provide(NodeContext.layer)), timeout)
 })
 
