@@ -139,7 +139,7 @@ const dialect: Dialect = {
   capabilities
 }
 
-const shape = { title: "Claude Code", empty: "{}\n" }
+const shape = { title: "Claude Code", empty: HostEvents.silence["claude-code"] }
 
 /**
  * The Claude Code adapter.

@@ -110,7 +110,7 @@ const dialect: Dialect = {
   capabilities
 }
 
-const shape = { title: "Codex", empty: "" }
+const shape = { title: "Codex", empty: HostEvents.silence.codex }
 
 /**
  * The Codex adapter.

@@ -33,6 +33,15 @@ export const hostNames: ReadonlyArray<HostName> = ["claude-code", "codex"]
 export const isHostName = (name: string): name is HostName => name === "claude-code" || name === "codex"
 
 /**
+ * Each host's "no opinion" output: `{}` for Claude Code, empty stdout for Codex (which
+ * documents empty output as its canonical "no decision").
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const silence: Readonly<Record<HostName, string>> = { "claude-code": "{}\n", codex: "" }
+
+/**
  * One hook event of a host.
  *
  * @since 0.1.0
