@@ -30,6 +30,8 @@ import * as Trouble from "./Trouble.js"
  */
 export interface Request {
   readonly host: HostEvents.HostName
+  /** How long a backend process may take to exit once the answer is written (milliseconds). */
+  readonly exitGraceMs: number
   /** The payload text, or why there is none. */
   readonly payload: { readonly _tag: "Text"; readonly text: string } | { readonly _tag: "Unreadable"; readonly problem: string }
   /** The host event the payload names, when known. */
@@ -39,6 +41,8 @@ export interface Request {
   readonly failClosed: boolean
   readonly verbose: boolean
   readonly source: string | undefined
+  /** Called with the result as soon as it is known, before the backends are stopped. */
+  readonly onAnswer: (result: Result) => void
 }
 
 /**
@@ -57,10 +61,20 @@ const issuesText = (error: Registry.ConfigurationError): string => {
   return error.issues.length > 3 ? `${shown}; and ${error.issues.length - 3} more` : shown
 }
 
-/** The transports of a one-shot hook: children get little time to exit, since the host is waiting. */
-const transports = Budget.layer.pipe(
-  Layer.provide(LazyTransports.layer({ stdio: { exitGrace: Duration.millis(100), killGrace: Duration.millis(150) } }))
-)
+/**
+ * The transports of a one-shot hook. A backend process gets half the margin before the
+ * host's timeout (at most 2 s) to finish what was sent to it and exit once the answer is
+ * written, then it is stopped: the hook must exit before the host's timeout, or the host
+ * discards its answer.
+ */
+const transports = (exitGraceMs: number) =>
+  Budget.layer.pipe(
+    Layer.provide(LazyTransports.layer({
+      stdio: { exitGrace: Duration.millis(exitGraceMs), killGrace: Duration.millis(150) }
+    }))
+  )
+
+const answered = (request: Request) => (result: Result) => Effect.sync(() => request.onAnswer(result))
 
 const program = (request: Request): Effect.Effect<Result> => {
   const host = Hosts.of(request.host)
@@ -71,20 +85,24 @@ const program = (request: Request): Effect.Effect<Result> => {
   })
   const located = request.registration
   if (located._tag === "Missing") {
-    return Effect.succeed(failed(
+    return Effect.tap(Effect.succeed(failed(
       `no AHP registration found (pass --registration, set AHP_REGISTRATION_FILE, or create ${
         located.searched[0] ?? ".ahp/registration.json"
       })`,
       request.failClosed
-    ))
+    )), answered(request))
   }
   if (located._tag === "Unreadable") {
-    return Effect.succeed(failed(`cannot read the AHP registration ${located.file}: ${located.reason}`, request.failClosed))
+    return Effect.tap(
+      Effect.succeed(failed(`cannot read the AHP registration ${located.file}: ${located.reason}`, request.failClosed)),
+      answered(request)
+    )
   }
   const document = Json.parse(located.text)
   if (Either.isLeft(document)) {
-    return Effect.succeed(
-      failed(`the AHP registration ${located.file} is not JSON: ${document.left.message}`, request.failClosed)
+    return Effect.tap(
+      Effect.succeed(failed(`the AHP registration ${located.file} is not JSON: ${document.left.message}`, request.failClosed)),
+      answered(request)
     )
   }
   return Effect.scoped(
@@ -110,24 +128,40 @@ const program = (request: Request): Effect.Effect<Result> => {
           (reply): Result => ({ ...reply, summary })
         )
       }
-    })
-  ).pipe(Effect.provide(transports))
+    }).pipe(Effect.tap(answered(request)))
+  ).pipe(Effect.provide(transports(request.exitGraceMs)))
 }
 
 /**
- * Runs one invocation. A SIGINT or SIGTERM interrupts it: every backend process is stopped
- * and the promise resolves with `undefined`.
+ * A running invocation.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Running {
+  /** The result; `undefined` when the invocation was stopped. */
+  readonly result: Promise<Result | undefined>
+  /** Stops the invocation: every backend process is stopped before the promise resolves. */
+  readonly stop: () => Promise<void>
+}
+
+/**
+ * Starts one invocation. A SIGINT or SIGTERM stops it. The result is handed to `onAnswer`
+ * before the backend processes are stopped, and resolved once they are.
  *
  * @since 0.1.0
  * @category running
  */
-export const run = async (request: Request): Promise<Result | undefined> => {
+export const run = (request: Request): Running => {
   const fiber = Effect.runFork(program(request))
-  const stop = () => Effect.runFork(Fiber.interrupt(fiber))
-  process.once("SIGINT", stop)
-  process.once("SIGTERM", stop)
-  const exit = await Effect.runPromise(Fiber.await(fiber))
-  process.off("SIGINT", stop)
-  process.off("SIGTERM", stop)
-  return Exit.isSuccess(exit) ? exit.value : undefined
+  const stop = () => Effect.runPromise(Fiber.interrupt(fiber)).then(() => undefined)
+  const onSignal = () => void stop()
+  process.once("SIGINT", onSignal)
+  process.once("SIGTERM", onSignal)
+  const result = Effect.runPromise(Fiber.await(fiber)).then((exit) => {
+    process.off("SIGINT", onSignal)
+    process.off("SIGTERM", onSignal)
+    return Exit.isSuccess(exit) ? exit.value : undefined
+  })
+  return { result, stop }
 }

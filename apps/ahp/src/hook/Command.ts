@@ -114,18 +114,16 @@ export const hook = async (args: Args.Run): Promise<void> => {
   if (summary !== undefined && event !== undefined && summary[event.name] === undefined) {
     return emit(HostEvents.silence[args.host], "")
   }
-  let answered = false
-  const answer = (stdout: string, stderr: string) => {
-    if (answered) return Promise.resolve()
-    answered = true
-    return emit(stdout, stderr)
-  }
+  let written: Promise<void> | undefined
+  const answer = (stdout: string, stderr: string) => (written ??= emit(stdout, stderr))
+  let running: Cold.Running | undefined
   const watchdog = setTimeout(() => {
     const failClosed = args.failClosed || (event !== undefined && summary?.[event.name]?.failClosed === true)
     void Promise.all([import("@effect-ahp/hosts/Hosts"), import("./Trouble.js")]).then(([Hosts, Trouble]) => {
       const fallback = Trouble.answer(Hosts.of(args.host), event, "no answer within the host's timeout", failClosed)
       return answer(fallback.stdout, fallback.stderr)
-    }).then(() => process.exit(0))
+    }).then(() => Promise.race([running?.stop(), new Promise((resolve) => setTimeout(resolve, margin(timeoutMs) / 4))]))
+      .then(() => process.exit(0))
   }, Math.max(0, deadline + margin(timeoutMs) / 2 - Date.now()))
   try {
     if (args.bridge && registration._tag === "Found" && payload._tag === "Text") {
@@ -140,20 +138,24 @@ export const hook = async (args: Args.Run): Promise<void> => {
       if (forwarded !== undefined) return await answer(forwarded.stdout, forwarded.stderr)
     }
     const Run = await import("./Cold.js")
-    const result = await Run.run({
+    running = Run.run({
       host: args.host,
+      exitGraceMs: Math.min(2_000, Math.max(100, margin(timeoutMs) / 2)),
       payload,
       event,
       registration,
       deadline,
       failClosed: args.failClosed,
       verbose: args.verbose,
-      source: args.source
+      source: args.source,
+      onAnswer: (result) => {
+        const trace = result.trace.map((line) => `ahp: ${line}\n`).join("")
+        void answer(result.answer.stdout, result.answer.stderr + trace)
+        if (result.summary !== undefined && cacheKey !== undefined) Cache.write(cacheDir, cacheKey, result.summary)
+      }
     })
-    if (result === undefined) return
-    if (result.summary !== undefined && cacheKey !== undefined) Cache.write(cacheDir, cacheKey, result.summary)
-    const trace = result.trace.map((line) => `ahp: ${line}\n`).join("")
-    await answer(result.answer.stdout, result.answer.stderr + trace)
+    await running.result
+    await written
   } finally {
     clearTimeout(watchdog)
   }

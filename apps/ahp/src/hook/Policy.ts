@@ -84,6 +84,8 @@ export interface CallOptions {
   readonly source?: string | undefined
   /** Whether to produce the trace. */
   readonly verbose: boolean
+  /** A scope that delivers the observations after the answer (by default the answer waits for them). */
+  readonly observers?: Scope.Scope | undefined
 }
 
 /**
@@ -162,7 +164,8 @@ export const answer = Effect.fn("Policy.answer")(function*(policy: Policy, text:
   if (routes.intercept.length + routes.observe.length === 0) return reply(host.noOpinion())
   const budget = Budget.makeCall(options.deadline)
   const dispatched = yield* policy.hooks.dispatch(call.type, call.input, {
-    capabilities: call.capabilities ?? (routes.intercept.length > 0 ? { effects: [] } : undefined)
+    capabilities: call.capabilities ?? (routes.intercept.length > 0 ? { effects: [] } : undefined),
+    observers: options.observers === undefined ? "wait" : { scope: options.observers }
   }).pipe(Effect.locally(Budget.currentCall, budget), Effect.either)
   if (Either.isLeft(dispatched)) {
     return reply(Trouble.answer(host, call.event, dispatched.left.message, failClosedRoutes(routes)))
