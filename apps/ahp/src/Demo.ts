@@ -199,24 +199,11 @@ const policyRegistration = (urls: Urls, policy: string) => ({
   ]
 })
 
-const bridgeRegistration = (urls: Urls) => ({
-  protocolVersion: "draft",
-  hooks: [
-    {
-      id: "com.example.shell-guard",
-      transport: http(urls.guard),
-      subscriptions: [intercept("guard", ["tool.before"], 10_000, "fail-closed")]
-    },
-    {
-      id: "com.example.assistant",
-      transport: http(urls.assistant),
-      subscriptions: [
-        intercept("annotate", ["turn.start"], 10_000, "fail-open"),
-        intercept("redact", ["tool.after"], 10_000, "fail-open")
-      ]
-    }
-  ]
-})
+/** The session's guard (over http here) and assistant, without the audit observer. */
+const bridgeRegistration = (urls: Urls) => {
+  const [guard, assistant] = sessionRegistration(urls).hooks
+  return { protocolVersion: "draft", hooks: [{ ...guard!, transport: http(urls.guard) }, assistant!] }
+}
 
 const serveHttp = <R>(backend: Layer.Layer<Backend.Handlers, never, R>) =>
   Effect.map(Layer.build(Http.serve(backend, { port: 0 })), (context) => Context.get(context, Http.Address).url)

@@ -101,16 +101,16 @@ describe("effects rendered per host", () => {
     readonly effects: ReadonlyArray<unknown>
     readonly expected: unknown
   }> = [
-    {
-      name: "claude-code deny",
-      host: "claude-code",
-      payload: bash("claude-code", "rm -rf /"),
+    ...HostEvents.hostNames.map((host) => ({
+      name: `${host} deny`,
+      host,
+      payload: bash(host, "rm -rf /"),
       events: ["tool.before"],
       effects: [{ type: "deny", reason: "destructive" }],
       expected: {
         hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "destructive" }
       }
-    },
+    })),
     {
       name: "claude-code ask with its message as the reason",
       host: "claude-code",
@@ -179,16 +179,6 @@ describe("effects rendered per host", () => {
       expected: { decision: "block", reason: "deploy freeze" }
     },
     {
-      name: "codex deny",
-      host: "codex",
-      payload: bash("codex", "rm -rf /"),
-      events: ["tool.before"],
-      effects: [{ type: "deny", reason: "destructive" }],
-      expected: {
-        hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "destructive" }
-      }
-    },
-    {
       name: "codex rewrite: allow with the whole effective input",
       host: "codex",
       payload: bash("codex", "rm -rf build"),
@@ -250,20 +240,24 @@ describe("effects rendered per host", () => {
   }
 })
 
+/** A PreToolUse call to a backend that never answers, under a 4 s host timeout. */
+const hung = (host: HostEvents.HostName, failurePolicy: string) =>
+  Effect.gen(function*() {
+    const dir = yield* tempDir
+    const log = path.join(dir, "backend.log")
+    const reg = writeFile(dir, "registration.json", registration({
+      id: "com.example.hung",
+      transport: scriptedStdio("hang", log),
+      subscriptions: [intercept(["tool.before"], { failurePolicy, timeoutMs: 60_000 })]
+    }))
+    const run = yield* runHook([host, "--registration", reg, "--timeout", "4"], bash(host, "ls"), { dir, timeoutMs: 4000 })
+    return { log, run }
+  })
+
 describe("deadlines, failures and bad input", () => {
   it.scoped("a hung backend under fail-closed is denied before the host's timeout; nothing is left running", () =>
     Effect.gen(function*() {
-      const dir = yield* tempDir
-      const log = path.join(dir, "backend.log")
-      const reg = writeFile(dir, "registration.json", registration({
-        id: "com.example.hung",
-        transport: scriptedStdio("hang", log),
-        subscriptions: [intercept(["tool.before"], { failurePolicy: "fail-closed", timeoutMs: 60_000 })]
-      }))
-      const run = yield* runHook(["claude-code", "--registration", reg, "--timeout", "4"], bash("claude-code", "ls"), {
-        dir,
-        timeoutMs: 4000
-      })
+      const { log, run } = yield* hung("claude-code", "fail-closed")
       assert.isFalse(run.killed, `answered in ${run.elapsedMs} ms`)
       assert.isBelow(run.elapsedMs, 4000)
       assert.deepStrictEqual(answerOf(run), {
@@ -279,17 +273,7 @@ describe("deadlines, failures and bad input", () => {
 
   it.scoped("a hung backend under fail-open is no opinion, also in time (Codex: empty stdout)", () =>
     Effect.gen(function*() {
-      const dir = yield* tempDir
-      const log = path.join(dir, "backend.log")
-      const reg = writeFile(dir, "registration.json", registration({
-        id: "com.example.hung",
-        transport: scriptedStdio("hang", log),
-        subscriptions: [intercept(["tool.before"], { failurePolicy: "fail-open", timeoutMs: 60_000 })]
-      }))
-      const run = yield* runHook(["codex", "--registration", reg, "--timeout", "4"], bash("codex", "ls"), {
-        dir,
-        timeoutMs: 4000
-      })
+      const { log, run } = yield* hung("codex", "fail-open")
       assert.isFalse(run.killed)
       assert.strictEqual(run.code, 0)
       assert.strictEqual(run.stdout, "")

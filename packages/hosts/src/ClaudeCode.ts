@@ -23,10 +23,8 @@
  */
 import { Json } from "@effect-ahp/protocol"
 import type { Capabilities } from "@effect-ahp/protocol"
-import type * as Either from "effect/Either"
 import * as Host from "./Host.js"
-import * as HostEvents from "./HostEvents.js"
-import { type Dialect, map as mapPayload } from "./internal/mapping.js"
+import * as Adapter from "./internal/adapter.js"
 import * as render from "./internal/render.js"
 
 /**
@@ -53,9 +51,6 @@ const allCapabilities: Readonly<Record<string, Capabilities.Capabilities>> = {
   SubagentStart: Host.capabilities(["inject"]),
   PreCompact: Host.capabilities(["deny"])
 }
-
-const capabilities = (event: HostEvents.HostEvent): Capabilities.Capabilities | undefined =>
-  Object.prototype.hasOwnProperty.call(allCapabilities, event.name) ? allCapabilities[event.name] : undefined
 
 /**
  * The rewritten tool output in the shape of the original `tool_response`: the text itself
@@ -115,31 +110,9 @@ const renderers: Readonly<Record<string, render.Renderer>> = {
   },
   PostToolUseFailure: (v) => ({ specific: render.context(v) }),
   PostToolBatch: () => ({}),
-  UserPromptSubmit: (v) => ({
-    top: v.permission === "deny" ? { decision: "block", reason: render.reasonOf(v) } : {},
-    specific: render.context(v)
-  }),
-  Stop: (v) => ({ top: v.flow === "continue" ? { decision: "block", reason: render.instructionOf(v) } : {} }),
-  SubagentStop: (v) => ({ top: v.flow === "continue" ? { decision: "block", reason: render.instructionOf(v) } : {} }),
-  SessionStart: (v) => ({ specific: render.context(v) }),
-  SubagentStart: (v) => ({ specific: render.context(v) }),
+  ...render.shared,
   PreCompact: (v) => ({ top: v.permission === "deny" ? { decision: "block", reason: render.reasonOf(v) } : {} })
 }
-
-const offered = HostEvents.mapped("claude-code").map((event) => [event, capabilities(event)] as const)
-const { grant, manifest } = Host.offer(offered, maxContinuations)
-
-const dialect: Dialect = {
-  host: "claude-code",
-  prefix: "cc",
-  source: "urn:effect-ahp:claude-code",
-  harness: "Claude Code",
-  manifest: manifest as unknown as Json.JsonObject,
-  events: HostEvents.claudeCode,
-  capabilities
-}
-
-const shape = { title: "Claude Code", empty: HostEvents.silence["claude-code"] }
 
 /**
  * The Claude Code adapter.
@@ -147,15 +120,11 @@ const shape = { title: "Claude Code", empty: HostEvents.silence["claude-code"] }
  * @since 0.1.0
  * @category adapters
  */
-export const host: Host.Host = {
+export const host: Host.Host = Adapter.make({
   name: "claude-code",
   title: "Claude Code",
-  source: dialect.source,
-  grant,
-  manifest,
-  capabilities,
-  map: (payload, options): Either.Either<Host.Mapped | Host.PassThrough, Host.PayloadError> =>
-    mapPayload(dialect, payload, options),
-  render: (event, verdict, payload) => render.render(shape, renderers, event, verdict, payload),
-  noOpinion: (message) => render.noOpinion(shape.empty, message)
-}
+  prefix: "cc",
+  maxContinuations,
+  capabilities: allCapabilities,
+  renderers
+})

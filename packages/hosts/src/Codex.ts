@@ -20,11 +20,9 @@
  *
  * @since 0.1.0
  */
-import type { Capabilities, Json } from "@effect-ahp/protocol"
-import type * as Either from "effect/Either"
+import type { Capabilities } from "@effect-ahp/protocol"
 import * as Host from "./Host.js"
-import * as HostEvents from "./HostEvents.js"
-import { type Dialect, map as mapPayload } from "./internal/mapping.js"
+import * as Adapter from "./internal/adapter.js"
 import * as render from "./internal/render.js"
 
 /**
@@ -47,9 +45,6 @@ const allCapabilities: Readonly<Record<string, Capabilities.Capabilities>> = {
   PreCompact: Host.capabilities(["deny", "message"]),
   PostCompact: Host.capabilities(["message"])
 }
-
-const capabilities = (event: HostEvents.HostEvent): Capabilities.Capabilities | undefined =>
-  Object.prototype.hasOwnProperty.call(allCapabilities, event.name) ? allCapabilities[event.name] : undefined
 
 /** Tools whose `updatedInput` must hold a string `command`. */
 const commandTools = new Set(["Bash", "apply_patch", "shell", "exec_command", "local_shell", "unified_exec"])
@@ -83,34 +78,12 @@ const renderers: Readonly<Record<string, render.Renderer>> = {
     top: v.output !== undefined ? { decision: "block", reason: v.output } : {},
     specific: render.context(v)
   }),
-  UserPromptSubmit: (v) => ({
-    top: v.permission === "deny" ? { decision: "block", reason: render.reasonOf(v) } : {},
-    specific: render.context(v)
-  }),
-  Stop: (v) => ({ top: v.flow === "continue" ? { decision: "block", reason: render.instructionOf(v) } : {} }),
-  SubagentStop: (v) => ({ top: v.flow === "continue" ? { decision: "block", reason: render.instructionOf(v) } : {} }),
-  SessionStart: (v) => ({ specific: render.context(v) }),
-  SubagentStart: (v) => ({ specific: render.context(v) }),
+  ...render.shared,
   PreCompact: (v) => ({
     top: v.permission === "deny" ? { continue: false, stopReason: render.reasonOf(v) } : {}
   }),
   PostCompact: () => ({})
 }
-
-const offered = HostEvents.mapped("codex").map((event) => [event, capabilities(event)] as const)
-const { grant, manifest } = Host.offer(offered, maxContinuations)
-
-const dialect: Dialect = {
-  host: "codex",
-  prefix: "cx",
-  source: "urn:effect-ahp:codex",
-  harness: "Codex",
-  manifest: manifest as unknown as Json.JsonObject,
-  events: HostEvents.codex,
-  capabilities
-}
-
-const shape = { title: "Codex", empty: HostEvents.silence.codex }
 
 /**
  * The Codex adapter.
@@ -118,15 +91,11 @@ const shape = { title: "Codex", empty: HostEvents.silence.codex }
  * @since 0.1.0
  * @category adapters
  */
-export const host: Host.Host = {
+export const host: Host.Host = Adapter.make({
   name: "codex",
   title: "Codex",
-  source: dialect.source,
-  grant,
-  manifest,
-  capabilities,
-  map: (payload, options): Either.Either<Host.Mapped | Host.PassThrough, Host.PayloadError> =>
-    mapPayload(dialect, payload, options),
-  render: (event, verdict, payload) => render.render(shape, renderers, event, verdict, payload),
-  noOpinion: (message) => render.noOpinion(shape.empty, message)
-}
+  prefix: "cx",
+  maxContinuations,
+  capabilities: allCapabilities,
+  renderers
+})

@@ -41,6 +41,24 @@ export const reasonOf = (verdict: Host.Verdict): string => verdict.reason ?? "De
 export const context = (verdict: Host.Verdict): Json.JsonObject =>
   verdict.context === undefined ? {} : { additionalContext: verdict.context }
 
+/**
+ * The renderers both hosts share (Codex copies Claude Code's output for these events):
+ * a prompt denied with `decision: "block"`, a continuation as `decision: "block"` with the
+ * instructions as `reason`, context as `additionalContext`.
+ *
+ * @internal
+ */
+export const shared: Readonly<Record<string, Renderer>> = {
+  UserPromptSubmit: (v) => ({
+    top: v.permission === "deny" ? { decision: "block", reason: reasonOf(v) } : {},
+    specific: context(v)
+  }),
+  Stop: (v) => ({ top: v.flow === "continue" ? { decision: "block", reason: instructionOf(v) } : {} }),
+  SubagentStop: (v) => ({ top: v.flow === "continue" ? { decision: "block", reason: instructionOf(v) } : {} }),
+  SessionStart: (v) => ({ specific: context(v) }),
+  SubagentStart: (v) => ({ specific: context(v) })
+}
+
 /** Renders a verdict with a host's renderers, or `undefined` output for "no opinion". @internal */
 export const render = (
   host: { readonly title: string; readonly empty: string },
