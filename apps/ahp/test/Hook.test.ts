@@ -49,7 +49,8 @@ const text = (body: string) => [{ id: "m1", role: "user", parts: [{ id: "p1", ki
 describe.skipIf(!fs.existsSync(shared))("every shared payload, through the command hook", () => {
   for (const host of HostEvents.hostNames) {
     for (const { file, text: payload } of payloadsOf(host)) {
-      const event = HostEvents.find(host, file.slice(0, file.indexOf("-")))
+      const notify = file.startsWith("notify-")
+      const event = HostEvents.find(host, notify ? "agent-turn-complete" : file.slice(0, file.indexOf("-")))
       it.scoped(`${host}/${file}`, () =>
         Effect.gen(function*() {
           const dir = yield* tempDir
@@ -63,7 +64,10 @@ describe.skipIf(!fs.existsSync(shared))("every shared payload, through the comma
               subscriptions: [observe(["*"], { includeNative: true })]
             }
           ))
-          const run = yield* runHook([host, "--registration", reg, "--timeout", "30"], payload, { dir })
+          const args = [host, "--registration", reg, "--timeout", "30"]
+          const run = notify
+            ? yield* runHook([...args, JSON.stringify(JSON.parse(payload))], "", { dir })
+            : yield* runHook(args, payload, { dir })
           assert.strictEqual(run.code, 0, run.stderr)
           if (event === undefined) {
             assert.match(answerOf(run).systemMessage, /^ahp: unknown hook event/)

@@ -44,7 +44,7 @@ describe("ahp hook install / uninstall", () => {
       assert.deepStrictEqual(installed.statusLine, existing.statusLine)
       assert.include(fs.readFileSync(file, "utf8"), "12345678901234567890", "numbers are kept exactly")
       assert.deepStrictEqual(installed.hooks.PreToolUse[0], existing.hooks.PreToolUse[0], "the user's hook is kept")
-      for (const event of HostEvents.mapped("claude-code")) {
+      for (const event of HostEvents.installed("claude-code")) {
         const ours = (installed.hooks[event.name] as Array<any>).flatMap((g) => g.hooks).filter((h: any) =>
           Install.isOurs(h, "claude-code")
         )
@@ -82,7 +82,7 @@ describe("ahp hook install / uninstall", () => {
       })
       assert.strictEqual(run.code, 0, run.stderr)
       const hooks = readJson(path.join(codexHome, "hooks.json")).hooks
-      assert.deepStrictEqual(Object.keys(hooks), HostEvents.mapped("codex").map((e) => e.name))
+      assert.deepStrictEqual(Object.keys(hooks), HostEvents.installed("codex").map((e) => e.name))
       assert.strictEqual(hooks.PreToolUse[0].hooks[0].timeout, 12)
       assert.match(hooks.PreToolUse[0].hooks[0].command, / codex --timeout 12 --fail-closed$/)
       assert.isUndefined(hooks.Interrupt[0].hooks[0].timeout)

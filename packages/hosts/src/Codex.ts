@@ -15,6 +15,7 @@
  * | PreCompact | `context.compact.before` | deny, message | `continue: false` with the reason as `stopReason` (Codex's only way to stop a compaction; it ends the turn) |
  * | PostCompact | `context.compact.after` | message | `systemMessage` |
  * | SessionEnd, Interrupt | `session.end`, `turn.end` (cancelled) | observed only | empty |
+ * | legacy `notify` (`agent-turn-complete`, as the last argument) | `turn.end` (completed) | observed only | empty (ignored by Codex) |
  *
  * Messages are `systemMessage` everywhere.
  *

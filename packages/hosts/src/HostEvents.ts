@@ -56,14 +56,17 @@ export interface HostEvent {
   readonly timeoutMs: number
   /** Whether the host lets a hook block (deny) it, so a fail-closed policy can be enforced. */
   readonly blocking: boolean
+  /** Whether it comes from a hook entry of the settings (`false`: Codex's legacy `notify` program). */
+  readonly hook: boolean
 }
 
 const event = (
   name: string,
   type: Event.EventType | undefined,
   timeoutMs: number,
-  blocking = false
-): readonly [string, HostEvent] => [name, { name, type, timeoutMs, blocking }]
+  blocking = false,
+  hook = true
+): readonly [string, HostEvent] => [name, { name, type, timeoutMs, blocking, hook }]
 
 const tenMinutes = 600_000
 
@@ -106,7 +109,8 @@ export const claudeCode: Readonly<Record<string, HostEvent>> = Object.fromEntrie
 
 /**
  * Codex's hook events. Defaults from the hooks page: 600 s, 1 s for SessionEnd and
- * Interrupt.
+ * Interrupt. `agent-turn-complete` is the payload of the legacy `notify` program (its
+ * `type`; it arrives as the last argument, and its output is ignored).
  *
  * @since 0.1.0
  * @category constants
@@ -123,7 +127,8 @@ export const codex: Readonly<Record<string, HostEvent>> = Object.fromEntries([
   event("SessionEnd", "session.end", 1_000),
   event("PreCompact", "context.compact.before", tenMinutes, true),
   event("PostCompact", "context.compact.after", tenMinutes),
-  event("Interrupt", "turn.end", 1_000)
+  event("Interrupt", "turn.end", 1_000),
+  event("agent-turn-complete", "turn.end", tenMinutes, false, false)
 ])
 
 /**
@@ -146,10 +151,32 @@ export const find = (host: HostName, name: string): HostEvent | undefined => {
 }
 
 /**
- * The events a hook is installed for: every event that becomes an AHP event.
+ * The events that become AHP events.
  *
  * @since 0.1.0
  * @category accessors
  */
 export const mapped = (host: HostName): ReadonlyArray<HostEvent> =>
   Object.values(of(host)).filter((e) => e.type !== undefined)
+
+/**
+ * The events a hook entry is installed for: those that become AHP events and come from the
+ * settings' hook entries.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const installed = (host: HostName): ReadonlyArray<HostEvent> => mapped(host).filter((e) => e.hook)
+
+/**
+ * The event name of a payload: its `hook_event_name`, else its `type` (the legacy `notify`
+ * payload of Codex).
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const nameOf = (payload: unknown): string | undefined => {
+  if (typeof payload !== "object" || payload === null || Array.isArray(payload)) return undefined
+  const { hook_event_name, type } = payload as Record<string, unknown>
+  return typeof hook_event_name === "string" ? hook_event_name : typeof type === "string" ? type : undefined
+}

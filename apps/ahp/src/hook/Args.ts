@@ -25,6 +25,8 @@ export interface Run {
   readonly verbose: boolean
   /** Whether to forward to a running bridge. */
   readonly bridge: boolean
+  /** The payload given as the last argument (Codex's legacy `notify` program), instead of stdin. */
+  readonly payload: string | undefined
 }
 
 /**
@@ -62,13 +64,14 @@ export type Args = Run | Install | { readonly _tag: "Help" } | { readonly _tag: 
  */
 export const usage = `Usage:
   ahp hook claude-code|codex [--registration FILE] [--timeout SECONDS] [--fail-closed]
-                             [--source URI] [--verbose] [--no-bridge]
+                             [--source URI] [--verbose] [--no-bridge] [NOTIFY-JSON]
   ahp hook install claude-code|codex [--project|--user] [--settings FILE] [--command CMD]
                              [--timeout SECONDS] [--registration FILE] [--fail-closed]
   ahp hook uninstall claude-code|codex [--project|--user] [--settings FILE]
 
 Runs as a Claude Code or Codex command hook: reads the hook payload on stdin, dispatches
-the AHP event to the registered backends, prints the host's answer (exit code 0).
+the AHP event to the registered backends, prints the host's answer (exit code 0). As Codex's
+legacy notify program, the payload is the last argument (NOTIFY-JSON) and stdin is not read.
 
   --registration FILE  the registration (else $AHP_REGISTRATION_FILE, else .ahp/registration.json
                        in the project or a parent folder, else ~/.ahp/registration.json)
@@ -102,6 +105,7 @@ export const parse = (argv: ReadonlyArray<string>, env: Readonly<Record<string, 
   }
   const values: Record<string, string> = {}
   const flags = new Set<string>()
+  let payload: string | undefined
   const takesValue = new Set(["--registration", "--timeout", "--source", "--settings", "--command"])
   const switches = new Set(["--fail-closed", "--verbose", "--no-bridge", "--project", "--user"])
   while (words.length > 0) {
@@ -112,6 +116,7 @@ export const parse = (argv: ReadonlyArray<string>, env: Readonly<Record<string, 
       if (value === undefined) return { _tag: "Invalid", message: `${name} needs a value` }
       values[name] = value
     } else if (switches.has(name) && inline === undefined) flags.add(name)
+    else if (action === undefined && hostName === "codex" && word.startsWith("{") && words.length === 0) payload = word
     else return { _tag: "Invalid", message: `unknown argument ${word}` }
   }
   const timeout = values["--timeout"]
@@ -141,6 +146,7 @@ export const parse = (argv: ReadonlyArray<string>, env: Readonly<Record<string, 
     failClosed,
     source: values["--source"],
     verbose: flags.has("--verbose") || truthy(env.AHP_HOOK_VERBOSE),
-    bridge: !flags.has("--no-bridge") && (env.AHP_BRIDGE === undefined || truthy(env.AHP_BRIDGE))
+    bridge: !flags.has("--no-bridge") && (env.AHP_BRIDGE === undefined || truthy(env.AHP_BRIDGE)),
+    payload
   }
 }

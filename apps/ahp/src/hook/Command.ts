@@ -2,7 +2,8 @@
  * `ahp hook …`: the command hook's entry, written for start-up time. It loads no
  * command-line library, no Effect and no transport until it knows it needs them:
  *
- * 1. reads the payload from stdin (at most `maxPayloadBytes`) and the event name in it;
+ * 1. reads the payload from stdin (at most `maxPayloadBytes`; Codex's legacy `notify`
+ *    program gets it as its last argument) and the event name in it;
  * 2. answers "no opinion" at once for a host event with no AHP counterpart;
  * 3. finds the registration (see `Locate`) and, when the cache knows it compiles and routes
  *    nothing for this event, answers "no opinion" without loading the harness;
@@ -65,13 +66,8 @@ const fields = (payload: Payload): { readonly name: string | undefined; readonly
   if (payload._tag === "Text") {
     try {
       const value: unknown = JSON.parse(payload.text)
-      if (typeof value === "object" && value !== null) {
-        const { cwd, hook_event_name } = value as Record<string, unknown>
-        return {
-          name: typeof hook_event_name === "string" ? hook_event_name : undefined,
-          cwd: typeof cwd === "string" ? cwd : undefined
-        }
-      }
+      const cwd = typeof value === "object" && value !== null ? (value as Record<string, unknown>).cwd : undefined
+      return { name: HostEvents.nameOf(value), cwd: typeof cwd === "string" ? cwd : undefined }
     } catch {
       // not JSON: reported by the full path
     }
@@ -95,7 +91,9 @@ const emit = (stdout: string, stderr: string): Promise<void> =>
 export const hook = async (args: Args.Run): Promise<void> => {
   const started = performance.timeOrigin
   const env = process.env
-  const payload = await readStdin(maxPayloadBytes)
+  const payload: Payload = args.payload !== undefined
+    ? { _tag: "Text", text: args.payload }
+    : await readStdin(maxPayloadBytes)
   const { cwd, name } = fields(payload)
   const event = name === undefined ? undefined : HostEvents.find(args.host, name)
   const timeoutMs = args.timeoutSeconds !== undefined ? args.timeoutSeconds * 1000 : event?.timeoutMs ?? 600_000

@@ -74,7 +74,7 @@ export const entries = (
   prefix: string,
   options: { readonly timeoutSeconds?: number | undefined; readonly registration?: string | undefined; readonly failClosed: boolean }
 ): ReadonlyArray<Entry> =>
-  HostEvents.mapped(host).map((event) => {
+  HostEvents.installed(host).map((event) => {
     const timeout = ownBudget.has(event.name) ? undefined : options.timeoutSeconds ?? defaultTimeoutSeconds
     const command = [
       prefix,
@@ -190,7 +190,7 @@ export const settingsFile = (
 export const shapeProblem = (settings: Json.JsonObject, host: HostEvents.HostName): string | undefined => {
   if (settings.hooks === undefined) return undefined
   if (!Json.isObject(settings.hooks)) return "\"hooks\" is not an object"
-  const event = HostEvents.mapped(host).find((e) => settings.hooks !== undefined && Json.isObject(settings.hooks) &&
+  const event = HostEvents.installed(host).find((e) => settings.hooks !== undefined && Json.isObject(settings.hooks) &&
     settings.hooks[e.name] !== undefined && !Array.isArray(settings.hooks[e.name]))
   return event === undefined ? undefined : `"hooks.${event.name}" is not a list`
 }

@@ -126,10 +126,10 @@ export const failClosedIntent = (document: Json.JsonValue, type: Event.EventType
  * @since 0.1.0
  * @category accessors
  */
-export const eventOf = (host: Host.Host, payload: Json.JsonValue): HostEvents.HostEvent | undefined =>
-  Json.isObject(payload) && typeof payload.hook_event_name === "string"
-    ? HostEvents.find(host.name, payload.hook_event_name)
-    : undefined
+export const eventOf = (host: Host.Host, payload: Json.JsonValue): HostEvents.HostEvent | undefined => {
+  const name = HostEvents.nameOf(payload)
+  return name === undefined ? undefined : HostEvents.find(host.name, name)
+}
 
 const reply = (answer: Host.Answer, trace: ReadonlyArray<string> = []): Reply => ({ answer, trace })
 

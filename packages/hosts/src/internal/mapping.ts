@@ -14,7 +14,7 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type * as Host from "../Host.js"
 import { PayloadError } from "../Host.js"
-import type * as HostEvents from "../HostEvents.js"
+import * as HostEvents from "../HostEvents.js"
 import { identifier } from "./digest.js"
 
 /** What differs between hosts when building events. @internal */
@@ -34,7 +34,7 @@ const NullableText = Schema.NullOr(Schema.String)
 const NonEmpty = Schema.String.pipe(Schema.minLength(1, { message: () => "must be a non-empty string" }))
 
 const common = {
-  hook_event_name: Schema.String,
+  hook_event_name: opt(Schema.String),
   session_id: opt(Schema.String),
   transcript_path: opt(NullableText),
   cwd: opt(Schema.String),
@@ -82,6 +82,15 @@ const payloads = {
   SessionEnd: Schema.Struct({ ...common, reason: opt(NullableText) }),
   PreCompact: Schema.Struct({ ...common, trigger: opt(NullableText), custom_instructions: opt(NullableText) }),
   PostCompact: Schema.Struct({ ...common, trigger: opt(NullableText), compact_summary: opt(NullableText) }),
+  "agent-turn-complete": Schema.Struct({
+    type: Schema.Literal("agent-turn-complete"),
+    "thread-id": NonEmpty,
+    "turn-id": NonEmpty,
+    cwd: opt(Schema.String),
+    client: opt(Schema.String),
+    "input-messages": opt(Schema.Array(Schema.String)),
+    "last-assistant-message": opt(NullableText)
+  }),
   Notification: Schema.Struct({
     ...common,
     message: opt(NullableText),
@@ -310,6 +319,17 @@ const builders: { readonly [K in keyof Payloads]: (dialect: Dialect, p: Payloads
         ? {}
         : { gaps: [{ path: "summary", reason: `${d.harness} does not report the summary to this hook` }] })
     }),
+  "agent-turn-complete": (_, p, id) =>
+    built({
+      session: { id: p["thread-id"], ...(present(p.cwd) ? { cwd: p.cwd } : {}) },
+      turn: { id: p["turn-id"] },
+      outcome: "completed",
+      continuationCount: 0,
+      items: [
+        ...(p["input-messages"] ?? []).map((message, i) => text(`${id}.input.${i}`, "user", message)),
+        ...(present(p["last-assistant-message"]) ? [text(`${id}.response`, "assistant", p["last-assistant-message"])] : [])
+      ]
+    }),
   Notification: (_, p, id) =>
     built({
       attention: {
@@ -356,7 +376,7 @@ export const map = (
   options: Host.MapOptions
 ): Either.Either<Host.Mapped | Host.PassThrough, PayloadError> => {
   if (!Json.isObject(payload)) return Either.left(new PayloadError({ reason: "not-an-object", issues: [] }))
-  const name = payload.hook_event_name
+  const name = HostEvents.nameOf(payload)
   const event = typeof name === "string" && Object.prototype.hasOwnProperty.call(dialect.events, name)
     ? dialect.events[name]!
     : undefined
@@ -373,7 +393,7 @@ export const map = (
   const type: Event.EventType = event.type
   const invalid = (issues: ReadonlyArray<Issue.Issue>) =>
     new PayloadError({ reason: "invalid", hostEvent: event.name, type, issues })
-  const decoded = decoders[event.name](payload)
+  const decoded = (decoders[event.name] as (u: unknown) => Either.Either<unknown, Array<Issue.Issue>>)(payload)
   if (Either.isLeft(decoded)) return Either.left(invalid(decoded.left))
   const id = identifier(dialect.prefix, dialect.host, payload)
   const p = decoded.right as Common
