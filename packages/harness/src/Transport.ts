@@ -75,7 +75,9 @@ export const TransportFailure = Schema.Literal(
   /** The transport was closed. */
   "closed",
   /** The backend's transport or authentication is not supported here. */
-  "unsupported"
+  "unsupported",
+  /** The enclosing hook-call budget (the host's own deadline) ran out before the exchange ended. */
+  "budget"
 )
 
 /**
