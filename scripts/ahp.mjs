@@ -5,10 +5,11 @@ import { build } from "esbuild"
 import { existsSync, readdirSync, renameSync, statSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import { buildHook } from "./hook-bundle.mjs"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const bundle = join(root, "dist", "ahp.mjs")
-const sources = [join(root, "apps", "ahp", "src"), ...["protocol", "harness", "node", "backend"].map((p) => join(root, "packages", p, "src"))]
+const sources = [join(root, "apps", "ahp", "src"), ...["protocol", "harness", "hosts", "node", "backend"].map((p) => join(root, "packages", p, "src"))]
 
 const newest = (dir) => {
   let latest = 0
@@ -20,9 +21,14 @@ const newest = (dir) => {
   return latest
 }
 
-const stale = () => !existsSync(bundle) || Math.max(...sources.map(newest)) > statSync(bundle).mtimeMs
+const stale = (file) => !existsSync(file) || Math.max(...sources.map(newest)) > statSync(file).mtimeMs
 
-if (stale()) {
+// `ahp hook …` runs from its own small bundle (dist/hook/ahp-hook.mjs), which starts fast.
+const hook = process.argv[2] === "hook" ? join(root, "dist", "hook", "ahp-hook.mjs") : undefined
+if (hook !== undefined) {
+  if (stale(hook)) await buildHook(dirname(hook))
+  process.argv.splice(2, 1)
+} else if (stale(bundle)) {
   const temporary = `${bundle}.${process.pid}.tmp`
   await build({
     entryPoints: [join(root, "apps", "ahp", "src", "bin.ts")],
@@ -39,4 +45,4 @@ if (stale()) {
 
 // pnpm runs scripts from the workspace root; resolve file arguments where the user typed them.
 if (process.env.INIT_CWD !== undefined && existsSync(process.env.INIT_CWD)) process.chdir(process.env.INIT_CWD)
-await import(pathToFileURL(bundle).href)
+await import(pathToFileURL(hook ?? bundle).href)

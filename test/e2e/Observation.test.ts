@@ -4,7 +4,7 @@
  * interrupted call kills its stdio interceptor and starts no observation.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Duration, Effect, Fiber } from "effect"
+import { Deferred, Effect, Fiber } from "effect"
 import * as path from "node:path"
 import {
   alive,
@@ -24,6 +24,7 @@ import {
   toolBefore,
   tracked,
   waitForLog,
+  waitUntil,
   waitUntilEffect
 } from "../support/e2e.js"
 
@@ -169,7 +170,11 @@ describe.concurrent("observation through real transports", () => {
           subscriptions: [observe(["tool.before"])]
         }
       ])
-      const { close, hooks } = yield* openHooks(reg, nodeTransports({ stdio: { killGrace: `${killGrace} millis` } }))
+      // No start-up allowance: the interrupted child is retired like any other.
+      const { close, hooks } = yield* openHooks(
+        reg,
+        nodeTransports({ stdio: { killGrace: `${killGrace} millis`, startupTimeout: "0 millis" } })
+      )
       const interrupt = yield* Deferred.make<void>()
       const fiber = yield* Effect.fork(
         tracked(hooks.dispatch("tool.before", toolBefore("evt_interrupt"), { interrupt: Deferred.await(interrupt) }))
@@ -178,25 +183,20 @@ describe.concurrent("observation through real transports", () => {
       const received = yield* waitForLog(logs.hung, (e) => e.event === "message")
       const interrupted = Date.now()
       yield* Deferred.succeed(interrupt, undefined)
-      const { fibers, live, result } = yield* Fiber.join(fiber)
+      const { live, result } = yield* Fiber.join(fiber)
       assert.isBelow(Date.now() - interrupted, killGrace + margin, "the call returns promptly")
-      // All that may be left of the call is its interrupted exchange, retiring its I/O (the
-      // stuck child being killed) in the background: it ends on its own.
-      yield* Fiber.awaitAll(fibers.filter((f) => live.includes(f.id().id))).pipe(
-        Effect.timeoutFail({
-          duration: Duration.millis(killGrace + margin),
-          onTimeout: () => new Error("a fiber of the call is left running")
-        })
-      )
       assert.isTrue(result.interrupted)
       assert.notStrictEqual(result.decision.permission, "allow")
       assert.isUndefined(result.decision.candidate)
       assert.deepStrictEqual(failures(result.errors), [], "an interruption is no route failure (nor fail-open)")
       assert.deepStrictEqual(result.observations, [], "no observation is started after an interruption")
-      assert.deepStrictEqual(alive([received.pid]), [], "the stuck child is killed and reaped once the exchange retired")
-      assert.deepStrictEqual(yield* readLog(logs.later), [], "the later interceptor is never started")
-      assert.deepStrictEqual(yield* readLog(logs.observer), [], "the observer is never started")
+      assert.deepStrictEqual(live, [], "no fiber of the call is left running")
+      // Stopping it is not awaited by the call: it goes on in the background.
+      yield* waitUntil("the stuck child to be killed and reaped", () => alive([received.pid]).length === 0)
+      // Started when the harness was built, but sent nothing.
+      assert.deepStrictEqual(yield* stdioMessages(logs.later), [], "the later interceptor is never called")
+      assert.deepStrictEqual(yield* stdioMessages(logs.observer), [], "the observer is never sent anything")
       yield* close
-      assert.deepStrictEqual(yield* readLog(logs.observer), [])
+      assert.deepStrictEqual(yield* stdioMessages(logs.observer), [])
     }))
 })

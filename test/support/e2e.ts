@@ -121,6 +121,17 @@ export const httpMessages = (file: string) =>
       }
     }))
 
+/** The stdio backend with hostile process behaviour (see the script's header). */
+export const hostileScript = fileURLToPath(new URL("./hostile-stdio.mjs", import.meta.url))
+
+/** A stdio transport running the hostile backend. */
+export const hostileStdio = (lifecycle: "persistent" | "per_event", ...args: Array<string>) => ({
+  type: "stdio",
+  command: process.execPath,
+  args: [hostileScript, ...args],
+  lifecycle
+})
+
 /** A stdio transport running the scripted backend. */
 export const scriptedStdio = (lifecycle: "persistent" | "per_event", ...args: Array<string>) => ({
   type: "stdio",

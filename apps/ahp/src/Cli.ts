@@ -4,10 +4,14 @@
  * @since 0.1.0
  */
 import { Command } from "@effect/cli"
+import { Effect } from "effect"
 import * as Conformance from "./Conformance.js"
 import * as Demo from "./Demo.js"
 import * as Dispatch from "./Dispatch.js"
+import * as Bridge from "./hook/Bridge.js"
+import * as Hook from "./hook/Command.js"
 import * as Inspect from "./Inspect.js"
+import * as Io from "./Io.js"
 import * as Serve from "./Serve.js"
 import * as Validate from "./Validate.js"
 
@@ -18,14 +22,16 @@ import * as Validate from "./Validate.js"
  * @category commands
  */
 export const root = Command.make("ahp").pipe(
-  Command.withDescription("Agent Hooks Protocol tools: validate, dispatch, inspect, serve, demo, conformance"),
+  Command.withDescription("Agent Hooks Protocol tools: validate, dispatch, inspect, serve, demo, conformance, hook, bridge"),
   Command.withSubcommands([
     Validate.command,
     Dispatch.command,
     Inspect.command,
     Serve.command,
     Demo.command,
-    Conformance.command
+    Conformance.command,
+    Bridge.command,
+    Command.make("hook").pipe(Command.withDescription("Run as a Claude Code or Codex hook (see `ahp hook --help`)"))
   ])
 )
 
@@ -35,4 +41,9 @@ export const root = Command.make("ahp").pipe(
  * @since 0.1.0
  * @category running
  */
-export const run = Command.run(root, { name: "ahp", version: "0.1.0" })
+export const run = (argv: ReadonlyArray<string>) =>
+  argv[2] === "hook"
+    ? Effect.flatMap(Effect.promise(() => Hook.main(argv.slice(3), [process.execPath, argv[1]!, "hook"])), Io.exitWith)
+    : cli(argv)
+
+const cli = Command.run(root, { name: "ahp", version: "0.1.0" })

@@ -4,6 +4,11 @@
  * call through the real harness (`Hooks`) and the real Node transports, and prints one
  * JSON object on stdout (see `toJson`); logs go to stderr.
  *
+ * Backends run as the registration says, with its relative paths resolved against the
+ * registration file's directory. The harness makes this one call: an observation to a
+ * persistent stdio backend is followed by the end of its stdin and reported `delivered`
+ * only once the backend has read it and exited with status 0.
+ *
  * Exit codes: 0 when the call completed, whatever the decision; 1 for unreadable input
  * (`{"error":"input",…}`); 2 for a configuration error (`{"error":"configuration",…}`);
  * 130 when interrupted (SIGINT or SIGTERM, at any point of the call, observation included:
@@ -16,7 +21,7 @@ import { Command, Options } from "@effect/cli"
 import type { FileSystem } from "@effect/platform"
 import { Grant, Hooks, type RouteFailure } from "@effect-ahp/harness"
 import type { Observation } from "@effect-ahp/harness"
-import { NodeTransports } from "@effect-ahp/node"
+import { NodeTransports, StdioTransport } from "@effect-ahp/node"
 import { Capabilities, Discovery, Event, Intercept, Issue, Json } from "@effect-ahp/protocol"
 import { Deferred, Effect, Either, Exit, Fiber, Option } from "effect"
 import * as Io from "./Io.js"
@@ -259,7 +264,9 @@ export const run = (options: Options): Effect.Effect<void, never, FileSystem.Fil
       InputError: (error) => Io.reportFailure(error, options.pretty),
       ConfigError: (error) => Io.reportFailure(error, options.pretty)
     }),
-    Effect.provide(NodeTransports.layerNode())
+    Effect.provide(
+      NodeTransports.layerNode({ stdio: { directory: StdioTransport.directoryOf(options.registration), oneShot: true } })
+    )
   )
 
 /**

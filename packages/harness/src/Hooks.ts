@@ -41,7 +41,7 @@ import * as Observation from "./Observation.js"
 import * as Registry from "./Registry.js"
 import type { RouteFailure } from "./RouteFailure.js"
 import * as Settlement from "./Settlement.js"
-import { type Endpoint, type InProcessBackend, layerInProcess, TransportError, Transports } from "./Transport.js"
+import { type Endpoint, type InProcessBackend, layerInProcess, startAll, TransportError, Transports } from "./Transport.js"
 
 /**
  * A boundary input that is not a valid event of its type.
@@ -206,7 +206,9 @@ const prepare = (type: Event.EventType, input: Json.JsonObject, source: string):
 
 /**
  * Builds the service from a registration document (any JSON value), connecting every
- * backend for the lifetime of the scope.
+ * backend for the lifetime of the scope and starting what they keep running (persistent
+ * children), so that start-up does not count against the first call's deadline; a backend
+ * that cannot be started is logged and fails again on each call that needs it.
  *
  * @since 0.1.0
  * @category constructors
@@ -226,8 +228,9 @@ export const make = (registration: unknown, options?: Options) =>
     const transports = yield* Transports
     const endpoints = new Map<string, Either.Either<Endpoint, TransportError>>()
     for (const backend of registry.registration.hooks) {
-      endpoints.set(backend.id, yield* Effect.either(transports.connect(backend)))
+      endpoints.set(backend.id, yield* Effect.either(transports.connect(backend, { observationTimeoutMs })))
     }
+    yield* startAll(endpoints)
     const endpoint = (route: Registry.Route): Effect.Effect<Endpoint, TransportError> =>
       endpoints.get(route.backend.id) ??
         Effect.fail(new TransportError({ reason: "unsupported", detail: `backend ${route.backend.id} is not connected` }))
