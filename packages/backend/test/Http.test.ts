@@ -164,6 +164,48 @@ layer(TestLive, { excludeTestServices: true })("Http.serve", (it) => {
     }))
 })
 
+/** A request whose tool input nests `depth` arrays. */
+const deepBody = (id: string, depth: number) =>
+  Json.stringify(M.intercept(M.toolBeforeEvent(id, { command: "ls", nested: [] }))).replace(
+    "\"nested\":[]",
+    `"nested":${"[".repeat(depth)}${"]".repeat(depth)}`
+  )
+
+layer(TestLive, { excludeTestServices: true })("Http.serve: hostile input", (it) => {
+  it.effect("answers a body nested deeper than 512 levels with 200 and -32600, and keeps serving", () =>
+    Effect.gen(function*() {
+      const reply = yield* post(deepBody("evt_deep", 1_500))
+      assert.strictEqual(reply.status, 200)
+      const body = parseBody(reply)
+      assert.deepStrictEqual([body.id, (body.error as Json.JsonObject).code], [null, -32600])
+      const next = yield* post(Json.stringify(M.intercept(M.toolBeforeEvent("evt_rm", { command: "rm -rf /" }))))
+      assert.strictEqual(parseBody(next).id, "evt_rm")
+    }))
+})
+
+describe("Http.serve: defects", () => {
+  const brokenRegistry = Layer.succeed(Backend.Handlers, Backend.Handlers.of({
+    register: () => Effect.void,
+    intercepts: () => {
+      throw new Error("registry defect sk-secret-789")
+    },
+    observers: () => []
+  }))
+
+  it.scopedLive("a defect while handling a request is a -32603 answer, never an empty 500", () =>
+    Effect.gen(function*() {
+      const reply = yield* post(Json.stringify(M.intercept(M.toolBeforeEvent("evt_x"))))
+      assert.strictEqual(reply.status, 200)
+      assert.deepStrictEqual(parseBody(reply), { jsonrpc: "2.0", id: "evt_x", error: { code: -32603, message: "Internal error" } })
+      assert.notInclude(reply.body, "sk-secret")
+      const again = yield* post(Json.stringify(M.intercept(M.toolBeforeEvent("evt_y"))))
+      assert.strictEqual(parseBody(again).id, "evt_y")
+    }).pipe(
+      Effect.provide(Http.serve(brokenRegistry, { port: 0, path: "/hooks" })),
+      Logger.withMinimumLogLevel(LogLevel.None)
+    ))
+})
+
 describe("Http.serve lifecycle", () => {
   it.scopedLive("stops listening when its scope closes", () =>
     Effect.gen(function*() {

@@ -257,7 +257,9 @@ export const connect = (
         if (Either.isLeft(authorizer)) return Effect.fail(authorizer.left)
         const auth = authorizer.right
         const url = target.right
-        const body = Json.stringify(message)
+        const encoded = Json.encode(message)
+        if (Either.isLeft(encoded)) return Effect.fail(response.unencodable(encoded.left))
+        const body = encoded.right
         return Effect.flatMap(attempt(url, body, auth, interpret), (first) => {
           if (first._tag === "Done") return Effect.succeed(first.value)
           if (!auth.retryOnce) return Effect.fail(unauthorized())

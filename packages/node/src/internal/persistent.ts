@@ -11,6 +11,7 @@ import * as Tracing from "@effect-ahp/harness/Tracing"
 import type * as TransportApi from "@effect-ahp/harness/Transport"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as FiberSet from "effect/FiberSet"
@@ -193,19 +194,17 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
     })
 
   const request = (message: Json.JsonObject) =>
-    Effect.flatMap(response.requestId(message), (id) => {
-      const line = Framing.encodeText(message)
-      return requests.withLock(Effect.flatMap(ensure, (live) => exchange(live, id, line)))
-    })
+    Effect.flatMap(response.requestId(message), (id) =>
+      Effect.flatMap(
+        Either.mapLeft(Framing.encodeText(message), response.unencodable),
+        (line) => requests.withLock(Effect.flatMap(ensure, (live) => exchange(live, id, line)))
+      ))
 
   const notify = (message: Json.JsonObject) =>
-    Effect.suspend(() => {
-      const line = Framing.encodeText(message)
-      return Effect.flatMap(
-        ensure,
-        (live) => live.process!.write(line) ? Effect.void : Effect.fail(stdio.closedError)
-      )
-    })
+    Effect.flatMap(
+      Effect.suspend(() => Either.mapLeft(Framing.encodeText(message), response.unencodable)),
+      (line) => Effect.flatMap(ensure, (live) => live.process!.write(line) ? Effect.void : Effect.fail(stdio.closedError))
+    )
 
   const traceRequest = Tracing.withSpanWhenTraced("StdioTransport.request")
   const traceNotify = Tracing.withSpanWhenTraced("StdioTransport.notify")

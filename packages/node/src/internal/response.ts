@@ -4,6 +4,7 @@
  *
  * @internal
  */
+import { TransportError } from "@effect-ahp/harness/Transport"
 import { Json, JsonRpc } from "@effect-ahp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -51,6 +52,15 @@ export const classifyBytes = (bytes: Uint8Array, id: Json.JsonValue | undefined)
     onLeft: () => malformed("received bytes that are not UTF-8 JSON"),
     onRight: (value) => classify(value, id)
   })
+
+/**
+ * The failure of a message that cannot be written as JSON (nested deeper than
+ * `Json.maxDepth`, or not JSON): nothing is sent.
+ *
+ * @internal
+ */
+export const unencodable = (error: Json.JsonEncodeError): TransportError =>
+  new TransportError({ reason: "malformed", detail: `the message cannot be written as JSON: ${error.message}` })
 
 /**
  * The id a request will be answered under; a request without one is a defect of the caller
