@@ -128,6 +128,7 @@ describe("hostile answers nested beyond the limit", () => {
               policy,
               syntheticDenial: policy === "fail-closed"
             }])
+            assert.match(result.errors[0]!.detail, /nested deeper than 512 levels/)
             assert.isBelow(elapsed, 10_000 + margin)
             const toSecond = received(second)
             if (policy === "fail-open") {
@@ -183,6 +184,7 @@ describe("in-process backends", () => {
           assert.deepStrictEqual(failures(result.errors).map((f) => [f.backend, f.code, f.syntheticDenial]), [
             [HOSTILE, "malformed", policy === "fail-closed"]
           ])
+          assert.match(result.errors[0]!.detail, /nested deeper than 512 levels \(or cyclic\)/)
           assert.strictEqual(result.decision.permission, policy === "fail-open" ? "ask" : "deny")
           assert.strictEqual(asked.length, policy === "fail-open" ? 1 : 0)
         }))

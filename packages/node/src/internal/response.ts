@@ -49,7 +49,12 @@ export const classify = (value: Json.JsonValue, id: Json.JsonValue | undefined):
  */
 export const classifyBytes = (bytes: Uint8Array, id: Json.JsonValue | undefined): Verdict =>
   Either.match(Json.parseBytes(bytes), {
-    onLeft: () => malformed("received bytes that are not UTF-8 JSON"),
+    onLeft: (error) =>
+      malformed(
+        error.reason === "depth"
+          ? `received JSON nested deeper than ${Json.maxDepth} levels`
+          : "received bytes that are not UTF-8 JSON"
+      ),
     onRight: (value) => classify(value, id)
   })
 
