@@ -203,17 +203,39 @@ export const exceedsDepth = (value: unknown, limit: number): boolean => {
   return false
 }
 
-const jsonArbitrary = (fc: typeof import("effect/FastCheck")) =>
-  fc.jsonValue({ maxDepth: 3, noUnicodeString: false }).map((v) => normalizeNumbers(v) as JsonValue)
+/** Literals no double stands for: each reads back as a `LosslessNumber`. */
+const losslessLiterals = (fc: typeof import("effect/FastCheck")) =>
+  fc.oneof(
+    fc.bigInt({ min: 2n ** 53n + 1n, max: 2n ** 80n }).map((n) => `${n | 1n}`),
+    fc.integer({ min: 325, max: 9999 }).map((e) => `1e-${e}`),
+    fc.integer({ min: 309, max: 9999 }).map((e) => `-7e${e}`),
+    fc.integer({ min: 20, max: 40 }).map((digits) => `0.${"1".repeat(digits)}`)
+  )
 
-/** Makes a generated value survive JSON text unchanged: no `-0`, no integers beyond exact precision. */
-const normalizeNumbers = (v: unknown): unknown => {
-  if (typeof v === "number") return (Number.isInteger(v) && !Number.isSafeInteger(v) ? v % Number.MAX_SAFE_INTEGER : v) + 0
-  if (Array.isArray(v)) return v.map(normalizeNumbers)
+const jsonArbitrary = (fc: typeof import("effect/FastCheck")) =>
+  fc.tuple(fc.jsonValue({ maxDepth: 3, noUnicodeString: false }), fc.array(losslessLiterals(fc), { maxLength: 3 })).map((
+    [v, literals]
+  ) => normalizeNumbers(v, literals.map((source) => new LosslessNumber(source)), { next: 0 }) as JsonValue)
+
+/**
+ * Makes a generated value survive JSON text unchanged (no `-0`, no integers beyond exact
+ * precision) and puts the given `LosslessNumber`s in place of its first numbers.
+ */
+const normalizeNumbers = (v: unknown, lossless: ReadonlyArray<LosslessNumber>, used: { next: number }): unknown => {
+  if (typeof v === "number") {
+    if (used.next < lossless.length) return lossless[used.next++]
+    return (Number.isInteger(v) && !Number.isSafeInteger(v) ? v % Number.MAX_SAFE_INTEGER : v) + 0
+  }
+  if (Array.isArray(v)) return v.map((x) => normalizeNumbers(x, lossless, used))
   if (typeof v === "object" && v !== null) {
     const out: Record<string, unknown> = {}
     for (const [k, x] of Object.entries(v)) {
-      Object.defineProperty(out, k, { value: normalizeNumbers(x), enumerable: true, writable: true, configurable: true })
+      Object.defineProperty(out, k, {
+        value: normalizeNumbers(x, lossless, used),
+        enumerable: true,
+        writable: true,
+        configurable: true
+      })
     }
     return out
   }
