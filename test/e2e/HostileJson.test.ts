@@ -15,13 +15,13 @@ import { fileURLToPath } from "node:url"
 import {
   failures,
   intercept,
+  nodeServer,
   nodeTransports,
   openHooks,
   registration,
   tempDir,
   toolBefore,
-  tracked,
-  waitUntil
+  tracked
 } from "../support/e2e.js"
 
 const fixture = fileURLToPath(new URL("./fixtures/rawBackend.mjs", import.meta.url))
@@ -37,6 +37,13 @@ type Policy = "fail-open" | "fail-closed"
 
 /** `depth` arrays nested in each other, as text. */
 const nestedText = (depth: number) => "[".repeat(depth) + "]".repeat(depth)
+
+/** `depth` arrays nested in each other. */
+const nestedValue = (depth: number): Json.JsonValue => {
+  let value: Json.JsonValue = []
+  for (let i = 1; i < depth; i++) value = [value]
+  return value
+}
 
 /** A response whose effects are `effects` (JSON text, written as is). */
 const answerWith = (effects: string) =>
@@ -65,24 +72,8 @@ const rawBackend = (dir: string, name: string, kind: Kind, answer: string) =>
       return { log, transport: { type: "stdio", command: process.execPath, args: [fixture, "stdio", answerFile, log], lifecycle: kind } }
     }
     const portFile = path.join(dir, `${name}.port`)
-    const child = yield* Effect.acquireRelease(
-      Effect.sync(() =>
-        ChildProcess.spawn(process.execPath, [fixture, "http", answerFile, log, portFile], { stdio: ["ignore", "ignore", "inherit"] })
-      ),
-      (child) =>
-        Effect.async<void>((resume) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
-          const timer = setTimeout(() => child.kill("SIGKILL"), 2000)
-          child.once("exit", () => {
-            clearTimeout(timer)
-            resume(Effect.void)
-          })
-          child.kill("SIGTERM")
-        })
-    )
-    yield* waitUntil(`the ${name} server's port`, () => fs.existsSync(portFile) || child.exitCode !== null)
-    const port = fs.readFileSync(portFile, "utf8").trim()
-    return { log, transport: { type: "http", url: `http://127.0.0.1:${port}/hooks` } }
+    const { origin } = yield* nodeServer(name, [fixture, "http", answerFile, log, portFile], portFile)
+    return { log, transport: { type: "http", url: `${origin}/hooks` } }
   })
 
 /** Two backends in a chain: the one under test, then one answering `ask` (fail-closed). */
@@ -150,15 +141,10 @@ describe("hostile answers nested beyond the limit", () => {
 })
 
 describe("in-process backends", () => {
-  const deep = (depth: number): Json.JsonValue => {
-    let value: Json.JsonValue = []
-    for (let i = 1; i < depth; i++) value = [value]
-    return value
-  }
   const cyclic: Record<string, unknown> = {}
   cyclic.self = cyclic
   const answers: ReadonlyArray<readonly [string, Json.JsonValue]> = [
-    ["a modify value nested 5 000 deep", { type: "modify", target: "input", operation: "replace", value: { x: deep(5_000) } }],
+    ["a modify value nested 5 000 deep", { type: "modify", target: "input", operation: "replace", value: { x: nestedValue(5_000) } }],
     ["a cyclic return value", { type: "return", value: cyclic as Json.JsonObject }]
   ]
   for (const [name, effect] of answers) {
@@ -211,11 +197,7 @@ describe("values at the limit", () => {
 })
 
 describe("host events", () => {
-  const deepInput = (depth: number): Json.JsonObject => {
-    let value: Json.JsonValue = []
-    for (let i = 1; i < depth; i++) value = [value]
-    return { command: "ls", deep: value }
-  }
+  const deepInput = (depth: number): Json.JsonObject => ({ command: "ls", deep: nestedValue(depth) })
 
   it.scopedLive("an event nested too deep or cyclic is InvalidEvent; nothing is sent; one at the limit is delivered", () =>
     Effect.gen(function*() {

@@ -25,18 +25,20 @@ const denyRm = {
   result: { protocolVersion: "draft", effects: [{ type: "deny", reason: "Bash: rm -rf is not allowed" }] }
 }
 
+/** Feeds the chunks through the stdio protocol of a backend and returns the output lines. */
+const respond = (backend: Layer.Layer<Backend.Handlers>, chunks: ReadonlyArray<Uint8Array>, options?: Stdio.Options) =>
+  Stream.fromIterable(chunks).pipe(
+    Stdio.respond(options),
+    Stream.runCollect,
+    Effect.map((out) => new TextDecoder().decode(Buffer.concat([...Chunk.toReadonlyArray(out)]))),
+    Effect.provide(Server.layerBackend(backend)),
+    Logger.withMinimumLogLevel(LogLevel.None)
+  )
+
 describe("Stdio.respond", () => {
   const backend = Backend.make(guard.pipe(Layer.provide(Policy.layer(["rm -rf"]))))
 
-  /** Feeds the chunks through the stdio protocol and returns the output lines. */
-  const run = (chunks: ReadonlyArray<Uint8Array>, options?: Stdio.Options) =>
-    Stream.fromIterable(chunks).pipe(
-      Stdio.respond(options),
-      Stream.runCollect,
-      Effect.map((out) => new TextDecoder().decode(Buffer.concat([...Chunk.toReadonlyArray(out)]))),
-      Effect.provide(Server.layerBackend(backend)),
-      Logger.withMinimumLogLevel(LogLevel.None)
-    )
+  const run = (chunks: ReadonlyArray<Uint8Array>, options?: Stdio.Options) => respond(backend, chunks, options)
 
   it.effect("splits lines on bytes, across chunk boundaries and inside UTF-8 sequences", () =>
     Effect.gen(function*() {
@@ -104,14 +106,7 @@ describe("Stdio.respond: hostile input", () => {
     observers: () => []
   }))
 
-  const run = (backend: Layer.Layer<Backend.Handlers>, text: string) =>
-    Stream.make(encoder.encode(text)).pipe(
-      Stdio.respond(),
-      Stream.runCollect,
-      Effect.map((out) => new TextDecoder().decode(Buffer.concat([...Chunk.toReadonlyArray(out)]))),
-      Effect.provide(Server.layerBackend(backend)),
-      Logger.withMinimumLogLevel(LogLevel.None)
-    )
+  const run = (backend: Layer.Layer<Backend.Handlers>, text: string) => respond(backend, [encoder.encode(text)])
 
   it.effect("answers a line nested deeper than 512 levels with -32600 and keeps serving", () =>
     Effect.gen(function*() {

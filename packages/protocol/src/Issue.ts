@@ -10,6 +10,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as AST from "effect/SchemaAST"
 import { compile } from "./internal/accepts.js"
+import * as jsonWalk from "./internal/jsonWalk.js"
 import * as Json from "./Json.js"
 
 /**
@@ -408,22 +409,14 @@ const hasOwn = (value: unknown, key: string): boolean =>
 const isContainer = (value: unknown): value is object =>
   typeof value === "object" && value !== null && !(value instanceof Json.LosslessNumber)
 
-/** Whether an object in `value`, at most `Json.maxDepth` levels deep, has an own `__proto__` member. Iterative. */
-const hasProtoOwner = (value: unknown): boolean => {
-  const values: Array<unknown> = [value]
-  const depths: Array<number> = [0]
-  while (values.length > 0) {
-    const v = values.pop()
-    const depth = depths.pop()!
-    if (!isContainer(v) || depth >= Json.maxDepth) continue
-    if (!Array.isArray(v) && hasOwn(v, protoKey)) return true
-    for (const key of Object.keys(v)) {
-      values.push((v as Record<string, unknown>)[key])
-      depths.push(depth + 1)
-    }
-  }
-  return false
-}
+/**
+ * Whether an object in `value` has an own `__proto__` member, or `value` nests deeper than
+ * `Json.maxDepth` (then only the exact decoder can tell). Iterative.
+ */
+const hasProtoOwner = (value: unknown): boolean =>
+  !jsonWalk.every(value, Json.maxDepth, isLossless, (v) => Array.isArray(v) || !hasOwn(v, protoKey))
+
+const isLossless = (u: object): boolean => u instanceof Json.LosslessNumber
 
 /** A path as a chain of links (materialised only for the paths reported). */
 interface Link {

@@ -22,6 +22,7 @@ import * as Data from "effect/Data"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as internal from "./internal/jsonParser.js"
+import * as walk from "./internal/jsonWalk.js"
 import * as writer from "./internal/jsonWriter.js"
 
 /**
@@ -134,42 +135,24 @@ export const isObject = (u: unknown): u is JsonObject =>
  * @since 0.1.0
  * @category refinements
  */
-export const isJsonValue = (u: unknown): u is JsonValue => {
-  const values: Array<unknown> = [u]
-  const depths: Array<number> = [0]
-  while (values.length > 0) {
-    const v = values.pop()
-    const depth = depths.pop()!
-    switch (typeof v) {
-      case "string":
-      case "boolean":
-        continue
-      case "number":
-        if (!Number.isFinite(v)) return false
-        continue
-      case "object": {
-        if (v === null || v instanceof LosslessNumber) continue
-        if (depth >= maxDepth) return false
-        if (Array.isArray(v)) {
-          for (let i = 0; i < v.length; i++) {
-            values.push(v[i])
-            depths.push(depth + 1)
-          }
-          continue
-        }
-        const proto = Object.getPrototypeOf(v)
-        if (proto !== Object.prototype && proto !== null) return false
-        for (const key in v) {
-          values.push((v as Record<string, unknown>)[key])
-          depths.push(depth + 1)
-        }
-        continue
-      }
-      default:
-        return false
+export const isJsonValue = (u: unknown): u is JsonValue => walk.every(u, maxDepth, isLossless, isJsonNode)
+
+/** Whether one value may be part of a JSON value (its members are checked on their own). */
+const isJsonNode = (v: unknown): boolean => {
+  switch (typeof v) {
+    case "string":
+    case "boolean":
+      return true
+    case "number":
+      return Number.isFinite(v)
+    case "object": {
+      if (v === null || Array.isArray(v) || v instanceof LosslessNumber) return true
+      const proto = Object.getPrototypeOf(v)
+      return proto === Object.prototype || proto === null
     }
+    default:
+      return false
   }
-  return true
 }
 
 /**
@@ -180,28 +163,9 @@ export const isJsonValue = (u: unknown): u is JsonValue => {
  * @since 0.1.0
  * @category refinements
  */
-export const exceedsDepth = (value: unknown, limit: number): boolean => {
-  const values: Array<unknown> = [value]
-  const depths: Array<number> = [0]
-  while (values.length > 0) {
-    const v = values.pop()
-    const depth = depths.pop()!
-    if (typeof v !== "object" || v === null || v instanceof LosslessNumber) continue
-    if (depth >= limit) return true
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) {
-        values.push(v[i])
-        depths.push(depth + 1)
-      }
-    } else {
-      for (const key in v) {
-        values.push((v as Record<string, unknown>)[key])
-        depths.push(depth + 1)
-      }
-    }
-  }
-  return false
-}
+export const exceedsDepth = (value: unknown, limit: number): boolean => !walk.every(value, limit, isLossless, always)
+
+const always = () => true
 
 /** Literals no double stands for: each reads back as a `LosslessNumber`. */
 const losslessLiterals = (fc: typeof import("effect/FastCheck")) =>

@@ -17,6 +17,7 @@
  * @internal
  */
 import * as Either from "effect/Either"
+import * as walk from "./jsonWalk.js"
 
 /** Why a value could not be written. @internal */
 export interface WriteProblem {
@@ -35,42 +36,21 @@ interface Frame {
 const skip = Symbol()
 
 /** Whether `JSON.stringify` writes a value exactly as `write` would (see the module comment). */
-const isNative = (value: unknown, maxDepth: number, isVerbatim: (u: object) => boolean): boolean => {
-  const values: Array<unknown> = [value]
-  const depths: Array<number> = [0]
-  while (values.length > 0) {
-    const v = values.pop()
-    const depth = depths.pop()!
+const isNative = (value: unknown, maxDepth: number, isVerbatim: (u: object) => boolean): boolean =>
+  value !== undefined && walk.every(value, maxDepth, isVerbatim, (v) => {
     switch (typeof v) {
       case "string":
       case "boolean":
       case "undefined":
-        continue
+        return true
       case "number":
-        if (!Number.isFinite(v)) return false
-        continue
-      case "object": {
-        if (v === null) continue
-        if (depth >= maxDepth || isVerbatim(v) || typeof (v as { toJSON?: unknown }).toJSON === "function") return false
-        if (Array.isArray(v)) {
-          for (let i = 0; i < v.length; i++) {
-            values.push(v[i])
-            depths.push(depth + 1)
-          }
-        } else {
-          for (const key in v) {
-            values.push((v as Record<string, unknown>)[key])
-            depths.push(depth + 1)
-          }
-        }
-        continue
-      }
+        return Number.isFinite(v)
+      case "object":
+        return v === null || (!isVerbatim(v) && typeof (v as { toJSON?: unknown }).toJSON !== "function")
       default:
         return false
     }
-  }
-  return value !== undefined
-}
+  })
 
 /**
  * The JSON text of a value (see the module comment). `indent` is the indentation unit, `""`
