@@ -32,6 +32,9 @@ const nestedValue = (depth: number): Array<Json.JsonValue> => {
   return root
 }
 
+const digits = (minLength: number, maxLength: number) =>
+  FastCheck.array(FastCheck.constantFrom(..."0123456789"), { minLength, maxLength }).map((d) => d.join(""))
+
 /** The exact decimal value of a number literal, normalised: equal strings mean equal values. */
 const exactValue = (literal: string): string => {
   const match = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(literal)
@@ -212,6 +215,42 @@ describe("Json: lossless numbers", () => {
     assert.isFalse(Json.equals(parse("[1e-400]"), [0]))
   })
 
+  it("exponents of any length compare exactly, in time linear in the literal", () => {
+    const same = (a: string, b: string) => Json.sameNumber(new Json.LosslessNumber(a), new Json.LosslessNumber(b))
+    assert.isTrue(same("1e100000000000000000000", "10e99999999999999999999"))
+    assert.isTrue(same("1e100000000000000000000", "0.001e100000000000000000003"))
+    assert.isTrue(same("1e-100000000000000000000", "100e-100000000000000000002"))
+    assert.isTrue(same("1e-999999999999999999999", "0.1e-999999999999999999998"))
+    assert.isFalse(same("1e-100000000000000000000", "1e-100000000000000000001"))
+    assert.isTrue(same("0e99999999999999999999", "0.0"))
+    const exponent = "9".repeat(4_000_000)
+    const start = performance.now()
+    const tiny = parse(`[1e-${exponent},0.${"0".repeat(1_000_000)}1e${"0".repeat(20)}1000001]`) as [unknown, unknown]
+    assert.instanceOf(tiny[0], Json.LosslessNumber)
+    assert.strictEqual(tiny[1], 1, "0.(1 000 000 zeros)1e1000001 is exactly 1")
+    assert.isFalse(same(`1e-${exponent}`, `10e-${exponent}`))
+    assert.isTrue(same(`1e-${exponent}`, `10e-1${"0".repeat(exponent.length)}`))
+    assert.isBelow(performance.now() - start, 2_000)
+  })
+
+  const bigExponent = FastCheck.tuple(FastCheck.constantFrom("", "-"), digits(16, 30).map((d) => `1${d}`))
+
+  it.prop("spellings of one number with a long exponent are the same number, and only those", [
+    digits(1, 20).map((d) => `1${d}`),
+    bigExponent,
+    FastCheck.integer({ min: -30, max: 30 }),
+    FastCheck.integer({ min: -3, max: 3 })
+  ], ([mantissa, [sign, exponent], move, off]) => {
+    const literal = `${mantissa}e${sign}${exponent}`
+    // The same digits with the decimal point moved `move` places, the exponent moved back.
+    const exponentValue = BigInt(`${sign}${exponent}`)
+    const moved = move >= 0
+      ? `${mantissa}${"0".repeat(move)}e${exponentValue - BigInt(move) + BigInt(off)}`
+      : `0.${"0".repeat(-move)}${mantissa}e${exponentValue + BigInt(mantissa.length - move) + BigInt(off)}`
+    assert.strictEqual(exactValue(literal) === exactValue(moved), off === 0, `${literal} ~ ${moved}`)
+    assert.strictEqual(Json.sameNumber(new Json.LosslessNumber(literal), new Json.LosslessNumber(moved)), off === 0)
+  })
+
   it("a copy, a clone and the JSON text keep every literal", () => {
     const text = `{"a":[1e-400,0.1000000000000000000000000000000001,1180591620717411303424,2.5],"b":{"c":1e400}}`
     const value = parse(text)
@@ -220,8 +259,6 @@ describe("Json: lossless numbers", () => {
     assert.strictEqual(Json.stringify(parse(`{"a":[1e-400,{}],"b":1e400}`), 2), `{\n  "a": [\n    1e-400,\n    {}\n  ],\n  "b": 1e400\n}`)
   })
 
-  const digits = (minLength: number, maxLength: number) =>
-    FastCheck.array(FastCheck.constantFrom(..."0123456789"), { minLength, maxLength }).map((d) => d.join(""))
   const literal = FastCheck.oneof(
     FastCheck.tuple(
       FastCheck.constantFrom("", "-"),

@@ -34,10 +34,56 @@ type Container =
 const numberPattern = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y
 const literalPattern = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/
 
+/** A string of decimal digits plus one (`"199"` → `"200"`). */
+const increment = (digits: string): string => {
+  let i = digits.length - 1
+  while (i >= 0 && digits.charCodeAt(i) === 0x39) i--
+  return i < 0
+    ? "1" + "0".repeat(digits.length)
+    : digits.slice(0, i) + String.fromCharCode(digits.charCodeAt(i) + 1) + "0".repeat(digits.length - i - 1)
+}
+
+/** A string of decimal digits (a positive number) minus one (`"200"` → `"199"`). */
+const decrement = (digits: string): string => {
+  let i = digits.length - 1
+  while (i >= 0 && digits.charCodeAt(i) === 0x30) i--
+  return digits.slice(0, i) + String.fromCharCode(digits.charCodeAt(i) - 1) + "9".repeat(digits.length - i - 1)
+}
+
+const window = 1e15
+
+/**
+ * A literal's exponent (`[+-]?\d+`, any length) plus a small integer (|delta| < 2^31), as a
+ * normalised decimal integer. Linear in the exponent's length: `BigInt` parsing takes time
+ * quadratic in the digits, which a hostile exponent could have millions of.
+ */
+const shift = (exponent: string, delta: number): string => {
+  const negative = exponent.charCodeAt(0) === 0x2d
+  let first = exponent.charCodeAt(0) === 0x2d || exponent.charCodeAt(0) === 0x2b ? 1 : 0
+  while (first < exponent.length - 1 && exponent.charCodeAt(first) === 0x30) first++
+  const digits = exponent.slice(first)
+  if (digits.length <= 15) return String((negative ? -1 : 1) * Number(digits) + delta)
+  // |exponent| ≥ 10^15 > |delta|: the sign stays, and at most one carry leaves the last 15 digits.
+  let low = Number(digits.slice(-15)) + (negative ? -delta : delta)
+  let head = digits.slice(0, -15)
+  if (low >= window) {
+    low -= window
+    head = increment(head)
+  } else if (low < 0) {
+    low += window
+    head = decrement(head)
+  }
+  let magnitude = head + String(low).padStart(15, "0")
+  let lead = 0
+  while (lead < magnitude.length - 1 && magnitude.charCodeAt(lead) === 0x30) lead++
+  magnitude = magnitude.slice(lead)
+  return negative ? `-${magnitude}` : magnitude
+}
+
 /**
  * The exact decimal value of a JSON number literal in one canonical text (`-` sign,
  * significant digits, `e`, exponent), equal for two literals exactly when their values are
- * equal; `undefined` for text that is not a number literal.
+ * equal; `undefined` for text that is not a number literal. Linear in the literal.
  *
  * @internal
  */
@@ -45,15 +91,13 @@ export const canonical = (source: string): string | undefined => {
   const match = literalPattern.exec(source)
   if (match === null) return undefined
   const fraction = match[3] ?? ""
-  let digits = match[2]! + fraction
+  const digits = match[2]! + fraction
   let first = 0
   while (first < digits.length && digits.charCodeAt(first) === 0x30) first++
   if (first === digits.length) return "0"
   let last = digits.length
   while (digits.charCodeAt(last - 1) === 0x30) last--
-  const exponent = BigInt(match[4] ?? "0") - BigInt(fraction.length) + BigInt(digits.length - last)
-  digits = digits.slice(first, last)
-  return `${match[1]}${digits}e${exponent}`
+  return `${match[1]}${digits.slice(first, last)}e${shift(match[4] ?? "0", digits.length - last - fraction.length)}`
 }
 
 /**
