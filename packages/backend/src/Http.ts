@@ -202,8 +202,11 @@ export const serve = <E, R>(
   )
   return Layer.mergeAll(HttpServer.serve(app(options)), address).pipe(
     Layer.provide(Server.layerBackend(backend)),
-    Layer.provide(NodeHttpServer.layerServer(() =>
-      NodeHttp.createServer({ requestTimeout: options.requestTimeoutMs ?? defaultRequestTimeoutMs }), {
+    Layer.provide(NodeHttpServer.layerServer(() => {
+      const requestTimeout = options.requestTimeoutMs ?? defaultRequestTimeoutMs
+      // Node checks for expired requests every `connectionsCheckingInterval` (30 s by default).
+      return NodeHttp.createServer({ requestTimeout, connectionsCheckingInterval: Math.min(1_000, requestTimeout) })
+    }, {
       port: options.port,
       host: options.host ?? "127.0.0.1"
     }))

@@ -3,6 +3,7 @@ import { Json } from "@effect-ahp/protocol"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, Layer, Logger, LogLevel, Ref } from "effect"
 import * as NodeHttp from "node:http"
+import * as Net from "node:net"
 import { audit, AuditLog, guard, Policy } from "./TestBackend.js"
 import * as M from "./TestMessages.js"
 
@@ -204,6 +205,31 @@ describe("Http.serve: defects", () => {
       Effect.provide(Http.serve(brokenRegistry, { port: 0, path: "/hooks" })),
       Logger.withMinimumLogLevel(LogLevel.None)
     ))
+})
+
+describe("Http.serve: slow clients", () => {
+  it.scopedLive("a request whose body does not arrive within requestTimeoutMs gets 408 and its connection closed", () =>
+    Effect.gen(function*() {
+      const address = yield* Http.Address
+      const start = Date.now()
+      const answer = yield* Effect.async<string>((resume) => {
+        const socket = Net.connect(address.port, address.hostname, () => {
+          socket.write(`POST /hooks HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"jsonrpc"`)
+        })
+        let received = ""
+        socket.setEncoding("utf8")
+        socket.on("data", (text: string) => void (received += text))
+        socket.on("close", () => resume(Effect.succeed(received)))
+        socket.on("error", () => resume(Effect.succeed(received)))
+      })
+      assert.match(answer, /^HTTP\/1\.1 408/)
+      assert.isBelow(Date.now() - start, 10_000)
+      const next = yield* post(Json.stringify(M.intercept(M.toolBeforeEvent("evt_rm", { command: "rm -rf /" }))))
+      assert.strictEqual(next.status, 200)
+    }).pipe(
+      Effect.provide(Http.serve(backend, { port: 0, path: "/hooks", requestTimeoutMs: 300 }).pipe(Layer.provide(AuditLog.layer))),
+      Logger.withMinimumLogLevel(LogLevel.None)
+    ), { timeout: 30_000 })
 })
 
 describe("Http.serve lifecycle", () => {
