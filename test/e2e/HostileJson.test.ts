@@ -4,10 +4,10 @@
  * HTTP) under both failure policies, values at the limit, numbers no double can hold, host
  * events nested too deep or cyclic, a large answer under a deadline, and the CLI.
  */
-import { Hooks } from "@effect-ahp/harness"
-import { Event, Json } from "@effect-ahp/protocol"
+import { Hooks, Transport } from "@effect-ahp/harness"
+import { Event, Json, Registration } from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either } from "effect"
+import { Effect, Either, Schema } from "effect"
 import * as ChildProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -175,6 +175,31 @@ describe("in-process backends", () => {
           assert.strictEqual(asked.length, policy === "fail-open" ? 1 : 0)
         }))
     }
+  }
+})
+
+describe("requests that cannot be written", () => {
+  for (const kind of kinds) {
+    it.scopedLive(`${kind}: a message nested too deep or cyclic fails as malformed, and nothing is sent`, () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const backend = yield* rawBackend(dir, "target", kind, askAnswer)
+        const transports = yield* Effect.provide(Transport.Transports, nodeTransports({}))
+        const reg = registration([{ id: HOSTILE, transport: backend.transport, subscriptions: [intercept("fail-closed", 10_000)] }])
+        const registered = Either.getOrThrow(Schema.decodeUnknownEither(Registration.Registration)(reg)).hooks[0]!
+        const endpoint = yield* transports.connect(registered)
+        const cyclic: Record<string, unknown> = {}
+        cyclic.self = cyclic
+        for (const event of [nestedValue(600), nestedValue(10_000), cyclic as Json.JsonObject]) {
+          const message = { jsonrpc: "2.0", id: "evt_w", method: "hooks/intercept", params: { protocolVersion: "draft", event } }
+          for (const exchange of [endpoint.request(message), endpoint.notify(message)]) {
+            const outcome = yield* Effect.either(exchange)
+            assert.isTrue(Either.isLeft(outcome) && outcome.left.reason === "malformed")
+            if (Either.isLeft(outcome)) assert.match(outcome.left.detail, /cannot be written as JSON: JSON nested deeper than 512 levels/)
+          }
+        }
+        assert.deepStrictEqual(received(backend.log), [], "nothing was sent")
+      }), { timeout: 60_000 })
   }
 })
 
