@@ -28,10 +28,11 @@
  * - nested deeper than `Json.maxDepth` (512) levels → `-32600` (id `null`), refused in one
  *   linear pass before anything is built or run.
  *
- * Nothing inside the server ends it: a defect anywhere in handling a request (a handler
- * that throws, an effect that cannot be encoded) is answered with `-32603` (the cause is
- * logged locally, never sent), and a response that cannot be written as JSON (nested too
- * deep) becomes a `-32603` answer under the request's id.
+ * Nothing inside the server ends it: a defect in its own handling of a request (outside
+ * the handlers, whose failures and defects are `-32004`) is answered with `-32603` under
+ * the request's id (the cause is logged locally, never sent), and so is a response that
+ * cannot be written as JSON (nested too deep). A defect while handling a notification is
+ * only logged.
  *
  * @since 0.1.0
  */
@@ -128,6 +129,7 @@ const isId = Schema.is(JsonRpc.Id)
 /** Whether a message is a request to answer (an object with a valid id, not an observation). */
 const isRequest = (message: unknown): message is Json.JsonObject & { readonly id: JsonRpc.Id } =>
   Json.isObject(message) && message.method !== Observe.method && isId(message.id)
+
 const decodeRequest = Issue.decoder(Intercept.Request)
 const decodeNotification = Issue.decoder(Observe.Notification)
 const decodeEffect = Issue.decoder(HookEffect.HookEffect, { onExcessProperty: "error" })
