@@ -331,7 +331,8 @@ export const sameNumber = (a: LosslessNumber, b: LosslessNumber): boolean =>
 
 /**
  * Structural equality of two JSON values; object key order is irrelevant, and numbers are
- * compared by value. Iterative; values nested deeper than `maxDepth` are never equal.
+ * compared by value. Iterative; two distinct values nested deeper than `maxDepth` (or
+ * cyclic) are never equal.
  *
  * @since 0.1.0
  * @category equality

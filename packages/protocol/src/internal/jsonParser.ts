@@ -50,7 +50,8 @@ const decrement = (digits: string): string => {
   return digits.slice(0, i) + String.fromCharCode(digits.charCodeAt(i) - 1) + "9".repeat(digits.length - i - 1)
 }
 
-const window = 1e15
+/** The last 15 digits of a long exponent are added to as a number (exact below 2^53). */
+const low15 = 1e15
 
 /**
  * A literal's exponent (`[+-]?\d+`, any length) plus a small integer (|delta| < 2^31), as a
@@ -66,11 +67,11 @@ const shift = (exponent: string, delta: number): string => {
   // |exponent| ≥ 10^15 > |delta|: the sign stays, and at most one carry leaves the last 15 digits.
   let low = Number(digits.slice(-15)) + (negative ? -delta : delta)
   let head = digits.slice(0, -15)
-  if (low >= window) {
-    low -= window
+  if (low >= low15) {
+    low -= low15
     head = increment(head)
   } else if (low < 0) {
-    low += window
+    low += low15
     head = decrement(head)
   }
   let magnitude = head + String(low).padStart(15, "0")
@@ -125,8 +126,8 @@ const position = (text: string, offset: number): string => {
   return `line ${line} column ${offset - lineStart + 1}`
 }
 
-/** The message of a text nested deeper than the limit. @internal */
-export const tooDeep = (maxDepth: number): string => `JSON nested deeper than ${maxDepth} levels`
+/** The message of a text nested deeper than the limit. */
+const tooDeep = (maxDepth: number): string => `JSON nested deeper than ${maxDepth} levels`
 
 /** What `scan` found. @internal */
 export type Scan = "plain" | "lossless" | "deep"
