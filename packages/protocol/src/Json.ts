@@ -167,12 +167,15 @@ export const exceedsDepth = (value: unknown, limit: number): boolean => !walk.ev
 
 const always = () => true
 
-/** Literals no double stands for: each reads back as a `LosslessNumber`. */
+/**
+ * Literals no double stands for: each reads back as a `LosslessNumber`. Not ones that
+ * overflow, so that `JSON.parse` (in tests comparing with other JSON tools) still reads a
+ * finite number.
+ */
 const losslessLiterals = (fc: typeof import("effect/FastCheck")) =>
   fc.oneof(
     fc.bigInt({ min: 2n ** 53n + 1n, max: 2n ** 80n }).map((n) => `${n | 1n}`),
-    fc.integer({ min: 325, max: 9999 }).map((e) => `1e-${e}`),
-    fc.integer({ min: 309, max: 9999 }).map((e) => `-7e${e}`),
+    fc.integer({ min: 325, max: 9999 }).map((e) => `-1e-${e}`),
     fc.integer({ min: 20, max: 40 }).map((digits) => `0.${"1".repeat(digits)}`)
   )
 
