@@ -188,6 +188,9 @@ const validate = (
   time: Json.JsonValue
 ): Either.Either<Json.JsonObject, InvalidEvent> => {
   const event: Json.JsonObject = { ...input, id, source: has(input, "source") ? input.source! : source, type, time }
+  if (Json.exceedsDepth(event, Event.maxDepth)) {
+    return Either.left(new InvalidEvent({ type, issues: [{ path: "", message: `nests deeper than ${Event.maxDepth} levels` }] }))
+  }
   if ("type" in input && input.type !== type) {
     return Either.left(new InvalidEvent({ type, issues: [{ path: "/type", message: `must be ${type}` }] }))
   }

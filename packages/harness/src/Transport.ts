@@ -58,7 +58,10 @@ export const TransportFailure = Schema.Literal(
   "exited",
   /** Reading or writing failed. */
   "io",
-  /** The bytes received were not one well-formed JSON-RPC message (bad UTF-8, JSON, framing). */
+  /**
+   * The bytes received were not one well-formed JSON-RPC message (bad UTF-8, JSON, framing,
+   * nesting deeper than `Json.maxDepth`), or a message could not be written as JSON.
+   */
   "malformed",
   /** A line or body exceeded the size cap. */
   "oversized",
@@ -186,11 +189,14 @@ export interface InProcessBackend {
 
 /**
  * Copies a backend's answer through JSON text, so the harness never shares its objects and
- * sees it as it would arrive over the wire.
+ * sees it as it would arrive over the wire: an answer that is not JSON within
+ * `Json.maxDepth` is `malformed`, as those bytes would be.
  */
-const isolate = (value: Json.JsonValue): Effect.Effect<Json.JsonValue> => {
+const isolate = (value: Json.JsonValue): Effect.Effect<Json.JsonValue, TransportError> => {
   const copy = Json.copy(value)
-  return Either.isRight(copy) ? Effect.succeed(copy.right) : Effect.die(copy.left)
+  return Either.isRight(copy)
+    ? Effect.succeed(copy.right)
+    : Effect.fail(new TransportError({ reason: "malformed", detail: `the answer is not JSON: ${copy.left.message}` }))
 }
 
 /**

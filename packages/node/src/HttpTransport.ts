@@ -165,7 +165,12 @@ const interpretRequest = (id: Json.JsonValue, maxBodyBytes: number): Interpret<J
   if (!http.isJson(incoming)) return Effect.fail(http.failure("malformed", "the response is not declared as application/json"))
   if (incoming.body === undefined) return Effect.fail(http.oversized("response", maxBodyBytes))
   const verdict = Either.match(Json.parseBytes(incoming.body), {
-    onLeft: (): response.Verdict => ({ _tag: "Malformed", detail: "the response body is not UTF-8 JSON" }),
+    onLeft: (error): response.Verdict => ({
+      _tag: "Malformed",
+      detail: error.reason === "depth"
+        ? `the response body is JSON nested deeper than ${Json.maxDepth} levels`
+        : "the response body is not UTF-8 JSON"
+    }),
     onRight: (value) => response.classify(value, id)
   })
   return verdict._tag === "Response" ? Effect.succeed(verdict.value) : Effect.fail(http.failure("malformed", verdict.detail))
@@ -266,7 +271,9 @@ export const connect = (
         if (Either.isLeft(authorizer)) return Effect.fail(authorizer.left)
         const auth = authorizer.right
         const url = target.right
-        const body = Json.stringify(message)
+        const encoded = Json.encode(message)
+        if (Either.isLeft(encoded)) return Effect.fail(response.unencodable(encoded.left))
+        const body = encoded.right
         return Effect.flatMap(attempt(url, body, auth, interpret), (first) => {
           if (first._tag === "Done") return Effect.succeed(first.value)
           if (!auth.retryOnce) return Effect.fail(unauthorized())

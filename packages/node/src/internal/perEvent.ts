@@ -14,6 +14,7 @@ import type * as TransportApi from "@effect-ahp/harness/Transport"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as FiberSet from "effect/FiberSet"
@@ -42,15 +43,17 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
     output: child.Output,
     use: (spawned: child.Child) => Effect.Effect<A, TransportApi.TransportError>
   ): Effect.Effect<A, TransportApi.TransportError> =>
-    Effect.suspend(() => closed ? Effect.fail(stdio.closedError) : Effect.void).pipe(
-      Effect.zipRight(Effect.acquireUseRelease(
+    Effect.suspend(() =>
+      closed ? Effect.fail(stdio.closedError) : Either.mapLeft(Framing.encodeText(message), response.unencodable)
+    ).pipe(
+      Effect.flatMap((line) => Effect.acquireUseRelease(
         Scope.fork(children, ExecutionStrategy.sequential),
         (scope) =>
           child.spawn(config, output).pipe(
             Scope.extend(scope),
             Effect.tap((spawned) => {
               latest = spawned
-              spawned.write(Framing.encodeText(message))
+              spawned.write(line)
               spawned.endInput()
             }),
             Effect.flatMap(use)

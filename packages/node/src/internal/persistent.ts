@@ -21,6 +21,7 @@ import type * as TransportApi from "@effect-ahp/harness/Transport"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
@@ -284,10 +285,11 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
     })
 
   const request = (message: Json.JsonObject) =>
-    Effect.flatMap(response.requestId(message), (id) => {
-      const line = Framing.encodeText(message)
-      return requests.withLock(attempt(id, line))
-    })
+    Effect.flatMap(response.requestId(message), (id) =>
+      Effect.flatMap(
+        Either.mapLeft(Framing.encodeText(message), response.unencodable),
+        (line) => requests.withLock(attempt(id, line))
+      ))
 
   /** Writes a notification; succeeds once the operating system has taken the whole line. */
   const written = (live: Live, line: string) => {
@@ -317,10 +319,10 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
     )
 
   const notify = (message: Json.JsonObject) =>
-    Effect.suspend(() => {
-      const line = Framing.encodeText(message)
-      return Effect.flatMap(ensure, (live) => config.oneShot ? delivered(live, line) : written(live, line))
-    })
+    Effect.flatMap(
+      Effect.suspend(() => Either.mapLeft(Framing.encodeText(message), response.unencodable)),
+      (line) => Effect.flatMap(ensure, (live) => config.oneShot ? delivered(live, line) : written(live, line))
+    )
 
   const traceRequest = Tracing.withSpanWhenTraced("StdioTransport.request")
   const traceNotify = Tracing.withSpanWhenTraced("StdioTransport.notify")
