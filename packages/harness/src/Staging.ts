@@ -348,8 +348,8 @@ const applyElicitationAnswer = (edits: ReadonlyArray<Edit>, target: Boundary.Tar
 
 /**
  * Whether the operation target differs before and after the whole response: deeply, key
- * order aside, numbers compared exactly (a `LosslessNumber` by its literal). After merges
- * alone only the merged members can differ, so only those are compared.
+ * order aside, numbers compared by their exact value (`Json.equals`). After merges alone
+ * only the merged members can differ, so only those are compared.
  */
 const changed = (before: unknown, after: Json.JsonValue, mergedKeys: Set<string> | undefined): boolean => {
   if (before === undefined) return true

@@ -172,6 +172,9 @@ describe("Staging effects", () => {
     const other = Staging.stage(parse(`{"jsonrpc":"2.0","id":"evt_1","result":{"protocolVersion":"draft","effects":[
       {"type":"modify","target":"input","operation":"merge","value":{"n":123456789012345678901234567891}}]}}`), ctx)
     assert.isTrue(Either.isRight(other) && other.right.operationChanged)
+    const respelled = Staging.stage(parse(`{"jsonrpc":"2.0","id":"evt_1","result":{"protocolVersion":"draft","effects":[
+      {"type":"modify","target":"input","operation":"merge","value":{"n":1.23456789012345678901234567890e29}}]}}`), ctx)
+    assert.isTrue(Either.isRight(respelled) && !respelled.right.operationChanged, "the same value, written otherwise")
   })
 
   it("staging stops with deadline-expired once the deadline is due", () => {
