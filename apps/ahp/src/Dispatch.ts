@@ -11,8 +11,9 @@
  *
  * Exit codes: 0 when the call completed, whatever the decision; 1 for unreadable input
  * (`{"error":"input",…}`); 2 for a configuration error (`{"error":"configuration",…}`);
- * 130 when interrupted (SIGINT or SIGTERM: the result is printed with `interrupted: true`
- * after every backend process has been stopped).
+ * 130 when interrupted (SIGINT or SIGTERM, at any point of the call, observation included:
+ * the result is printed at once with `interrupted: true`, and the program exits once every
+ * backend process has been stopped).
  *
  * @since 0.1.0
  */

@@ -20,8 +20,11 @@
  *     identical body is sent once more; a second 401 is `unauthorized`.
  *   - `oauth` with `client_credentials`: a token is acquired from the issuer's token
  *     endpoint (discovered from its metadata), cached until shortly before it expires, and
- *     invalidated and re-acquired once after a 401. `authorization_code_pkce` needs user
- *     interaction and fails with `unsupported`.
+ *     invalidated and re-acquired once after a 401. The learned token endpoint must use
+ *     `https` (plain `http` only when the issuer itself is a loopback `http` URL) and the
+ *     issuer's origin unless `tokenEndpointOrigins` allows its own; otherwise the exchange
+ *     fails with `credential` and the client secret is sent nowhere.
+ *     `authorization_code_pkce` needs user interaction and fails with `unsupported`.
  *   - no binding: the request is sent without credentials and a 401 is `unauthorized`.
  *     The RFC 9728 protected-resource discovery that could follow such a 401 is not
  *     implemented.
@@ -95,6 +98,11 @@ export interface Options {
   readonly maxBodyBytes?: number | undefined
   /** How long before `expires_in` an OAuth access token is replaced. */
   readonly tokenRefreshMargin?: Duration.DurationInput | undefined
+  /**
+   * Origins (or URLs, of which the origin counts) where an OAuth token endpoint learned
+   * from an issuer's metadata may be besides the issuer's own origin. None by default.
+   */
+  readonly tokenEndpointOrigins?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -218,7 +226,8 @@ export const connect = (
         credentials,
         maxBodyBytes,
         refreshMargin: Duration.decode(options.tokenRefreshMargin ?? defaults.tokenRefreshMargin),
-        inFlight
+        inFlight,
+        tokenEndpointOrigins: oauth.originsOf(options.tokenEndpointOrigins ?? [])
       }, authentication)
       authorizer = Either.right({
         credential: Effect.asSome(tokens.get),
