@@ -11,7 +11,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync,
 import { dirname, join, relative, resolve } from "node:path"
 import { bundle, root } from "./bundle.mjs"
 
-export const libraries = ["protocol", "harness", "node", "backend"]
+export const libraries = ["protocol", "harness", "hosts", "node", "backend"]
 
 const tsc = join(root, "node_modules", "typescript", "bin", "tsc")
 

@@ -13,7 +13,7 @@ export const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 export const sources = [
   join(root, "apps", "ahp", "src"),
   join(root, "apps", "ahp", "package.json"),
-  ...["protocol", "harness", "node", "backend"].map((p) => join(root, "packages", p, "src"))
+  ...["protocol", "harness", "hosts", "node", "backend"].map((p) => join(root, "packages", p, "src"))
 ]
 
 /**
@@ -38,6 +38,9 @@ export const bundle = async (outdir) => {
     minifyWhitespace: true,
     minifySyntax: true,
     logLevel: "warning",
+    // this build's identity: the hook trusts only the summaries of compiled registrations
+    // that the same build cached (apps/ahp/src/hook/Cache.ts)
+    define: { __AHP_BUILD__: JSON.stringify(`${Date.now().toString(36)}-${process.pid}`) },
     banner: { js: "import{createRequire as __ahpRequire}from'module';const require=__ahpRequire(import.meta.url);" }
   })
   mkdirSync(join(outdir, "chunks"), { recursive: true })

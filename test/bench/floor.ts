@@ -63,7 +63,7 @@ const protocolWork = (send: Send): Effect.Effect<Settlement.Decision> =>
       method: Intercept.method,
       params: { protocolVersion: Common.protocolVersion, event: view.event, capabilities } as Json.JsonObject
     }
-    const encoded = Framing.encodeText(request)
+    const encoded = Either.getOrThrow(Framing.encodeText(request))
     return Effect.flatMap(Effect.promise(() => send(encoded)), (text) => {
       const staged = Staging.stage(Either.getOrThrow(Json.parse(text)), {
         requestId: "evt_bench",

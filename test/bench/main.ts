@@ -3,6 +3,7 @@
  * writes `bench/results.json`. Not part of the test run.
  */
 import * as floor from "./floor.js"
+import * as hook from "./hook.js"
 import * as http from "./http.js"
 import * as inProcess from "./inProcess.js"
 import type { Pace } from "./measure.js"
@@ -25,7 +26,8 @@ const families: ReadonlyArray<readonly [string, () => Promise<Array<Row>>]> = [
   ["http", () => http.run(transportPace)],
   ["floor", () => floor.run({ ...transportPace, ops: 100 })],
   ["scale", () => scale.run({ ...pace, rounds: 10 })],
-  ["memory", () => memory.run()]
+  ["memory", () => memory.run()],
+  ["hook", () => hook.run({ warmup: 3, rounds: 20, ops: 1 })]
 ]
 
 const only = (() => {

@@ -29,9 +29,18 @@ interface Ran {
   readonly stderr: string
 }
 
-const execute = (command: string, args: ReadonlyArray<string>, cwd: string): Promise<Ran> =>
+/** How a step runs: the exit code it must end with (default 0), its stdin, extra environment. */
+interface StepOptions {
+  readonly expected?: number
+  readonly input?: string
+  readonly env?: Readonly<Record<string, string>>
+}
+
+const execute = (command: string, args: ReadonlyArray<string>, cwd: string, options: StepOptions): Promise<Ran> =>
   new Promise((resolve) => {
-    const child = spawn(command, args, { cwd, env: { ...process.env, NO_COLOR: "1" } })
+    const child = spawn(command, args, { cwd, env: { ...process.env, NO_COLOR: "1", ...options.env } })
+    child.stdin.on("error", () => {})
+    child.stdin.end(options.input ?? "")
     let stdout = ""
     let stderr = ""
     child.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text))
@@ -43,8 +52,9 @@ const execute = (command: string, args: ReadonlyArray<string>, cwd: string): Pro
 const tail = (text: string) => text.trim().split("\n").slice(-30).join("\n")
 
 /** Runs a command; a failure names the step, the command, its exit code and its output. */
-const step = async (what: string, command: string, args: ReadonlyArray<string>, cwd: string, expected = 0) => {
-  const ran = await execute(command, args, cwd)
+const step = async (what: string, command: string, args: ReadonlyArray<string>, cwd: string, options: StepOptions = {}) => {
+  const expected = options.expected ?? 0
+  const ran = await execute(command, args, cwd, options)
   if (ran.code !== expected) {
     throw new Error(
       `${what}: \`${[command, ...args].join(" ")}\` in ${cwd} exited with ${ran.code} (expected ${expected})\n` +
@@ -118,7 +128,7 @@ describe.sequential("the packed packages, installed as a user installs them", ()
       const consumer = path.join(dir, "consumer")
       fs.cpSync(path.join(root, "test", "consumer", "project"), consumer, { recursive: true })
       fs.rmSync(path.join(consumer, "out"), { recursive: true, force: true })
-      const libraries = ["@effect-ahp/protocol", "@effect-ahp/harness", "@effect-ahp/node", "@effect-ahp/backend"]
+      const libraries = ["@effect-ahp/protocol", "@effect-ahp/harness", "@effect-ahp/hosts", "@effect-ahp/node", "@effect-ahp/backend"]
       fs.writeFileSync(
         path.join(consumer, "package.json"),
         JSON.stringify({
@@ -159,6 +169,7 @@ describe.sequential("the packed packages, installed as a user installs them", ()
         "@effect-ahp/backend",
         "@effect-ahp/cli",
         "@effect-ahp/harness",
+        "@effect-ahp/hosts",
         "@effect-ahp/node",
         "@effect-ahp/protocol"
       ])
@@ -198,7 +209,7 @@ describe.sequential("the packed packages, installed as a user installs them", ()
   it.live("installs without links back into the workspace and with one copy of effect", () =>
     Effect.sync(() => {
       const { consumer, dir } = ready()
-      for (const name of ["protocol", "harness", "node", "backend"]) {
+      for (const name of ["protocol", "harness", "hosts", "node", "backend"]) {
         const installed = path.join(consumer, "node_modules", "@effect-ahp", name)
         assert.isFalse(fs.lstatSync(installed).isSymbolicLink(), `${installed} is a link`)
         assert.isTrue(fs.realpathSync(installed).startsWith(dir), `${installed} lives outside the consumer`)
@@ -231,7 +242,7 @@ describe.sequential("the packed packages, installed as a user installs them", ()
       })
     }))
 
-  it.live("installs ahp with npm i -g: --version, validate, dispatch against the consumer's backend", () =>
+  it.live("installs ahp with npm i -g: --version, validate, dispatch and hook against the consumer's backend", () =>
     Effect.promise(async () => {
       const { ahp, consumer } = ready()
       const version = await step("ahp --version", ahp, ["--version"], consumer)
@@ -249,7 +260,7 @@ describe.sequential("the packed packages, installed as a user installs them", ()
       fs.writeFileSync(path.join(consumer, "typo.json"), JSON.stringify(registration("fail-close")))
       const valid = await step("ahp validate on a valid registration", ahp, ["validate", "registration.json"], consumer)
       assert.strictEqual(valid.stdout, "registration.json: valid (registration)\n")
-      const invalid = await step("ahp validate on an invalid registration", ahp, ["validate", "typo.json"], consumer, 1)
+      const invalid = await step("ahp validate on an invalid registration", ahp, ["validate", "typo.json"], consumer, { expected: 1 })
       assert.include(invalid.stdout, `got "fail-close" (did you mean "fail-closed"?)`)
       fs.writeFileSync(
         path.join(consumer, "event.json"),
@@ -270,5 +281,26 @@ describe.sequential("the packed packages, installed as a user installs them", ()
       const result = JSON.parse(dispatched.stdout)
       assert.strictEqual(result.decision, "deny")
       assert.strictEqual(result.state.denial.reason, "destructive command")
+      const hooked = await step(
+        "ahp hook claude-code (a PreToolUse payload on stdin) through the consumer's stdio backend",
+        ahp,
+        ["hook", "claude-code", "--registration", "registration.json", "--no-bridge"],
+        consumer,
+        {
+          input: JSON.stringify({
+            session_id: "session-1",
+            cwd: consumer,
+            hook_event_name: "PreToolUse",
+            tool_name: "Bash",
+            tool_input: { command: "rm -rf /" },
+            tool_use_id: "toolu_1"
+          }),
+          env: { AHP_CACHE_DIR: path.join(consumer, "cache") }
+        }
+      )
+      assert.deepInclude(JSON.parse(hooked.stdout).hookSpecificOutput, {
+        hookEventName: "PreToolUse",
+        permissionDecision: "deny"
+      })
     }))
 })

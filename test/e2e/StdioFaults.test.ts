@@ -8,6 +8,7 @@ import type { RouteFailure } from "@effect-ahp/harness"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as path from "node:path"
+import { processesWith } from "../support/processes.mjs"
 import {
   alive,
   eventIdOf,
@@ -34,7 +35,7 @@ const HEALTHY = "com.example.healthy"
 
 const killGrace = 300
 const maxLineBytes = 64 * 1024
-/** Slack for a loaded 2-core machine on top of the deadline and the kill grace. */
+/** Slack for a loaded 2-core machine on top of the deadline. */
 const margin = 2500
 
 /** The faulty backend's answer to every request but the faulty one. */
@@ -53,8 +54,6 @@ interface Case {
   readonly failure?: { readonly phase: RouteFailure.Phase; readonly code: RouteFailure.Code }
   /** Whether the persistent child is replaced after the fault (killed or exited). */
   readonly replaced?: boolean
-  /** The call must not return before the deadline plus the kill grace (SIGKILL after SIGTERM). */
-  readonly waitsForGrace?: boolean
 }
 
 const timeout = { phase: "transport", code: "timeout" } as const
@@ -112,8 +111,7 @@ const cases: ReadonlyArray<Case> = [
     lifecycles: both,
     timeoutMs: short,
     failure: timeout,
-    replaced: true,
-    waitsForGrace: true
+    replaced: true
   }
 ]
 
@@ -157,7 +155,11 @@ const run = (c: Case & { readonly lifecycle: Lifecycle; readonly policy: Policy 
       { observationTimeoutMs: 10_000 }
     )
 
-    // Warm-up: persistent children are started here, outside the supervised call.
+    // Warm-up: persistent children were started when the harness was built; this is their
+    // first call, once they run (the deadlines are short).
+    for (const [log, lifecycle] of [[faultyLog, c.lifecycle], [healthyLog, "persistent"]] as const) {
+      if (lifecycle === "persistent") yield* waitForLog(log, (e) => e.event === "start")
+    }
     const warm = yield* hooks.dispatch("tool.before", toolBefore("evt_warm"))
     assert.strictEqual(warm.decision.permission, "ask")
     assert.deepStrictEqual(warm.decision.messages, ["next"])
@@ -204,18 +206,19 @@ const run = (c: Case & { readonly lifecycle: Lifecycle; readonly policy: Policy 
       }
     }
     if (c.failure?.code === "timeout") {
-      assert.isBelow(elapsed, timeoutMs + killGrace + margin, "the call is bounded by the deadline and the kill grace")
+      assert.isBelow(elapsed, timeoutMs + margin, "the call is bounded by the deadline (stopping the child is not awaited)")
     }
-    if (c.waitsForGrace === true) assert.isAtLeast(elapsed, timeoutMs + killGrace - 50, "SIGKILL only after the grace")
 
     const faultyPids = yield* startedPids(faultyLog)
     if (c.lifecycle === "per_event") {
       assert.strictEqual(faultyPids.length, 2, "one child per request")
-      assert.deepStrictEqual(alive(faultyPids), [], "per_event children are reaped before the call returns")
+      // A child that answered has exited before the call returns; one abandoned at its
+      // deadline is stopped in the background.
+      yield* waitUntil("the per_event children to be reaped", () => alive(faultyPids).length === 0)
     } else {
       assert.deepStrictEqual(faultyPids, warmPids, "the persistent child handled the faulty request")
       if (c.failure?.code === "timeout") {
-        assert.deepStrictEqual(alive(faultyPids), [], "a timed-out persistent child is killed before the call returns")
+        yield* waitUntil("the timed-out persistent child to be stopped", () => alive(faultyPids).length === 0)
       }
     }
 
@@ -243,6 +246,7 @@ const run = (c: Case & { readonly lifecycle: Lifecycle; readonly policy: Policy 
     yield* close
     const all = [...(yield* startedPids(faultyLog)), ...(yield* startedPids(healthyLog))]
     assert.deepStrictEqual(alive(all), [], "every child is reaped when the layer's scope closes")
+    assert.deepStrictEqual(processesWith(dir), [], "no process of this test is left")
   })
 
 describe.concurrent("stdio fault matrix", () => {

@@ -121,6 +121,17 @@ export const httpMessages = (file: string) =>
       }
     }))
 
+/** The stdio backend with hostile process behaviour (see the script's header). */
+export const hostileScript = fileURLToPath(new URL("./hostile-stdio.mjs", import.meta.url))
+
+/** A stdio transport running the hostile backend. */
+export const hostileStdio = (lifecycle: "persistent" | "per_event", ...args: Array<string>) => ({
+  type: "stdio",
+  command: process.execPath,
+  args: [hostileScript, ...args],
+  lifecycle
+})
+
 /** A stdio transport running the scripted backend. */
 export const scriptedStdio = (lifecycle: "persistent" | "per_event", ...args: Array<string>) => ({
   type: "stdio",
@@ -130,19 +141,13 @@ export const scriptedStdio = (lifecycle: "persistent" | "per_event", ...args: Ar
 })
 
 /**
- * Starts the scripted backend in HTTP mode for the lifetime of the scope (SIGTERM, then
- * SIGKILL, at the end) and waits for its port file.
+ * Runs `node <args>` as a server for the lifetime of the scope (SIGTERM, then SIGKILL, at
+ * the end) and waits for the port it writes to `portFile`: its origin and pid.
  */
-export const scriptedHttp = (dir: string, name: string, ...args: Array<string>) =>
+export const nodeServer = (name: string, args: ReadonlyArray<string>, portFile: string) =>
   Effect.gen(function*() {
-    const portFile = path.join(dir, `${name}.port`)
-    const log = path.join(dir, `${name}.log`)
     const child = yield* Effect.acquireRelease(
-      Effect.sync(() =>
-        ChildProcess.spawn(process.execPath, [script, "http", portFile, ...args, "--log", log], {
-          stdio: ["ignore", "ignore", "inherit"]
-        })
-      ),
+      Effect.sync(() => ChildProcess.spawn(process.execPath, args, { stdio: ["ignore", "ignore", "inherit"] })),
       (child) =>
         Effect.async<void>((resume) => {
           if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
@@ -156,8 +161,19 @@ export const scriptedHttp = (dir: string, name: string, ...args: Array<string>) 
     )
     yield* waitUntil(`the ${name} server's port`, () => fs.existsSync(portFile) || child.exitCode !== null)
     if (!fs.existsSync(portFile)) return yield* Effect.dieMessage(`the ${name} server did not start`)
-    const origin = `http://127.0.0.1:${fs.readFileSync(portFile, "utf8").trim()}`
-    return { url: `${origin}/hooks`, origin, log, pid: child.pid! }
+    return { origin: `http://127.0.0.1:${fs.readFileSync(portFile, "utf8").trim()}`, pid: child.pid! }
+  })
+
+/**
+ * Starts the scripted backend in HTTP mode for the lifetime of the scope (SIGTERM, then
+ * SIGKILL, at the end) and waits for its port file.
+ */
+export const scriptedHttp = (dir: string, name: string, ...args: Array<string>) =>
+  Effect.gen(function*() {
+    const portFile = path.join(dir, `${name}.port`)
+    const log = path.join(dir, `${name}.log`)
+    const { origin, pid } = yield* nodeServer(name, [script, "http", portFile, ...args, "--log", log], portFile)
+    return { url: `${origin}/hooks`, origin, log, pid }
   })
 
 /**

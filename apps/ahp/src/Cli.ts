@@ -11,7 +11,8 @@ import { Wire } from "@effect-ahp/protocol"
 import { Effect, Option } from "effect"
 import packageJson from "../package.json" with { type: "json" }
 import * as CommandLine from "./CommandLine.js"
-import type * as Io from "./Io.js"
+import * as Args from "./hook/Args.js"
+import * as Io from "./Io.js"
 
 /**
  * What a parsed command line runs: sets the exit code, never fails.
@@ -207,6 +208,62 @@ const conformance = CommandLine.make({
   run: (options): Run => load(() => import("./Conformance.js"), (m) => m.run(options))
 })
 
+const bridge = CommandLine.make({
+  name: "bridge",
+  summary: "Keep a registration's backends running and answer Claude Code and Codex hooks fast",
+  details: [
+    "Holds the backends warm across tool calls. `ahp hook` forwards to it over a local socket it finds",
+    "from the registration's path; --http PORT also serves Claude Code's http hook type at",
+    "/hooks/claude-code. The registration is looked up as `ahp hook` does and reloaded when it changes."
+  ],
+  exitCodes: [
+    [2, "a usage error, no registration found, or a socket or port that cannot be listened on"],
+    [130, "stopped (Ctrl-C or SIGTERM)"]
+  ],
+  options: {
+    registration: CommandLine.optionalText(
+      "registration",
+      "FILE",
+      "the registration",
+      "default: looked up as `ahp hook` does"
+    ),
+    http: CommandLine.optionalInteger(
+      "http",
+      "PORT",
+      "also serve Claude Code's http hook type on this port (0 picks a free one)",
+      { min: 0 }
+    ),
+    host: CommandLine.optionalText("host", "HOST", "the HTTP interface", "default: 127.0.0.1"),
+    socket: CommandLine.optionalText(
+      "socket",
+      "PATH",
+      "the local socket",
+      "default: the one `ahp hook` looks for, from the registration's path"
+    ),
+    noSocket: CommandLine.flag("no-socket", "do not listen on a local socket"),
+    verbose: CommandLine.flag("verbose", "log a trace of every call on stderr")
+  },
+  run: (options): Run =>
+    load(() => import("./hook/Bridge.js"), (m) =>
+      m.run({ ...options, host: Option.getOrElse(options.host, () => "127.0.0.1") }))
+})
+
+const hook = CommandLine.external({
+  name: "hook",
+  summary: "Run as a Claude Code or Codex command hook; install or uninstall it in the host's settings",
+  help: Args.usage,
+  exitCodes: [
+    [0, "the hook call was answered (whatever the decision, or no opinion), or the settings were updated"],
+    [2, "a usage error, or a settings file that cannot be read as a JSON object or written"]
+  ],
+  run: (argv): Run =>
+    load(() => import("./hook/Command.js"), (m) =>
+      Effect.flatMap(
+        Effect.promise(() => m.main(argv, [process.execPath, process.argv[1] ?? "ahp", "hook"])),
+        Io.exitWith
+      ))
+})
+
 /**
  * The program: its commands and the exit-code convention they share.
  *
@@ -217,7 +274,7 @@ export const program: CommandLine.Program<Run> = {
   name: "ahp",
   version: packageJson.version,
   summary: "Agent Hooks Protocol tools",
-  commands: [validate, dispatch, inspect, serve, demo, conformance],
+  commands: [validate, dispatch, inspect, serve, demo, conformance, hook, bridge],
   exitCodes: [
     [0, "the command did its job (a deny decision included)"],
     [1, "it ran and found problems in its subject: invalid documents, failing checks, a failing backend"],

@@ -6,7 +6,8 @@
  * what a parsed command does is a value of the caller's (`Run`).
  *
  * Grammar: `ahp [global options] <command> [options] [arguments]`; `--name value` or
- * `--name=value`; `--` ends the options; `ahp help [command]` is `--help`.
+ * `--name=value`; `--` ends the options; `ahp help [command]` is `--help`. A command with
+ * a grammar of its own (`external`) takes every word after its name.
  *
  * @since 0.1.0
  */
@@ -59,6 +60,8 @@ export interface Command<Run> {
   readonly exitCodes: ReadonlyArray<readonly [code: number, meaning: string]>
   readonly options: ReadonlyArray<OptionSpec<unknown>>
   readonly args: ArgsSpec<unknown> | undefined
+  /** The help of a command with a grammar of its own (see `external`). */
+  readonly external: string | undefined
   readonly decode: (options: ReadonlyMap<string, ReadonlyArray<string>>, args: ReadonlyArray<string>) => Either.Either<Run, string>
 }
 
@@ -280,6 +283,7 @@ export const make = <Run, O extends Record<string, OptionSpec<any>>, A = undefin
   exitCodes: spec.exitCodes,
   options: Object.values(spec.options),
   args: spec.args,
+  external: undefined,
   decode: (raw, positionals) => {
     const values: Record<string, unknown> = {}
     for (const [key, o] of Object.entries(spec.options)) {
@@ -296,6 +300,30 @@ export const make = <Run, O extends Record<string, OptionSpec<any>>, A = undefin
     }
     return Either.map(spec.args.decode(positionals), (args) => spec.run(values as Values<O>, args))
   }
+})
+
+/**
+ * A command with a grammar of its own (`ahp hook …`): every word after its name is handed
+ * to `run` as it is, its own `--help` included; `help` is what `ahp help <name>` shows.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const external = <Run>(spec: {
+  readonly name: string
+  readonly summary: string
+  readonly help: string
+  readonly exitCodes: ReadonlyArray<readonly [number, string]>
+  readonly run: (argv: ReadonlyArray<string>) => Run
+}): Command<Run> => ({
+  name: spec.name,
+  summary: spec.summary,
+  details: [],
+  exitCodes: spec.exitCodes,
+  options: [],
+  args: undefined,
+  external: spec.help,
+  decode: (_, argv) => Either.right(spec.run(argv))
 })
 
 /**
@@ -395,6 +423,10 @@ export const parse = <Run>(commands: ReadonlyArray<Command<Run>>, argv: Readonly
     } else {
       command = commands.find((c) => c.name === token)
       if (command === undefined) return usage(`unknown command ${token}${didYouMean(token, names)}`)
+      if (command.external !== undefined) {
+        positionals.push(...argv.slice(i + 1))
+        break
+      }
     }
   }
   if (version) return { _tag: "Version" }
@@ -465,6 +497,9 @@ export const help = <Run>(program: Program<Run>, command: Command<Run> | undefin
       "",
       `Run '${program.name} <command> --help' for a command's options.`
     ].join("\n")
+  }
+  if (command.external !== undefined) {
+    return [command.external.trimEnd(), ...section("Exit codes", table(exitCodeRows(command.exitCodes), s), s)].join("\n")
   }
   const optionRows = command.options.map((o) =>
     [

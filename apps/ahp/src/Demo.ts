@@ -10,6 +10,9 @@
  * - Part 2, failure policies: the same `tool.before` behind a backend that answers after
  *   1 s with a 300 ms deadline, once fail-open (recorded, the guard still decides) and once
  *   fail-closed (a synthetic denial; the guard is not called and observes instead).
+ * - Part 3, the host bridge: the guard and the assistant behind a real `ahp bridge` child
+ *   process, answering Claude Code's http hook and Codex's command hook (forwarded over the
+ *   bridge's socket); each host answer is checked.
  * - Finally the audit observer's lines, and a summary that checks each decision against
  *   the expected one (exit code 1 if one differs).
  *
@@ -30,6 +33,7 @@ import * as PromptAnnotator from "./examples/PromptAnnotator.js"
 import * as SecretRedactor from "./examples/SecretRedactor.js"
 import * as ShellGuard from "./examples/ShellGuard.js"
 import * as SlowBackend from "./examples/SlowBackend.js"
+import * as BridgeSession from "./hook/BridgeSession.js"
 import * as Io from "./Io.js"
 import * as Recorder from "./Recorder.js"
 import * as Serve from "./Serve.js"
@@ -195,6 +199,12 @@ const policyRegistration = (urls: Urls, policy: string) => ({
   ]
 })
 
+/** The session's guard (over http here) and assistant, without the audit observer. */
+const bridgeRegistration = (urls: Urls) => {
+  const [guard, assistant] = sessionRegistration(urls).hooks
+  return { protocolVersion: "draft", hooks: [{ ...guard!, transport: http(urls.guard) }, assistant!] }
+}
+
 const serveHttp = <R>(backend: Layer.Layer<Backend.Handlers, never, R>) =>
   Effect.map(Layer.build(Http.serve(backend, { port: 0 })), (context) => Context.get(context, Http.Address).url)
 
@@ -275,6 +285,10 @@ export const demo = (options: Options) =>
       )
     }
 
+    yield* Console.log(`\n${s.bold("Part 3 — Claude Code and Codex through ahp bridge: the guard and the assistant over http")}`)
+    const script = BridgeSession.steps(fakeGithubToken)
+    const bridged = yield* BridgeSession.run(Serve.bundlePath(), bridgeRegistration(urls), script, s)
+
     const lines = (yield* fs.readFileString(auditFile)).split("\n").filter((line) => line !== "")
     yield* Console.log(`\n${s.bold(`Audit log (${lines.length} lines, ${auditFile})`)}`)
     yield* Console.log(lines.map((line) => `  ${line}`).join("\n"))
@@ -288,7 +302,11 @@ export const demo = (options: Options) =>
         }`
       )
     }
-    return outcomes.every(({ decision, step }) => decision === step.expected)
+    for (const [i, { ok, step }] of bridged.entries()) {
+      yield* Console.log(`  ${ok ? s.green("✓") : s.red("✗")} [b${i + 1}] ${step.host.padEnd(11)} ${s.dim(step.title)}`)
+    }
+    return outcomes.every(({ decision, step }) => decision === step.expected) && bridged.length === script.length &&
+      bridged.every(({ ok }) => ok)
   }).pipe(
     Effect.scoped,
     Effect.provide(Recorder.layer.pipe(Layer.provide(NodeTransports.layerNode())))

@@ -4,16 +4,22 @@
  * call through the real harness (`Hooks`) and the real Node transports, and prints one
  * JSON object on stdout (see `toJson`); logs go to stderr.
  *
+ * Backends run as the registration says, with its relative paths resolved against the
+ * registration file's directory. The harness makes this one call: an observation to a
+ * persistent stdio backend is followed by the end of its stdin and reported `delivered`
+ * only once the backend has read it and exited with status 0.
+ *
  * Exit codes: 0 when the call completed, whatever the decision; 2 when it could not be made:
  * unreadable input (`{"error":"input",…}`) or an invalid registration or grant
- * (`{"error":"configuration",…}`); 130 when interrupted (SIGINT or SIGTERM: the result is
- * printed with `interrupted: true` after every backend process has been stopped).
+ * (`{"error":"configuration",…}`); 130 when interrupted (SIGINT or SIGTERM, at any point of
+ * the call, observation included: the result is printed at once with `interrupted: true`,
+ * and the program exits once every backend process has been stopped).
  *
  * @since 0.1.0
  */
 import { Grant, Hooks, type RouteFailure } from "@effect-ahp/harness"
 import type { Observation } from "@effect-ahp/harness"
-import { NodeTransports } from "@effect-ahp/node"
+import { NodeTransports, StdioTransport } from "@effect-ahp/node"
 import { Capabilities, Discovery, Event, Intercept, Issue, Json } from "@effect-ahp/protocol"
 import { Deferred, Effect, Either, Exit, Fiber, Option } from "effect"
 import * as Io from "./Io.js"
@@ -260,7 +266,9 @@ export const run = (options: Options): Effect.Effect<void, never, Io.ExitCode> =
       InputError: (error) => Io.reportFailure(error, options.pretty),
       ConfigError: (error) => Io.reportFailure(error, options.pretty)
     }),
-    Effect.provide(NodeTransports.layerNode())
+    Effect.provide(
+      NodeTransports.layerNode({ stdio: { directory: StdioTransport.directoryOf(options.registration), oneShot: true } })
+    )
   )
 
 /**

@@ -19,6 +19,9 @@
  * (default 5000 ms). Timings are measured around the exchange and the whole call.
  * Credentials are never shown: secret-like members are masked and the values of the
  * environment variables the backend's authentication names are scrubbed from every text.
+ * For a stdio backend the report carries the end of its stderr (`stderr`, redacted; shown
+ * in the text form after a failure), and relative paths in BACKEND.json resolve against
+ * that file's directory.
  *
  * Exit codes: 0 when the backend answered validly (or the notification was delivered); 1
  * for an operational failure or an undelivered notification (a problem with the backend);
@@ -27,7 +30,7 @@
  * @since 0.1.0
  */
 import { Grant, Hooks } from "@effect-ahp/harness"
-import { NodeTransports } from "@effect-ahp/node"
+import { NodeTransports, StdioTransport } from "@effect-ahp/node"
 import { Json, Registration } from "@effect-ahp/protocol"
 import { Console, Duration, Effect, Layer, Option } from "effect"
 import * as Brief from "./Brief.js"
@@ -157,6 +160,8 @@ export interface Report {
   readonly effects: ReadonlyArray<Json.JsonValue>
   readonly failure: Json.JsonObject | null
   readonly response: Json.JsonValue
+  /** The end of a stdio backend's stderr (its most recent process), redacted; null when it wrote nothing there. */
+  readonly stderr: string | null
   readonly timings: { readonly exchangeMs: number | null; readonly totalMs: number }
 }
 
@@ -212,7 +217,9 @@ export const inspect = (options: Options) =>
         Effect.mapError((error) => new Io.InputError({ file: options.event, message: error.message, issues: error.issues }))
       )
     )
-    const exchange = (yield* Effect.flatMap(Recorder.Recorder, (r) => r.exchanges))[0]
+    const recorder = yield* Recorder.Recorder
+    const exchange = (yield* recorder.exchanges)[0]
+    const stderr = yield* recorder.diagnostics(String(backend.id))
     const secrets = secretsOf(backend)
     const verdict = classify(result, options.mode)
     const report: Report = {
@@ -225,10 +232,16 @@ export const inspect = (options: Options) =>
       effects: result.decision.effects.map((a) => redact(a.effect as unknown as Json.JsonValue, secrets)),
       failure: verdict.failure === null ? null : redact(verdict.failure, secrets) as Json.JsonObject,
       response: exchange?.outcome._tag === "Answered" ? redact(exchange.outcome.response, secrets) : null,
+      stderr: stderr === undefined ? null : String(redact(stderr, secrets)),
       timings: { exchangeMs: exchange?.durationMs ?? null, totalMs: Math.round(Duration.toMillis(elapsed)) }
     }
     return report
-  }).pipe(Effect.scoped, Effect.provide(Recorder.layer.pipe(Layer.provide(NodeTransports.layerNode()))))
+  }).pipe(
+    Effect.scoped,
+    Effect.provide(Recorder.layer.pipe(Layer.provide(NodeTransports.layerNode({
+      stdio: { directory: StdioTransport.directoryOf(options.backend), oneShot: true }
+    }))))
+  )
 
 const transportText = (transport: Json.JsonValue): string => {
   if (!Json.isObject(transport)) return "unknown transport"
@@ -250,6 +263,9 @@ export const render = (report: Report): string => {
     ["sent", `hooks/${report.mode} ${report.event.type} (${report.event.id})`],
     ["result", report.summary],
     ...report.effects.map((e, i): [string, string] => [i === 0 ? "effects" : "", Brief.effect(e)]),
+    ...(report.stderr !== null && (report.classification === "failure" || report.classification === "not-delivered")
+      ? [["", report.stderr] as [string, string]]
+      : []),
     ["timing", `${exchange}, total ${report.timings.totalMs} ms`]
   ]
   return rows.map(([label, text]) => `${label.padEnd(8)} ${text}`).join("\n")

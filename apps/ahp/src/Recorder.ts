@@ -51,6 +51,8 @@ export interface Exchange {
 export class Recorder extends Context.Tag("@effect-ahp/ahp/Recorder")<Recorder, {
   /** Every exchange so far, in the order they ended. */
   readonly exchanges: Effect.Effect<ReadonlyArray<Exchange>>
+  /** What a backend's endpoint can tell for a diagnosis (a stdio child's redacted stderr tail). */
+  readonly diagnostics: (backend: string) => Effect.Effect<string | undefined>
 }>() {}
 
 const outcomeOf = <A>(exit: Exit.Exit<A, Transport.TransportError>, answered: (a: A) => Outcome): Outcome => {
@@ -95,11 +97,16 @@ export const layer: Layer.Layer<Transport.Transports | Recorder, never, Transpor
           )
         ))
 
+    const endpoints = new Map<string, Transport.Endpoint>()
+
     const transports = Transport.Transports.of({
-      connect: (backend) =>
-        Effect.map(inner.connect(backend), (endpoint) => {
+      connect: (backend, options) =>
+        Effect.map(inner.connect(backend, options), (endpoint) => {
+          endpoints.set(backend.id, endpoint)
           let sent = 0
           return {
+            start: endpoint.start,
+            diagnostics: endpoint.diagnostics,
             request: (message) =>
               recorded(++sent, backend.id, "request", message, endpoint.request(message), (response) => ({
                 _tag: "Answered",
@@ -111,7 +118,10 @@ export const layer: Layer.Layer<Transport.Transports | Recorder, never, Transpor
         })
     })
     return Context.make(Transport.Transports, transports).pipe(
-      Context.add(Recorder, Recorder.of({ exchanges: Ref.get(log) }))
+      Context.add(Recorder, Recorder.of({
+        exchanges: Ref.get(log),
+        diagnostics: (backend) => endpoints.get(backend)?.diagnostics ?? Effect.succeed(undefined)
+      }))
     )
   })
 )

@@ -70,6 +70,34 @@ describe("CommandLine", () => {
     assert.strictEqual(usage("validate", "a", "--log-level", "loud"), "--log-level must be one of all, trace, debug, info, warning, error, fatal, none, got \"loud\"")
   })
 
+  it("hands every word after a command with its own grammar to it; global options before it still count", () => {
+    const external = CommandLine.external({
+      name: "hook",
+      summary: "a command with its own grammar",
+      help: "Usage:\n  ahp hook HOST [--flag]\n",
+      exitCodes: [[0, "done"]],
+      run: (argv) => argv
+    })
+    const parseExternal = (...argv: ReadonlyArray<string>) => CommandLine.parse([external], argv)
+    for (const [argv, words] of [
+      [["hook", "codex", "--registration", "r.json", "--help", "--version", "--"], ["codex", "--registration", "r.json", "--help", "--version", "--"]],
+      [["--log-level", "debug", "hook", "-h", "x"], ["-h", "x"]],
+      [["hook"], []]
+    ] as const) {
+      const parsed = parseExternal(...argv)
+      assert.strictEqual(parsed._tag, "Run", argv.join(" "))
+      if (parsed._tag === "Run") assert.deepStrictEqual(parsed.run, words)
+    }
+    for (const argv of [["--help", "hook"], ["help", "hook"]]) {
+      const parsed = parseExternal(...argv)
+      assert.strictEqual(parsed._tag, "Help", argv.join(" "))
+      if (parsed._tag === "Help") {
+        assert.strictEqual(CommandLine.help({ ...program, commands: [external] }, parsed.command, plain), "Usage:\n  ahp hook HOST [--flag]\n\nExit codes:\n  0  done")
+      }
+    }
+    assert.deepStrictEqual(parseExternal("--version", "hook", "codex"), { _tag: "Version" })
+  })
+
   it("decodes values: defaults, --name=value, and -- before arguments that look like options", () => {
     const dispatch = parse("dispatch", "--registration=r.json", "--event", "e.json", "--observation-timeout", "250", "--pretty")
     assert.strictEqual(dispatch._tag, "Run")
@@ -84,7 +112,7 @@ describe("CommandLine", () => {
     for (const code of ["0", "1", "2", "130"]) assert.match(root, new RegExp(`^  ${code} +\\S`, "m"))
     for (const command of program.commands) {
       const text = CommandLine.help(program, command, plain)
-      assert.match(text, new RegExp(`^Usage: ahp ${command.name}( |$)`, "m"))
+      assert.match(text, new RegExp(`^Usage:\\s+ahp ${command.name}( |$)`, "m"))
       assert.notMatch(text, /user-defined|true or false value|wizard|completions/i)
       assert.include(text, "Exit codes:")
       for (const option of command.options) {

@@ -2,7 +2,8 @@
  * The command line's conventions, run for real: bare `ahp` prints the help and exits 2,
  * `--help` and `--version` on either side of a command, usage errors on stderr with exit 2
  * and "did you mean", colour only on a terminal and never with NO_COLOR, and "did you mean"
- * for mistyped event selectors and policy values in the documents themselves. (Every form
+ * for mistyped event selectors and policy values in the documents themselves; `hook` and
+ * `bridge` listed and following them, `hook` with its own grammar and help. (Every form
  * of the grammar is covered without processes by CommandLine.test.ts.)
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -40,6 +41,31 @@ describe("ahp conventions", () => {
       const dispatch = yield* runCli(["dispatch", "--help"])
       assert.strictEqual(dispatch.code, 0)
       assert.match(dispatch.stdout, /^Usage: ahp dispatch --registration FILE --event FILE \[options\]/)
+    }))
+
+  it.live("hook and bridge follow them: listed in the help, usage errors exit 2, their own help exits 0", () =>
+    Effect.gen(function*() {
+      const help = yield* runCli(["--help"])
+      assert.match(help.stdout, /^ {2}hook {2,}Run as a Claude Code or Codex command hook/m)
+      assert.match(help.stdout, /^ {2}bridge {2,}Keep a registration's backends running/m)
+      for (const args of [["hook", "--help"], ["help", "hook"], ["--help", "hook"]]) {
+        const run = yield* runCli(args)
+        assert.strictEqual(run.code, 0, args.join(" "))
+        assert.match(run.stdout, /^Usage:\s+ahp hook claude-code\|codex /, args.join(" "))
+      }
+      const bare = yield* runCli(["hook"])
+      assert.strictEqual(bare.code, 2)
+      assert.strictEqual(bare.stdout, "")
+      assert.match(bare.stderr, /^ahp hook: missing the host: claude-code or codex\n\nUsage:/)
+      const host = yield* runCli(["hook", "claud-code"])
+      assert.strictEqual(host.code, 2)
+      assert.match(host.stderr, /^ahp hook: expected claude-code or codex, got "claud-code"/)
+      const bridge = yield* runCli(["bridge", "--htp", "0"])
+      assert.strictEqual(bridge.code, 2)
+      assert.match(bridge.stderr, /^ahp bridge: unknown option --htp for ahp bridge \(did you mean --http\?\)/)
+      const bridgeHelp = yield* runCli(["bridge", "--help"])
+      assert.strictEqual(bridgeHelp.code, 0)
+      assert.match(bridgeHelp.stdout, /^Usage: ahp bridge \[options\]/)
     }))
 
   it.live("--version answers on either side of a command", () =>

@@ -1,8 +1,9 @@
 /**
- * `ahp demo` run for real: it finishes, prints the expected decisions and the audit log,
- * uses no colour when stdout is not a terminal, and leaves no process behind. It runs the
- * bundle through a link of its own, which every process it starts names on its command
- * line, so other tests running the bundle meanwhile are not mistaken for leftovers.
+ * `ahp demo` run for real: it finishes, prints the expected decisions, the host answers of
+ * the bridge session and the audit log, uses no colour when stdout is not a terminal, and
+ * leaves no process behind. It runs the bundle through a link of its own, which every
+ * process it starts names on its command line, so other tests running the bundle meanwhile
+ * are not mistaken for leftovers.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -52,6 +53,19 @@ describe("ahp demo", () => {
         "✓ none",
         "✓ allow",
         "✓ deny"
+      ])
+      const bridged = out.slice(out.indexOf("Part 3"), out.indexOf("Audit log"))
+      assert.match(bridged, /\[b3\] Claude Code: a destructive command {2}\(http hook\)\n {4}⇒ \{"hookSpecificOutput":\{"hookEventName":"PreToolUse","permissionDecision":"deny"/)
+      assert.match(bridged, /\[b5\] Codex[^\n]*\(command hook, forwarded over the socket\)\n[^\n]*"permissionDecision":"deny"/)
+      assert.match(bridged, /\[b6\] Codex[^\n]*\n {4}⇒ \{"decision":"block","reason":"GITHUB_TOKEN=\[REDACTED:github-token\]/)
+      assert.notMatch(bridged, /ghp_demo/)
+      assert.deepStrictEqual([...summary.matchAll(/([✓✗]) \[b\d\] (\S+)/g)].map((m) => `${m[1]} ${m[2]}`), [
+        "✓ claude-code",
+        "✓ claude-code",
+        "✓ claude-code",
+        "✓ claude-code",
+        "✓ codex",
+        "✓ codex"
       ])
       assert.deepStrictEqual(processesOf(link), [])
     }))

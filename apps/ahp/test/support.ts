@@ -41,7 +41,7 @@ export interface Running {
 export interface CliOptions {
   readonly cwd?: string
   readonly env?: Record<string, string>
-  /** Replaces `<bundle>` (e.g. `scripts/ahp.mjs`). */
+  /** Replaces `<bundle>` (e.g. `apps/ahp/bin/ahp.mjs`). */
   readonly command?: ReadonlyArray<string>
   /** Written to stdin, which is then closed; stdin is empty without it. */
   readonly input?: string

@@ -10,8 +10,16 @@
  * | a body larger than `maxBodyBytes` | 413 |
  * | a request (a message with an `id`) | 200, `application/json`, the JSON-RPC response (success or error) |
  * | a body that is not UTF-8 JSON | 200 with the `-32700` parse error (id `null`) |
+ * | a body nested deeper than `Json.maxDepth` (512) levels | 200 with `-32600` (id `null`) |
  * | a JSON array (a batch) | 200 with `-32600` (id `null`) |
  * | a notification | 204 with no body, whatever its content (never a JSON-RPC body) |
+ * | a defect while handling the request | 200 with `-32603` (never an empty 500) |
+ *
+ * Every request is bounded before work is done on it: in size (`maxBodyBytes`, checked
+ * against `Content-Length` first and while reading), in time (`serve`'s
+ * `requestTimeoutMs`: headers and body must arrive within it), and in nesting depth (one
+ * linear pass over the body before anything is built). Parsing is linear in the body, so
+ * no request holds the server (and every other client) for long.
  *
  * @since 0.1.0
  */
@@ -22,6 +30,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Json } from "@effect-ahp/protocol"
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -55,6 +64,11 @@ export interface Options extends AppOptions {
   readonly port: number
   /** The interface to bind (default `127.0.0.1`: plain HTTP belongs on loopback). */
   readonly host?: string
+  /**
+   * The time a client has to send a whole request, headers and body (default 30 s); a
+   * slower one gets 408 and its connection is closed.
+   */
+  readonly requestTimeoutMs?: number
 }
 
 /**
@@ -64,6 +78,14 @@ export interface Options extends AppOptions {
  * @category constants
  */
 export const defaultMaxBodyBytes = 16 * 1024 * 1024
+
+/**
+ * The default `requestTimeoutMs`: 30 s.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultRequestTimeoutMs = 30_000
 
 /**
  * The address a served backend is bound to, and the URL a harness posts to.
@@ -136,12 +158,19 @@ export const app = (options?: AppOptions): HttpApp.Default<never, Server.Server>
     if (Option.isNone(body)) return status(400)
     if (Option.isNone(body.value)) return status(413)
     const server = yield* Server.Server
-    const response = yield* server.handleBytes(body.value.value)
+    const response = yield* server.reply(body.value.value)
     return Option.match(response, {
       onNone: () => status(204),
-      onSome: (message) => HttpServerResponse.text(Json.stringify(message), { contentType: "application/json" })
+      onSome: (text) => HttpServerResponse.text(text, { contentType: "application/json" })
     })
-  })
+  }).pipe(
+    Effect.catchAllCause((cause) =>
+      Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : Effect.as(
+        Effect.logError("handling an HTTP request failed", cause),
+        HttpServerResponse.text(Json.stringify(Server.internalErrorResponse(null)), { contentType: "application/json" })
+      )
+    )
+  )
 }
 
 const formatUrl = (hostname: string, port: number, path: string): string =>
@@ -173,7 +202,11 @@ export const serve = <E, R>(
   )
   return Layer.mergeAll(HttpServer.serve(app(options)), address).pipe(
     Layer.provide(Server.layerBackend(backend)),
-    Layer.provide(NodeHttpServer.layerServer(() => NodeHttp.createServer(), {
+    Layer.provide(NodeHttpServer.layerServer(() => {
+      const requestTimeout = options.requestTimeoutMs ?? defaultRequestTimeoutMs
+      // Node checks for expired requests every `connectionsCheckingInterval` (30 s by default).
+      return NodeHttp.createServer({ requestTimeout, connectionsCheckingInterval: Math.min(1_000, requestTimeout) })
+    }, {
       port: options.port,
       host: options.host ?? "127.0.0.1"
     }))

@@ -23,9 +23,21 @@
  * not even with an error. An observation with an unsupported version, an invalid event or
  * no matching observer is dropped without running anything.
  *
+ * Bytes (`handleBytes`, `reply`):
+ * - not UTF-8, or not JSON → `-32700` (id `null`);
+ * - nested deeper than `Json.maxDepth` (512) levels → `-32600` (id `null`), refused in one
+ *   linear pass before anything is built or run.
+ *
+ * Nothing inside the server ends it: a defect in its own handling of a request (outside
+ * the handlers, whose failures and defects are `-32004`) is answered with `-32603` under
+ * the request's id (the cause is logged locally, never sent), and so is a response that
+ * cannot be written as JSON (nested too deep). A defect while handling a notification is
+ * only logged.
+ *
  * @since 0.1.0
  */
 import { Common, HookEffect, Intercept, Issue, Json, JsonRpc, Observe } from "@effect-ahp/protocol"
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -43,10 +55,18 @@ import * as Grant from "./Grant.js"
  * @category tags
  */
 export class Server extends Context.Tag("@effect-ahp/backend/Server")<Server, {
-  /** Handles one decoded JSON message; succeeds with the response to send, if any. */
+  /** Handles one decoded JSON message; succeeds with the response to send, if any. Never fails or dies. */
   readonly handle: (message: unknown) => Effect.Effect<Option.Option<Json.JsonObject>>
-  /** Parses UTF-8 JSON bytes and handles the message; unreadable bytes get a `-32700` response. */
+  /**
+   * Parses UTF-8 JSON bytes and handles the message; unreadable bytes get a `-32700`
+   * response, bytes nested too deep a `-32600` one.
+   */
   readonly handleBytes: (bytes: Uint8Array) => Effect.Effect<Option.Option<Json.JsonObject>>
+  /**
+   * `handleBytes`, with the response written as compact JSON text (no newline). A response
+   * that cannot be written becomes a `-32603` error response, so the text is always sent.
+   */
+  readonly reply: (bytes: Uint8Array) => Effect.Effect<Option.Option<string>>
 }>() {}
 
 /**
@@ -71,6 +91,28 @@ export const errorResponse = (
 export const parseErrorResponse: Json.JsonObject = errorResponse(null, JsonRpc.ErrorCode.ParseError, "Parse error")
 
 /**
+ * The `-32600` response for JSON nested deeper than `Json.maxDepth`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const tooDeepResponse: Json.JsonObject = errorResponse(
+  null,
+  JsonRpc.ErrorCode.InvalidRequest,
+  `Invalid Request: JSON nested deeper than ${Json.maxDepth} levels`
+)
+
+/**
+ * The `-32603` response for a defect while handling a request, or a response that cannot
+ * be written (its cause is logged locally, never sent).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const internalErrorResponse = (id: JsonRpc.ResponseId): Json.JsonObject =>
+  errorResponse(id, JsonRpc.ErrorCode.InternalError, "Internal error")
+
+/**
  * The `-32600` response for a JSON array (batches are not part of AHP).
  *
  * @since 0.1.0
@@ -83,6 +125,11 @@ export const batchResponse: Json.JsonObject = errorResponse(
 )
 
 const isId = Schema.is(JsonRpc.Id)
+
+/** Whether a message is a request to answer (an object with a valid id, not an observation). */
+const isRequest = (message: unknown): message is Json.JsonObject & { readonly id: JsonRpc.Id } =>
+  Json.isObject(message) && message.method !== Observe.method && isId(message.id)
+
 const decodeRequest = Issue.decoder(Intercept.Request)
 const decodeNotification = Issue.decoder(Observe.Notification)
 const decodeEffect = Issue.decoder(HookEffect.HookEffect, { onExcessProperty: "error" })
@@ -206,7 +253,7 @@ export const make: Effect.Effect<Context.Tag.Service<Server>, never, Backend.Han
     } satisfies Json.JsonObject
   })
 
-  const handle = Effect.fn("Server.handle")(function*(message: unknown) {
+  const dispatch = Effect.fnUntraced(function*(message: unknown) {
     if (!Json.isObject(message)) {
       return Option.some(
         Array.isArray(message)
@@ -231,13 +278,39 @@ export const make: Effect.Effect<Context.Tag.Service<Server>, never, Backend.Han
     return Option.some(yield* intercept(message, id))
   })
 
+  const handle = Effect.fn("Server.handle")(function*(message: unknown) {
+    return yield* dispatch(message).pipe(
+      Effect.catchAllCause((cause) =>
+        Cause.isInterruptedOnly(cause)
+          ? Effect.failCause(cause)
+          : Effect.as(
+            Effect.logError("handling a message failed", cause),
+            isRequest(message) ? Option.some(internalErrorResponse(message.id)) : Option.none()
+          )
+      )
+    )
+  })
+
   const handleBytes = (bytes: Uint8Array) =>
     Either.match(Json.parseBytes(bytes), {
-      onLeft: () => some(parseErrorResponse),
+      onLeft: (error) => some(error.reason === "depth" ? tooDeepResponse : parseErrorResponse),
       onRight: handle
     })
 
-  return Server.of({ handle, handleBytes })
+  const reply = (bytes: Uint8Array) => Effect.flatMap(handleBytes(bytes), Option.match({
+    onNone: () => Effect.succeedNone,
+    onSome: (response) =>
+      Either.match(Json.encode(response), {
+        onRight: Effect.succeedSome,
+        onLeft: (error) =>
+          Effect.as(
+            Effect.logError("a response could not be written as JSON").pipe(Effect.annotateLogs({ reason: error.reason })),
+            Option.some(Json.stringify(internalErrorResponse(isId(response.id) ? response.id : null)))
+          )
+      })
+  }))
+
+  return Server.of({ handle, handleBytes, reply })
 })
 
 /**

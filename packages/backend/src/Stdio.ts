@@ -5,8 +5,12 @@
  * - Lines are split on `\n` as bytes, and each line must be UTF-8 JSON: a malformed line is
  *   answered with a `-32700` parse error (id `null`) and the server keeps serving. Blank
  *   lines are skipped; a final line without `\n` is handled at end of input.
- * - A line longer than `maxLineBytes` is discarded without being buffered and answered with
- *   `-32600` (id `null`).
+ * - A line longer than `maxLineBytes` (16 MiB by default) is discarded without being
+ *   buffered and answered with `-32600` (id `null`); so is a line nested deeper than
+ *   `Json.maxDepth` (512) levels, found in one linear pass before anything is built. Reading
+ *   a line therefore takes time linear in its bounded size.
+ * - A defect while handling a message is answered with `-32603` (see `Server`): the server
+ *   keeps serving.
  * - Messages are handled one at a time, in arrival order; responses are written as they
  *   are produced. Notifications are never answered.
  * - At end of input the pending work is finished and `serve` completes, so the same program
@@ -20,7 +24,7 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeSink from "@effect/platform-node/NodeSink"
 import * as NodeStream from "@effect/platform-node/NodeStream"
-import { Framing, JsonRpc } from "@effect-ahp/protocol"
+import { Framing, Json, JsonRpc } from "@effect-ahp/protocol"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
@@ -67,6 +71,8 @@ export interface Options {
  */
 export const defaultMaxLineBytes = 16 * 1024 * 1024
 
+const encoder = new TextEncoder()
+
 const isBlank = (bytes: Uint8Array): boolean => bytes.every((b) => b === 0x20 || b === 0x09 || b === 0x0d)
 
 /**
@@ -78,18 +84,16 @@ const isBlank = (bytes: Uint8Array): boolean => bytes.every((b) => b === 0x20 ||
  */
 export const respond = (options?: Options) => <E, R>(input: Stream.Stream<Uint8Array, E, R>) => {
   const max = options?.maxLineBytes ?? defaultMaxLineBytes
-  const tooLong = Server.errorResponse(
+  const tooLong = Json.stringify(Server.errorResponse(
     null,
     JsonRpc.ErrorCode.InvalidRequest,
     `Invalid Request: a message must not exceed ${max} bytes`
-  )
+  ))
   return Stream.unwrap(Effect.map(Server.Server, (server) =>
     Framing.frames(input, max).pipe(
       Stream.filter((frame) => frame._tag === "Oversized" || !isBlank(frame.bytes)),
-      Stream.mapEffect((frame) =>
-        frame._tag === "Oversized" ? Effect.succeedSome(tooLong) : server.handleBytes(frame.bytes)
-      ),
-      Stream.filterMap(Option.map(Framing.encode))
+      Stream.mapEffect((frame) => frame._tag === "Oversized" ? Effect.succeedSome(tooLong) : server.reply(frame.bytes)),
+      Stream.filterMap(Option.map((text) => encoder.encode(`${text}\n`)))
     )))
 }
 

@@ -1,7 +1,7 @@
 import { Backend, Server } from "@effect-ahp/backend"
 import { Json } from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer, Logger, LogLevel, Option, Ref } from "effect"
+import { Context, Effect, Either, Layer, Logger, LogLevel, Option, Ref } from "effect"
 import { announce, audit, AuditLog, echo, failing, guard, Policy } from "./TestBackend.js"
 import * as M from "./TestMessages.js"
 
@@ -460,4 +460,95 @@ describe("Backend composition", () => {
       yield* handle(M.intercept(M.toolBeforeEvent("evt_t"), { effects: ["deny", "ask"] }), Backend.make(typed))
       assert.deepStrictEqual(yield* Ref.get(seen), ["Bash", "call_evt_t", "native", "evt_t", "deny", "ask"])
     }))
+})
+
+/** `depth` arrays nested in each other. */
+const nested = (depth: number): Json.JsonValue => {
+  let value: Json.JsonValue = []
+  for (let i = 1; i < depth; i++) value = [value]
+  return value
+}
+
+/** A registry whose lookups die: a defect inside the server's own handling, outside any handler. */
+const brokenRegistry = Layer.succeed(Backend.Handlers, Backend.Handlers.of({
+  register: () => Effect.void,
+  intercepts: () => {
+    throw new Error("registry defect sk-secret-789")
+  },
+  observers: () => {
+    throw new Error("registry defect sk-secret-789")
+  }
+}))
+
+/**
+ * Answers `tool.before` with a modify value nesting `depth + 1` levels: a valid effect (up to
+ * 512) whose response (4 levels more) may be too deep to write.
+ */
+const deepModify = (depth: number) =>
+  Backend.make(Backend.intercept("tool.before", () =>
+    Effect.succeed([{ type: "modify", target: "input", operation: "replace", value: { deep: nested(depth) } } as const])))
+
+describe("Server: hostile input", () => {
+  const deepRequest = (depth: number) =>
+    new TextEncoder().encode(
+      `{"jsonrpc":"2.0","id":"evt_d","method":"hooks/intercept","params":{"protocolVersion":"draft","event":` +
+        Json.stringify(M.toolBeforeEvent("evt_d", { command: "ls", nested: [] })).replace(
+          "\"nested\":[]",
+          `"nested":${"[".repeat(depth)}${"]".repeat(depth)}`
+        ) + `,"capabilities":{"effects":["deny"]}}}`
+    )
+
+  it.effect("answers a request nested deeper than 512 levels with -32600 and keeps serving", () =>
+    withServer(guardBackend, (server) =>
+      Effect.gen(function*() {
+        for (const depth of [600, 10_000, 1_000_000]) {
+          const error = errorOf(yield* server.handleBytes(deepRequest(depth)))
+          assert.deepStrictEqual([error.code, error.id], [-32600, null])
+          assert.include(error.message, "512")
+        }
+        assert.deepStrictEqual(
+          effectsOf(yield* server.handleBytes(deepRequest(500)).pipe(Effect.zipRight(
+            server.handleBytes(new TextEncoder().encode(Json.stringify(M.intercept(M.toolBeforeEvent("evt_rm", { command: "rm -rf /" })))))
+          ))),
+          [{ type: "deny", reason: "Bash: rm -rf is not allowed" }]
+        )
+      })))
+
+  it.effect("a deep or cyclic message handed over in-process is invalid params, not a crash", () =>
+    Effect.gen(function*() {
+      const cyclic: Record<string, unknown> = { command: "ls" }
+      cyclic.self = cyclic
+      for (const input of [{ nested: nested(10_000) }, cyclic]) {
+        const error = errorOf(yield* handle(M.intercept(M.toolBeforeEvent("evt_h", input as Json.JsonObject))))
+        assert.deepStrictEqual([error.code, error.id], [-32602, "evt_h"])
+      }
+    }))
+
+  it.effect("a defect inside the server's handling is answered with -32603 under the request's id, without its text", () =>
+    withServer(brokenRegistry, (server) =>
+      Effect.gen(function*() {
+        const error = errorOf(yield* server.handle(M.intercept(M.toolBeforeEvent("evt_x"))))
+        assert.deepStrictEqual(error, { id: "evt_x", code: -32603, message: "Internal error" })
+        assert.isTrue(Option.isNone(yield* server.handle(M.observe(M.toolAfterEvent("evt_o")))))
+        const reply = yield* server.reply(new TextEncoder().encode(Json.stringify(M.intercept(M.toolBeforeEvent("evt_y")))))
+        assert.deepStrictEqual(Option.getOrThrow(reply), `{"jsonrpc":"2.0","id":"evt_y","error":{"code":-32603,"message":"Internal error"}}`)
+      })))
+
+  it.effect("a response too deep to write is answered with -32603 under the request's id", () =>
+    withServer(deepModify(510), (server) =>
+      Effect.gen(function*() {
+        const request = M.intercept(M.toolBeforeEvent("evt_w"), M.toolBeforeAll)
+        const reply = Option.getOrThrow(yield* server.reply(new TextEncoder().encode(Json.stringify(request))))
+        assert.strictEqual(reply, `{"jsonrpc":"2.0","id":"evt_w","error":{"code":-32603,"message":"Internal error"}}`)
+      })))
+
+  it.effect("a response within the limit is written whole", () =>
+    withServer(deepModify(400), (server) =>
+      Effect.gen(function*() {
+        const request = M.intercept(M.toolBeforeEvent("evt_v"), M.toolBeforeAll)
+        const reply = Option.getOrThrow(yield* server.reply(new TextEncoder().encode(Json.stringify(request))))
+        const effects = (Either.getOrThrow(Json.parse(reply)) as any).result.effects
+        assert.isFalse(Json.exceedsDepth(effects[0].value.deep, 400))
+        assert.isTrue(Json.exceedsDepth(effects[0].value.deep, 399))
+      })))
 })

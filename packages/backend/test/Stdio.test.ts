@@ -25,18 +25,20 @@ const denyRm = {
   result: { protocolVersion: "draft", effects: [{ type: "deny", reason: "Bash: rm -rf is not allowed" }] }
 }
 
+/** Feeds the chunks through the stdio protocol of a backend and returns the output lines. */
+const respond = (backend: Layer.Layer<Backend.Handlers>, chunks: ReadonlyArray<Uint8Array>, options?: Stdio.Options) =>
+  Stream.fromIterable(chunks).pipe(
+    Stdio.respond(options),
+    Stream.runCollect,
+    Effect.map((out) => new TextDecoder().decode(Buffer.concat([...Chunk.toReadonlyArray(out)]))),
+    Effect.provide(Server.layerBackend(backend)),
+    Logger.withMinimumLogLevel(LogLevel.None)
+  )
+
 describe("Stdio.respond", () => {
   const backend = Backend.make(guard.pipe(Layer.provide(Policy.layer(["rm -rf"]))))
 
-  /** Feeds the chunks through the stdio protocol and returns the output lines. */
-  const run = (chunks: ReadonlyArray<Uint8Array>, options?: Stdio.Options) =>
-    Stream.fromIterable(chunks).pipe(
-      Stdio.respond(options),
-      Stream.runCollect,
-      Effect.map((out) => new TextDecoder().decode(Buffer.concat([...Chunk.toReadonlyArray(out)]))),
-      Effect.provide(Server.layerBackend(backend)),
-      Logger.withMinimumLogLevel(LogLevel.None)
-    )
+  const run = (chunks: ReadonlyArray<Uint8Array>, options?: Stdio.Options) => respond(backend, chunks, options)
 
   it.effect("splits lines on bytes, across chunk boundaries and inside UTF-8 sequences", () =>
     Effect.gen(function*() {
@@ -87,7 +89,62 @@ describe("Stdio.respond", () => {
     }))
 })
 
+/** A line holding a request whose tool input nests `depth` arrays. */
+const deepLine = (id: string, depth: number) =>
+  line(M.intercept(M.toolBeforeEvent(id, { command: "ls", nested: [] }))).replace(
+    "\"nested\":[]",
+    `"nested":${"[".repeat(depth)}${"]".repeat(depth)}`
+  )
+
+describe("Stdio.respond: hostile input", () => {
+  const brokenRegistry = Layer.succeed(Backend.Handlers, Backend.Handlers.of({
+    register: () => Effect.void,
+    intercepts: (eventType) => {
+      if (eventType === "tool.before") throw new Error("registry defect")
+      return []
+    },
+    observers: () => []
+  }))
+
+  const run = (backend: Layer.Layer<Backend.Handlers>, text: string) => respond(backend, [encoder.encode(text)])
+
+  it.effect("answers a line nested deeper than 512 levels with -32600 and keeps serving", () =>
+    Effect.gen(function*() {
+      const backend = Backend.make(guard.pipe(Layer.provide(Policy.layer(["rm -rf"]))))
+      const text = yield* run(
+        backend,
+        deepLine("evt_deep", 10_000) + line(M.intercept(M.toolBeforeEvent("evt_rm", { command: "rm -rf /" })))
+      )
+      const responses = text.trimEnd().split("\n").map(parseLine)
+      assert.deepStrictEqual(responses.map(errorCode), [-32600, undefined])
+      assert.isNull(responses[0]!.id)
+      assert.deepStrictEqual(responses[1], denyRm)
+    }))
+
+  it.effect("answers a defect in handling with -32603 and keeps serving", () =>
+    Effect.gen(function*() {
+      const text = yield* run(
+        brokenRegistry,
+        line(M.intercept(M.toolBeforeEvent("evt_1"))) + line(M.intercept(M.sessionStartEvent("evt_2")))
+      )
+      const responses = text.trimEnd().split("\n").map(parseLine)
+      assert.deepStrictEqual(responses.map((r) => [r.id, errorCode(r)]), [["evt_1", -32603], ["evt_2", -32002]])
+    }))
+})
+
 describe("Stdio.serve in a child process", () => {
+  it.scopedLive("answers a request nested 10 000 levels deep with -32600 and keeps serving", () =>
+    Effect.gen(function*() {
+      const backend = yield* spawnBackend
+      yield* backend.write(deepLine("evt_deep", 10_000))
+      const refused = parseLine(yield* backend.nextLine)
+      assert.deepStrictEqual([refused.id, errorCode(refused)], [null, -32600])
+      yield* backend.write(line(M.intercept(M.toolBeforeEvent("evt_rm", { command: "rm -rf /" }))))
+      assert.deepStrictEqual(parseLine(yield* backend.nextLine), denyRm)
+      yield* backend.end
+      assert.strictEqual(yield* backend.exitCode, 0)
+    }), { timeout: 60_000 })
+
   it.scopedLive("serves a persistent backend line by line until EOF", () =>
     Effect.gen(function*() {
       const backend = yield* spawnBackend

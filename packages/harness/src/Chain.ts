@@ -11,6 +11,12 @@
  * either policy. Decision-making stops on an accepted deny, an accepted flow stop, a
  * fail-closed failure, or interruption.
  *
+ * A deadline is absolute: what is not published by the deadline is a `timeout`, even when
+ * the response arrived in time and was still being parsed, validated or staged when it
+ * passed. The chain goes on at the deadline; an exchange interrupted there (or with the
+ * call) retires its I/O on its own fiber, owned by `Input.retiring`, awaited for a short
+ * grace only.
+ *
  * Progress is kept in a `Ref` owned by the caller, so an interrupted chain leaves exactly
  * what was accepted before the interruption (a staged but unpublished response is lost).
  *
@@ -26,12 +32,12 @@ import { Capabilities, Common, type Event, Intercept, Json } from "@effect-ahp/p
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
-import * as Fiber from "effect/Fiber"
 import * as Ref from "effect/Ref"
 import * as Runtime from "effect/Runtime"
 import type * as Boundary from "./Boundary.js"
 import * as Grant from "./Grant.js"
 import { Deadlines } from "./internal/deadlines.js"
+import { type Owner, retire } from "./internal/retire.js"
 import * as Projection from "./Projection.js"
 import type * as Registry from "./Registry.js"
 import { RouteFailure } from "./RouteFailure.js"
@@ -55,6 +61,11 @@ export interface Input {
   /** The continuation allowance before the first interceptor. */
   readonly allowance: Grant.Allowance
   readonly elicitationSchema?: Event.RequestedSchema | undefined
+  /**
+   * Owns the exchanges interrupted at a deadline or with the call until they have retired
+   * their I/O (the chain waits for them a short grace only).
+   */
+  readonly retiring: Owner
 }
 
 /**
@@ -133,9 +144,15 @@ const toProgress = (current: Progress, staged: Staging.Staged, provenance: Settl
 
 /**
  * One exchange with a route, from the progress accepted so far: request, response,
- * validation and staging. Succeeds with the progress to publish.
+ * validation and staging (which stops early once the deadline is due). Succeeds with the
+ * progress to publish.
  */
-const exchange = (input: Input, route: Registry.Route, current: Progress): Effect.Effect<Progress, RouteFailure> =>
+const exchange = (
+  input: Input,
+  route: Registry.Route,
+  current: Progress,
+  deadlines: Deadlines
+): Effect.Effect<Progress, RouteFailure> =>
   Effect.suspend(() => {
     const view = Projection.project(input.boundary, current.event, route.subscriber)
     if (view.pendingUploads.length > 0) {
@@ -168,7 +185,8 @@ const exchange = (input: Input, route: Registry.Route, current: Progress): Effec
             view,
             selection: route.subscriber.content,
             event: current.event,
-            elicitationSchema: input.elicitationSchema
+            elicitationSchema: input.elicitationSchema,
+            expired: deadlines.due
           }),
           {
             onLeft: (rejection) => fromRejection(route, rejection),
@@ -196,7 +214,8 @@ const timedOut = (route: Registry.Route): RouteFailure =>
 /**
  * Runs the routes from `from` on the current fiber until every route ran, decision-making
  * stopped, or a deadline expired (which interrupts this fiber). Each exchange runs under
- * its deadline; a response is published only if it was staged before the deadline. Only
+ * its deadline; a response is published only if it was staged before the deadline, in one
+ * step with that check, so nothing is published once the caller stopped waiting. Only
  * this fiber writes `progress` while it runs, so it carries the published progress along.
  */
 const runFrom = (
@@ -211,11 +230,14 @@ const runFrom = (
     const route = input.routes[index]!
     called.add(route.key)
     const publish = (next: Progress) =>
-      deadlines.settle() ? Effect.flatMap(Ref.set(progress, next), () => step(index + 1, next)) : Effect.void
+      Effect.flatMap(
+        Ref.modify(progress, (p) => deadlines.settle() ? [true, next] : [false, p]),
+        (published) => published ? step(index + 1, next) : Effect.void
+      )
     return deadlines.arm(
       index,
       route.timeoutMs ?? 0,
-      Effect.matchEffect(exchange(input, route, current), {
+      Effect.matchEffect(exchange(input, route, current, deadlines), {
         onFailure: (failed) => publish(withFailure(current, route, failed)),
         onSuccess: publish
       })
@@ -229,12 +251,14 @@ const runFrom = (
  * stopped. Never fails: failures are recorded as data.
  *
  * The routes run on one fiber per call rather than one per exchange: a deadline that
- * expires interrupts that fiber (retiring the exchange's I/O, which is awaited), the
- * route's timeout is recorded here, and a new fiber goes on with the next route. The fiber
- * is started at once on the caller's runtime (its context and fiber refs), is interruptible
- * even when the caller is not, and is interrupted and awaited if the caller is interrupted:
- * about half the cost of `Effect.fork` and `Fiber.await`, whose child waits for the
- * scheduler before it starts.
+ * expires interrupts that fiber and wakes this one at once, the route's timeout is
+ * recorded here, and a new fiber goes on with the next route. The fiber is started at
+ * once on the caller's runtime (its context and fiber refs), is interruptible even when
+ * the caller is not, and is interrupted if the caller is: about half the cost of
+ * `Effect.fork` and `Fiber.await`, whose child waits for the scheduler before it starts.
+ * An interrupted fiber is handed to `input.retiring` and awaited for a short grace only
+ * (`internal/retire.ts`): a transport that retires its I/O promptly leaves nothing
+ * running, a slower one does not hold the decision.
  *
  * @since 0.1.0
  * @category running
@@ -244,16 +268,22 @@ export const run = (input: Input, progress: Ref.Ref<Progress>): Effect.Effect<vo
     const runFiber = (called: Set<string>, from: number): Effect.Effect<void> => {
       if (from >= input.routes.length) return Effect.void
       const deadlines = new Deadlines(clock)
-      const disarm = Effect.sync(() => deadlines.disarm())
       const routes = Effect.interruptible(runFrom(input, progress, called, from, deadlines))
       return Effect.uninterruptibleMask((restore) => {
         const fiber = Runtime.runFork(runtime, routes)
-        return Effect.onExit(
-          restore(Fiber.await(fiber)),
-          (awaited) => Exit.isSuccess(awaited) ? disarm : Effect.zipRight(Fiber.interrupt(fiber), disarm)
-        )
-      }).pipe(Effect.flatMap((exit) => {
-        if (deadlines.expired === undefined) return exit
+        return Effect.onExit(restore(Effect.as(deadlines.wait(fiber), fiber)), (waited) =>
+          Effect.withFiberRuntime((caller) => {
+            // Ended, or interrupted by its deadline; else interrupted here, with the caller.
+            if (Exit.isSuccess(waited)) {
+              deadlines.disarm()
+              return retire(input.retiring, fiber, undefined)
+            }
+            deadlines.abandon()
+            return retire(input.retiring, fiber, caller.id())
+          }))
+      }).pipe(Effect.flatMap((fiber) => {
+        // Ended without a deadline expiring: its exit (a defect is not swallowed).
+        if (deadlines.expired === undefined) return fiber.unsafePoll() ?? Effect.void
         const route = input.routes[deadlines.expired]!
         const next = deadlines.expired + 1
         return Effect.zipRight(

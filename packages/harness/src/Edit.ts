@@ -40,6 +40,69 @@ export const applyObject = (
 ): Json.JsonObject => operation === "replace" ? value : { ...current, ...value }
 
 /**
+ * One operation of a sequence, with its value.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Operation<A> = readonly [operation: HookEffect.ModifyOperation, value: A]
+
+/**
+ * Applies a sequence of list operations in order: the result of `applyList` applied to
+ * each in turn, in time linear in the sizes involved (merges append to one private copy).
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const applyListAll = <A>(current: ReadonlyArray<A>, operations: ReadonlyArray<Operation<ReadonlyArray<A>>>): ReadonlyArray<A> => {
+  let base = current
+  let out: Array<A> | undefined
+  for (const [operation, value] of operations) {
+    if (operation === "replace") {
+      base = value
+      out = undefined
+    } else if (value.length > 0) {
+      if (out === undefined && base.length === 0) {
+        base = value
+        continue
+      }
+      out ??= base.slice()
+      for (const item of value) out.push(item)
+    }
+  }
+  return out ?? base
+}
+
+/** Sets an own member; `__proto__` is defined (an assignment would set the prototype). */
+const defineOwn = (target: Record<string, Json.JsonValue>, key: string, value: Json.JsonValue): void => {
+  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+  else target[key] = value
+}
+
+/**
+ * Applies a sequence of object operations in order: the result of `applyObject` applied
+ * to each in turn, in time linear in the sizes involved (merges write into one private
+ * copy).
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const applyObjectAll = (current: Json.JsonObject, operations: ReadonlyArray<Operation<Json.JsonObject>>): Json.JsonObject => {
+  let base = current
+  let out: Record<string, Json.JsonValue> | undefined
+  for (const [operation, value] of operations) {
+    if (operation === "replace") {
+      base = value
+      out = undefined
+    } else {
+      out ??= { ...base }
+      for (const key of Object.keys(value)) defineOwn(out, key, value[key]!)
+    }
+  }
+  return out ?? base
+}
+
+/**
  * Why an edit value is refused.
  *
  * @since 0.1.0
@@ -52,7 +115,13 @@ export interface EditProblem {
   readonly detail: string
 }
 
-const existingAttachments = (current: ReadonlyArray<Content.Message | Content.Part>): Map<string, Content.Part> => {
+/**
+ * The attachments of a message or part list, by id: what an edit of that list may keep.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const attachmentsOf = (current: ReadonlyArray<Content.Message | Content.Part>): Map<string, Content.Part> => {
   const found = new Map<string, Content.Part>()
   const visit = (part: Content.Part) => {
     if (part.kind === "attachment") found.set(part.id, part)
@@ -122,17 +191,18 @@ export const checkParts = (
 }
 
 /**
- * Checks and resolves a supplied message list against the current target.
+ * Checks and resolves a supplied message list against the current target, or against the
+ * attachments it holds (`attachmentsOf`).
  *
  * @since 0.1.0
  * @category guards
  */
 export const checkMessages = (
   value: ReadonlyArray<Content.Message>,
-  current: ReadonlyArray<Content.Message>,
+  current: ReadonlyArray<Content.Message> | ReadonlyMap<string, Content.Part>,
   selection: Registration.ContentSelection
 ): Either.Either<ReadonlyArray<Content.Message>, EditProblem> => {
-  const attachments = existingAttachments(current)
+  const attachments = Array.isArray(current) ? attachmentsOf(current) : current as ReadonlyMap<string, Content.Part>
   let out: Array<Content.Message> | undefined
   for (let i = 0; i < value.length; i++) {
     const message = value[i]!

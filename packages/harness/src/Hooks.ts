@@ -4,10 +4,13 @@
  * delivers observations inside a scope the call owns, then returns the effective event,
  * the decision, per-route failures, observation outcomes and whether it was interrupted.
  *
- * Interruption: pass `options.interrupt` (an effect that completes when the call should
- * stop) to get a result with `interrupted: true` — the pending exchange is retired, no
- * observation starts, and the decision never grants execution. Interrupting the fiber
- * running `dispatch` also stops everything the call owns.
+ * Interruption: pass `options.interrupt` (an effect, run once per call, that completes
+ * when the call should stop) to get a result with `interrupted: true` at any point of the
+ * call — the pending exchange is ended, no observation starts, pending deliveries end at
+ * once as `interrupted`, and the decision never grants execution. Interrupting the fiber
+ * running `dispatch` also stops everything the call owns. Neither (nor a deadline) waits
+ * more than a short grace (100 ms) for a transport to retire an exchange's I/O: what is
+ * left goes on in fibers owned by the service's scope, which awaits them when it closes.
  *
  * Observations: by default the call waits for every delivery (each bounded by the
  * observation timeout). With `options.observers = { scope }` the decision returns at once
@@ -19,23 +22,26 @@ import { Capabilities, Event, Intercept, Issue, Json } from "@effect-ahp/protoco
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Random from "effect/Random"
 import * as Ref from "effect/Ref"
+import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Boundary from "./Boundary.js"
 import * as Chain from "./Chain.js"
 import * as Tracing from "./Tracing.js"
 import * as Grant from "./Grant.js"
+import * as Retire from "./internal/retire.js"
 import * as Observation from "./Observation.js"
 import * as Registry from "./Registry.js"
 import type { RouteFailure } from "./RouteFailure.js"
 import * as Settlement from "./Settlement.js"
-import { type Endpoint, type InProcessBackend, layerInProcess, TransportError, Transports } from "./Transport.js"
+import { type Endpoint, type InProcessBackend, layerInProcess, startAll, TransportError, Transports } from "./Transport.js"
 
 /**
  * A boundary input that is not a valid event of its type.
@@ -182,6 +188,9 @@ const validate = (
   time: Json.JsonValue
 ): Either.Either<Json.JsonObject, InvalidEvent> => {
   const event: Json.JsonObject = { ...input, id, source: has(input, "source") ? input.source! : source, type, time }
+  if (Json.exceedsDepth(event, Event.maxDepth)) {
+    return Either.left(new InvalidEvent({ type, issues: [{ path: "", message: `nests deeper than ${Event.maxDepth} levels` }] }))
+  }
   if ("type" in input && input.type !== type) {
     return Either.left(new InvalidEvent({ type, issues: [{ path: "/type", message: `must be ${type}` }] }))
   }
@@ -200,7 +209,9 @@ const prepare = (type: Event.EventType, input: Json.JsonObject, source: string):
 
 /**
  * Builds the service from a registration document (any JSON value), connecting every
- * backend for the lifetime of the scope.
+ * backend for the lifetime of the scope and starting what they keep running (persistent
+ * children), so that start-up does not count against the first call's deadline; a backend
+ * that cannot be started is logged and fails again on each call that needs it.
  *
  * @since 0.1.0
  * @category constructors
@@ -210,6 +221,9 @@ export const make = (registration: unknown, options?: Options) =>
     const grant = options?.grant ?? Grant.full()
     const source = options?.source ?? "urn:effect-ahp:harness"
     const observationTimeoutMs = options?.observationTimeoutMs ?? 5000
+    // Owns exchanges and deliveries ended at a deadline or an interruption until they have
+    // retired their I/O; closing the service's scope awaits them.
+    const retiring = yield* Retire.makeOwner
     const registry = yield* Either.match(Registry.compile(registration, grant), {
       onLeft: (e) => Effect.fail(e),
       onRight: (r) => Effect.succeed(r)
@@ -217,16 +231,19 @@ export const make = (registration: unknown, options?: Options) =>
     const transports = yield* Transports
     const endpoints = new Map<string, Either.Either<Endpoint, TransportError>>()
     for (const backend of registry.registration.hooks) {
-      endpoints.set(backend.id, yield* Effect.either(transports.connect(backend)))
+      endpoints.set(backend.id, yield* Effect.either(transports.connect(backend, { observationTimeoutMs })))
     }
+    yield* startAll(endpoints)
     const endpoint = (route: Registry.Route): Effect.Effect<Endpoint, TransportError> =>
       endpoints.get(route.backend.id) ??
         Effect.fail(new TransportError({ reason: "unsupported", detail: `backend ${route.backend.id} is not connected` }))
 
-    const dispatch = Effect.fnUntraced(function*(
+    /** One call; `stop` completes when it must be interrupted. */
+    const call = Effect.fnUntraced(function*(
       type: Event.EventType,
       input: Json.JsonObject | Input,
-      dispatchOptions?: DispatchOptions
+      dispatchOptions: DispatchOptions | undefined,
+      stop: Deferred.Deferred<void> | undefined
     ) {
       const event = yield* prepare(type, input as Json.JsonObject, source)
       const boundary = Boundary.of(type)
@@ -252,41 +269,76 @@ export const make = (registration: unknown, options?: Options) =>
         endpoint,
         capabilities,
         allowance,
-        elicitationSchema: dispatchOptions?.elicitationSchema
+        elicitationSchema: dispatchOptions?.elicitationSchema,
+        retiring
       }, progress).pipe(Effect.as(false))
-      const interrupted = dispatchOptions?.interrupt === undefined
+      const interrupted = stop === undefined
         ? yield* chain
-        : yield* Effect.raceFirst(chain, Effect.as(dispatchOptions.interrupt, true))
+        : (yield* Deferred.isDone(stop)) ||
+          (yield* Effect.raceFirst(Effect.interruptible(chain), Effect.interruptible(Effect.as(Deferred.await(stop), true))))
       const final = yield* Ref.get(progress)
-      const decision = Settlement.settle(final.state, { interrupted })
       const recipients = interrupted ? [] : Observation.plan(routes, {
         observed: grant.events[type]?.observe === true,
         shortCircuit: Settlement.isShortCircuit(final.state),
         called: final.called
       })
-      const deliveries = Observation.deliverAll(boundary, final.event, recipients, endpoint, observationTimeoutMs)
-      const observers = dispatchOptions?.observers
-      if (observers !== undefined && observers !== "wait" && recipients.length > 0) {
-        const fiber = yield* Effect.forkIn(deliveries, observers.scope)
+      if (recipients.length === 0) {
+        const observations: ReadonlyArray<Observation.Observation> = []
         return {
           event: final.event,
-          decision,
+          decision: Settlement.settle(final.state, { interrupted }),
+          errors: final.failures,
+          observations,
+          interrupted,
+          observationsDone: Effect.succeed(observations)
+        } satisfies DispatchResult
+      }
+      const deliveries = (owner: Retire.Owner) =>
+        Observation.deliverAll(boundary, final.event, recipients, endpoint, {
+          timeoutMs: observationTimeoutMs,
+          retiring: owner,
+          interrupted: stop
+        })
+      const observers = dispatchOptions?.observers
+      if (observers !== undefined && observers !== "wait") {
+        // The host's scope owns these deliveries, to the end of their retirement.
+        const owner = yield* Scope.extend(Retire.makeOwner, observers.scope)
+        const fiber = yield* Effect.forkIn(Effect.map(deliveries(owner), (d) => d.observations), observers.scope)
+        return {
+          event: final.event,
+          decision: Settlement.settle(final.state, { interrupted }),
           errors: final.failures,
           observations: Observation.pending(recipients),
           interrupted,
           observationsDone: Fiber.join(fiber)
         } satisfies DispatchResult
       }
-      const observations = recipients.length === 0 ? [] : yield* deliveries
+      const delivered = yield* deliveries(retiring)
       return {
         event: final.event,
-        decision,
+        decision: Settlement.settle(final.state, { interrupted: delivered.interrupted }),
         errors: final.failures,
-        observations,
-        interrupted,
-        observationsDone: Effect.succeed(observations)
+        observations: delivered.observations,
+        interrupted: delivered.interrupted,
+        observationsDone: Effect.succeed(delivered.observations)
       } satisfies DispatchResult
     }, (effect, type) => Tracing.withSpanWhenTraced("Hooks.dispatch", { attributes: { "event.type": type } })(effect))
+
+    const dispatch = (type: Event.EventType, input: Json.JsonObject | Input, dispatchOptions?: DispatchOptions) => {
+      const interrupt = dispatchOptions?.interrupt
+      if (interrupt === undefined) return call(type, input, dispatchOptions, undefined)
+      // The interrupt effect runs once, for the whole call, in a fiber ended with the call
+      // (interruptible whatever the caller's region). It starts at once: an interrupt that
+      // has already happened is seen before anything is sent.
+      return Effect.flatMap(Effect.zip(Deferred.make<void>(), Effect.runtime<never>()), ([stop, runtime]) =>
+        Effect.acquireUseRelease(
+          Effect.sync(() =>
+            Runtime.runFork(runtime, Effect.interruptible(Effect.zipRight(interrupt, Deferred.succeed(stop, undefined))))
+          ),
+          () => call(type, input, dispatchOptions, stop),
+          Fiber.interrupt
+        ))
+    }
     return Hooks.of({ dispatch, registry, grant })
   })
 

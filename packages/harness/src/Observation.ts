@@ -8,24 +8,32 @@
  *
  * Deliveries run concurrently as child fibers of the call, each bounded by the
  * observation timeout; they cannot change the decision. They never fail: each ends as an
- * outcome. After an interruption no delivery is started.
+ * outcome. After an interruption no delivery is started, and an interruption while they
+ * run ends every pending one at once with the outcome `interrupted` (the deliveries that
+ * already ended keep their outcome). Neither a timeout nor an interruption waits for a
+ * transport to retire a delivery's I/O beyond a short grace: that goes on in a fiber
+ * owned by `DeliveryOptions.retiring`.
  *
  * @since 0.1.0
  */
 import { Common, Json, Observe } from "@effect-ahp/protocol"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Schema from "effect/Schema"
 import type * as Boundary from "./Boundary.js"
+import { type Owner, retire } from "./internal/retire.js"
 import * as Projection from "./Projection.js"
 import type * as Registry from "./Registry.js"
 import { Code } from "./RouteFailure.js"
 import type { Endpoint, TransportError } from "./Transport.js"
 
 /**
- * How a delivery ended. `pending` is reported when deliveries were handed to a scope the
- * host owns.
+ * How a delivery ended. `interrupted`: the call was interrupted before it completed (its
+ * I/O is retired; nothing says whether the observer read it). `pending` is reported when
+ * deliveries were handed to a scope the host owns.
  *
  * @since 0.1.0
  * @category models
@@ -79,7 +87,49 @@ const outcomeOf = (route: Registry.Route, outcome: Observation["outcome"], code?
 })
 
 /**
- * Delivers one observation within `timeoutMs`; never fails.
+ * How deliveries are bounded and owned.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface DeliveryOptions {
+  /** The bound of each delivery, in milliseconds. */
+  readonly timeoutMs: number
+  /** Takes over a delivery ended by its timeout or an interruption until it has retired its I/O. */
+  readonly retiring: Owner
+  /** Completed when the call is interrupted. */
+  readonly interrupted?: Deferred.Deferred<void> | undefined
+}
+
+/**
+ * The outcomes of a set of deliveries, and whether an interruption ended them.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Delivered {
+  readonly observations: ReadonlyArray<Observation>
+  readonly interrupted: boolean
+}
+
+/**
+ * Runs `effect` on a fiber of its own and waits for it. Interrupting the wait (a timeout,
+ * the call's interruption; possible whatever the caller's region) interrupts that fiber
+ * and waits a short grace at most: `owner` then holds it until its finalizers have run.
+ */
+const owned = <A, E>(owner: Owner, effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  Effect.uninterruptible(
+    Effect.flatMap(Effect.forkDaemon(Effect.interruptible(effect)), (fiber) =>
+      Effect.onInterrupt(
+        Effect.interruptible(Fiber.join(fiber)),
+        () => Effect.withFiberRuntime((waiter) => retire(owner, fiber, waiter.id()))
+      ))
+  )
+
+const interruptedDetail = "the call was interrupted before the delivery completed"
+
+/**
+ * Delivers one observation within `options.timeoutMs`; never fails.
  *
  * @since 0.1.0
  * @category delivery
@@ -89,7 +139,7 @@ export const deliver = (
   event: Json.JsonObject,
   route: Registry.Route,
   endpoint: Effect.Effect<Endpoint, TransportError>,
-  timeoutMs: number
+  options: DeliveryOptions
 ): Effect.Effect<Observation> => {
   const view = Projection.project(boundary, event, route.subscriber)
   const notification: Json.JsonObject = {
@@ -97,23 +147,25 @@ export const deliver = (
     method: Observe.method,
     params: { protocolVersion: Common.protocolVersion, event: view.event } as Json.JsonObject
   }
-  return endpoint.pipe(
-    Effect.flatMap((e) => e.notify(notification)),
-    Effect.timeoutFail({ duration: Duration.millis(timeoutMs), onTimeout: () => "timeout" as const }),
+  return owned(options.retiring, Effect.flatMap(endpoint, (e) => e.notify(notification))).pipe(
+    Effect.timeoutFail({ duration: Duration.millis(options.timeoutMs), onTimeout: () => "timeout" as const }),
     Effect.exit,
     Effect.map((exit) => {
       if (Exit.isSuccess(exit)) return outcomeOf(route, "delivered")
       const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
-      if (failure === "timeout") return outcomeOf(route, "timeout", "timeout", `not delivered within ${timeoutMs} ms`)
+      if (failure === "timeout") return outcomeOf(route, "timeout", "timeout", `not delivered within ${options.timeoutMs} ms`)
       if (failure !== undefined) return outcomeOf(route, "failed", failure.reason, failure.detail)
-      return outcomeOf(route, "interrupted")
+      return outcomeOf(route, "interrupted", undefined, interruptedDetail)
     }),
     Effect.withSpan("Observation.deliver", { attributes: { backend: route.backend.id, subscription: route.label } })
   )
 }
 
 /**
- * Delivers to every recipient concurrently and waits for all outcomes.
+ * Delivers to every recipient concurrently and waits for all outcomes, or for
+ * `options.interrupted`: then nothing more is started, every pending delivery ends at
+ * once as `interrupted`, and `interrupted` is reported. Nothing is started when the call
+ * was interrupted before.
  *
  * @since 0.1.0
  * @category delivery
@@ -123,10 +175,28 @@ export const deliverAll = (
   event: Json.JsonObject,
   recipients: ReadonlyArray<Registry.Route>,
   endpoint: (route: Registry.Route) => Effect.Effect<Endpoint, TransportError>,
-  timeoutMs: number
-): Effect.Effect<ReadonlyArray<Observation>> =>
-  Effect.forEach(recipients, (route) => deliver(boundary, event, route, endpoint(route), timeoutMs), {
-    concurrency: "unbounded"
+  options: DeliveryOptions
+): Effect.Effect<Delivered> =>
+  Effect.suspend(() => {
+    const stop = options.interrupted
+    const outcomes: Array<Observation | undefined> = recipients.map(() => undefined)
+    const all = Effect.forEach(
+      recipients,
+      (route, i) => Effect.map(deliver(boundary, event, route, endpoint(route), options), (o) => (outcomes[i] = o)),
+      { concurrency: "unbounded", discard: true }
+    )
+    if (stop === undefined) return Effect.as(all, { observations: outcomes as Array<Observation>, interrupted: false })
+    const race = Effect.map(
+      Effect.raceFirst(Effect.interruptible(Effect.as(all, false)), Effect.interruptible(Effect.as(Deferred.await(stop), true))),
+      (interrupted): Delivered => ({
+        interrupted,
+        observations: outcomes.map((o, i) => o ?? outcomeOf(recipients[i]!, "interrupted", undefined, interruptedDetail))
+      })
+    )
+    return Effect.flatMap(
+      Deferred.isDone(stop),
+      (done): Effect.Effect<Delivered> => done ? Effect.succeed({ observations: [], interrupted: true }) : race
+    )
   })
 
 /**

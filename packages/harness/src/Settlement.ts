@@ -4,8 +4,10 @@
  * - Permission: deny > ask > allow > none. Deny is sticky; ask survives a later allow; no
  *   effect is never permission.
  * - A response that changes the operation (the boundary's operation target, e.g. the tool
- *   input) invalidates an earlier candidate and an earlier `allow` before its own effects
- *   apply; within one response, modifications apply before its `return` is bound.
+ *   input, differs before and after the whole response: deeply, key order aside, numbers
+ *   exactly) invalidates an earlier candidate and an earlier `allow` before its own effects
+ *   apply; one whose edits net out to no change keeps them. Within one response,
+ *   modifications apply before its `return` is bound.
  * - A later `return` replaces the candidate; deny, stop and fail-closed discard it.
  * - Stop beats continue in either order. Continue instructions accumulate in order; the
  *   boundary requests one continuation step and consumes one allowance unit when the
@@ -151,7 +153,10 @@ export const maxPermission = (a: Intercept.Permission, b: Intercept.Permission):
  */
 export interface StagedResponse {
   readonly effects: ReadonlyArray<HookEffect.HookEffect>
-  /** Whether this response's modifications changed the operation a candidate or approval is bound to. */
+  /**
+   * Whether the operation a candidate or approval is bound to differs before and after
+   * this response's modifications (taken as a whole).
+   */
   readonly operationChanged: boolean
 }
 

@@ -4,7 +4,10 @@
  * and delivery point, continuation allowance, a value valid for the active boundary), then
  * applies the response's modifications in order over the effective event. It returns
  * either the staged response, ready to publish, or one typed rejection — never a partial
- * result: a valid `deny` inside an otherwise invalid list is not salvaged.
+ * result: a valid `deny` inside an otherwise invalid list is not salvaged. The
+ * modifications are checked one by one, applied in one pass, and their result validated
+ * once: the response is published whole, never its intermediate steps. Staging is linear
+ * in the size of the response and the edited target.
  *
  * @since 0.1.0
  */
@@ -42,7 +45,9 @@ export const RejectionCode = Schema.Literal(
   "invalid-value",
   "hidden-text-replace",
   "attachment-edit",
-  "unauthorized-content"
+  "unauthorized-content",
+  /** The step's deadline passed while the response was being staged (the chain reports a `timeout`). */
+  "deadline-expired"
 )
 
 /**
@@ -85,6 +90,8 @@ export interface Context {
   readonly event: Json.JsonObject
   /** The form schema an elicitation answer must satisfy, when the host knows it. */
   readonly elicitationSchema?: Event.RequestedSchema | undefined
+  /** Whether the step's deadline has passed: staging then stops early with `deadline-expired`. */
+  readonly expired?: (() => boolean) | undefined
 }
 
 /**
@@ -105,6 +112,13 @@ const reject = (
   detail: string,
   jsonRpcCode?: number
 ): Either.Either<never, Rejection> => Either.left({ phase, code, path, detail, jsonRpcCode })
+
+const expired: Rejection = {
+  phase: "staging",
+  code: "deadline-expired",
+  path: "",
+  detail: "the deadline passed while the response was being staged"
+}
 
 const effectOptions = { onExcessProperty: "error" } as const
 const memberDecoders: Record<string, (u: unknown) => Either.Either<HookEffect.HookEffect, ParseResult.ParseError>> = {
@@ -218,12 +232,17 @@ const checkReturn = (boundary: Boundary.Boundary, value: Json.JsonValue, pointer
     : reject("staging", "invalid-value", `${pointer}/value`, `the supplied result is not a valid ${boundary.returns} value here`)
 }
 
-const applyModify = (
-  effect: HookEffect.Modify,
-  event: Json.JsonObject,
-  ctx: Context,
-  pointer: string
-): Either.Either<Json.JsonObject, Rejection> => {
+/** A modify effect of the response and its JSON Pointer. */
+interface Edit {
+  readonly effect: HookEffect.Modify
+  readonly pointer: string
+}
+
+/**
+ * The checks of one modify effect that need no edited value: its target exists here, the
+ * subscription could read it, a replace hides no text, the value is valid for the target.
+ */
+const checkModify = (effect: HookEffect.Modify, ctx: Context, pointer: string): Either.Either<Boundary.Target, Rejection> => {
   const target = Boundary.targetOf(ctx.boundary, effect.target)
   if (target === undefined) return reject("staging", "ungranted-target", `${pointer}/target`, "no such target here")
   if (ctx.view.unreadableTargets.has(effect.target)) {
@@ -232,95 +251,179 @@ const applyModify = (
   if (effect.operation === "replace" && ctx.view.hiddenTextTargets.has(effect.target)) {
     return reject("staging", "hidden-text-replace", `${pointer}/operation`, "cannot replace a list holding text the subscription could not see")
   }
-  const valuePointer = `${pointer}/value`
-  if (target.value === "ElicitationAnswer") return applyElicitationAnswer(effect, event, target, ctx, valuePointer)
+  if (target.value === "ElicitationAnswer") {
+    return Json.isObject(effect.value)
+      ? Either.right(target)
+      : reject("staging", "invalid-value", `${pointer}/value`, "an elicitation answer must be an object")
+  }
   const schema = Boundary.valueSchema(target)
   // A decoded modify value is a JSON value, and an object for an object target: all that
   // `Json.AnyObject` asks, so only stricter schemas need checking.
   if (schema !== Json.AnyObject && Either.isLeft(decoderFor(schema)(effect.value))) {
-    return reject("staging", "invalid-value", valuePointer, `not a valid ${target.value} value for ${effect.target}`)
+    return reject("staging", "invalid-value", `${pointer}/value`, `not a valid ${target.value} value for ${effect.target}`)
   }
-  const current = getAt(event, target.field)
-  const editProblem = (p: Edit.EditProblem) => reject("staging", p.code, valuePointer + p.path, p.detail)
-  switch (target.value) {
-    case "MessageList": {
-      const checked = Edit.checkMessages(effect.value as ReadonlyArray<Content.Message>, (current ?? []) as ReadonlyArray<Content.Message>, ctx.selection)
-      if (Either.isLeft(checked)) return editProblem(checked.left)
-      return Either.right(setAt(event, target.field, Edit.applyList((current ?? []) as ReadonlyArray<Content.Message>, effect.operation, checked.right)))
-    }
-    case "TextPartList": {
-      const checked = Edit.checkTextParts(effect.value as ReadonlyArray<Content.Part>, ctx.selection)
-      if (Either.isLeft(checked)) return editProblem(checked.left)
-      return Either.right(setAt(event, target.field, Edit.applyList((current ?? []) as ReadonlyArray<Content.Part>, effect.operation, checked.right)))
-    }
-    case "Object": {
-      if (!Json.isObject(current)) return reject("staging", "invalid-value", valuePointer, `${effect.target} is not an object here`)
-      const next = Edit.applyObject(current, effect.operation, effect.value as Json.JsonObject)
-      // The effective event is valid, so a merge of a JSON object into a JSON object needs
-      // no second walk: only stricter schemas are checked against the result.
-      if (schema !== Json.AnyObject && Either.isLeft(decoderFor(schema)(next))) {
-        return reject("staging", "invalid-value", valuePointer, `the resulting ${effect.target} is not valid`)
-      }
-      return Either.right(setAt(event, target.field, next))
-    }
-  }
+  return Either.right(target)
 }
 
-const applyElicitationAnswer = (
-  effect: HookEffect.Modify,
-  event: Json.JsonObject,
-  target: Boundary.Target,
-  ctx: Context,
-  valuePointer: string
-): Either.Either<Json.JsonObject, Rejection> => {
-  const part = getAt(event, target.field)
-  const elicitation = getAt(event, ["elicitation"])
+/** The target's value after every edit of the response, and the members merged when none replaced. */
+type Applied = Either.Either<{ readonly value: Json.JsonValue; readonly mergedKeys?: Set<string> | undefined }, Rejection>
+
+const editProblem = (p: Edit.EditProblem, pointer: string) => reject("staging", p.code, `${pointer}/value${p.path}`, p.detail)
+
+const applyMessages = (edits: ReadonlyArray<Edit>, current: ReadonlyArray<Content.Message>, ctx: Context): Applied => {
+  // An edit may keep the attachments of the list it applies to: a merge keeps that list's
+  // (it can add none), a replace leaves those it kept.
+  let attachments = Edit.attachmentsOf(current)
+  const operations: Array<Edit.Operation<ReadonlyArray<Content.Message>>> = []
+  for (const { effect, pointer } of edits) {
+    const checked = Edit.checkMessages(effect.value as ReadonlyArray<Content.Message>, attachments, ctx.selection)
+    if (Either.isLeft(checked)) return editProblem(checked.left, pointer)
+    if (effect.operation === "replace") attachments = Edit.attachmentsOf(checked.right)
+    operations.push([effect.operation, checked.right])
+  }
+  return Either.right({ value: Edit.applyListAll(current, operations) as Json.JsonValue })
+}
+
+const applyTextParts = (edits: ReadonlyArray<Edit>, current: ReadonlyArray<Content.Part>, ctx: Context): Applied => {
+  const operations: Array<Edit.Operation<ReadonlyArray<Content.Part>>> = []
+  for (const { effect, pointer } of edits) {
+    const checked = Edit.checkTextParts(effect.value as ReadonlyArray<Content.Part>, ctx.selection)
+    if (Either.isLeft(checked)) return editProblem(checked.left, pointer)
+    operations.push([effect.operation, checked.right])
+  }
+  return Either.right({ value: Edit.applyListAll(current, operations) as Json.JsonValue })
+}
+
+/** The object operations of the edits, and the members they merge when none replaces. */
+const objectOperations = (edits: ReadonlyArray<Edit>) => {
+  const operations: Array<Edit.Operation<Json.JsonObject>> = []
+  let mergedKeys: Set<string> | undefined = new Set()
+  for (const { effect } of edits) {
+    const value = effect.value as Json.JsonObject
+    operations.push([effect.operation, value])
+    if (effect.operation === "replace") mergedKeys = undefined
+    else if (mergedKeys !== undefined) for (const key of Object.keys(value)) mergedKeys.add(key)
+  }
+  return { operations, mergedKeys }
+}
+
+const applyObjects = (edits: ReadonlyArray<Edit>, current: unknown, target: Boundary.Target): Applied => {
+  if (!Json.isObject(current)) {
+    return reject("staging", "invalid-value", `${edits[0]!.pointer}/value`, `${target.target} is not an object here`)
+  }
+  const { mergedKeys, operations } = objectOperations(edits)
+  const next = Edit.applyObjectAll(current, operations)
+  // The effective event is valid and every value is an object, so the result is a JSON
+  // object: only stricter schemas are checked against it.
+  const schema = Boundary.valueSchema(target)
+  if (schema !== Json.AnyObject && Either.isLeft(decoderFor(schema)(next))) {
+    return reject("staging", "invalid-value", `${edits[edits.length - 1]!.pointer}/value`, `the resulting ${target.target} is not valid`)
+  }
+  return Either.right({ value: next, mergedKeys })
+}
+
+const applyElicitationAnswer = (edits: ReadonlyArray<Edit>, target: Boundary.Target, ctx: Context): Applied => {
+  const first = `${edits[0]!.pointer}/value`
+  const last = `${edits[edits.length - 1]!.pointer}/value`
+  const part = getAt(ctx.event, target.field)
+  const elicitation = getAt(ctx.event, ["elicitation"])
   if (!Json.isObject(elicitation) || elicitation.mode !== "form" || elicitation.action !== "accept") {
-    return reject("staging", "invalid-value", valuePointer, "content can only be modified on an accepted form result")
+    return reject("staging", "invalid-value", first, "content can only be modified on an accepted form result")
   }
   if (!Json.isObject(part) || typeof part.text !== "string") {
-    return reject("staging", "unauthorized-content", valuePointer, "the elicitation result text is not available")
+    return reject("staging", "unauthorized-content", first, "the elicitation result text is not available")
   }
   const parsed = Event.parseElicitationResult(part.text)
-  if (Either.isLeft(parsed)) return reject("staging", "invalid-value", valuePointer, "the current elicitation result is not a valid MCP result")
-  if (!Json.isObject(effect.value)) return reject("staging", "invalid-value", valuePointer, "an elicitation answer must be an object")
+  if (Either.isLeft(parsed)) return reject("staging", "invalid-value", first, "the current elicitation result is not a valid MCP result")
   const result = parsed.right as Json.JsonObject
-  const current = Json.isObject(result.content) ? result.content : {}
-  const next = Edit.applyObject(current, effect.operation, effect.value)
+  const next = Edit.applyObjectAll(Json.isObject(result.content) ? result.content : {}, objectOperations(edits).operations)
   if (Either.isLeft(decoderFor(Boundary.ElicitationAnswer)(next))) {
-    return reject("staging", "invalid-value", valuePointer, "answer values must be strings, numbers, booleans or string lists")
+    return reject("staging", "invalid-value", last, "answer values must be strings, numbers, booleans or string lists")
   }
   if (ctx.elicitationSchema !== undefined && Event.checkElicitationAnswer(ctx.elicitationSchema, next).length > 0) {
-    return reject("staging", "invalid-value", valuePointer, "the answer does not satisfy the requested form schema")
+    return reject("staging", "invalid-value", last, "the answer does not satisfy the requested form schema")
   }
-  const text = Json.stringify({ ...result, content: next })
-  return Either.right(setAt(event, target.field, { ...part, text }))
+  return Either.right({ value: { ...part, text: Json.stringify({ ...result, content: next }) } })
 }
 
 /**
- * Whether a modification changed its target. A merge into an object changes it exactly
- * when one of the merged members differs, so only those are compared.
+ * Whether the operation target differs before and after the whole response: deeply, key
+ * order aside, numbers compared by their exact value (`Json.equals`). After merges alone
+ * only the merged members can differ, so only those are compared.
  */
-const changes = (effect: HookEffect.Modify, before: unknown, after: unknown): boolean => {
-  if (effect.operation !== "merge" || !Json.isObject(before) || !Json.isObject(effect.value)) {
-    return !Json.equals(before as Json.JsonValue, after as Json.JsonValue)
+const changed = (before: unknown, after: Json.JsonValue, mergedKeys: Set<string> | undefined): boolean => {
+  if (before === undefined) return true
+  if (mergedKeys === undefined || !Json.isObject(before) || !Json.isObject(after)) {
+    return !Json.equals(before as Json.JsonValue, after)
   }
-  const value = effect.value
-  return Object.keys(value).some((key) => !Object.prototype.hasOwnProperty.call(before, key) || !Json.equals(before[key]!, value[key]!))
+  for (const key of mergedKeys) {
+    if (!Object.prototype.hasOwnProperty.call(before, key) || !Json.equals(before[key]!, after[key]!)) return true
+  }
+  return false
+}
+
+/** How many effects are processed between two looks at the deadline. */
+const expiryStride = 64
+
+/**
+ * Applies the response's modifications, in order, over the effective event. A boundary
+ * has at most one target, so they all edit it: each is checked on its own, then they are
+ * applied in one pass and the resulting value is validated once (the response is
+ * published whole, never its intermediate steps), in time linear in the sizes involved.
+ */
+const applyEdits = (
+  edits: ReadonlyArray<Edit>,
+  ctx: Context
+): Either.Either<{ readonly event: Json.JsonObject; readonly operationChanged: boolean }, Rejection> => {
+  let target: Boundary.Target | undefined
+  for (let i = 0; i < edits.length; i++) {
+    if (i % expiryStride === expiryStride - 1 && ctx.expired?.() === true) return Either.left(expired)
+    const { effect, pointer } = edits[i]!
+    const checked = checkModify(effect, ctx, pointer)
+    if (Either.isLeft(checked)) return Either.left(checked.left)
+    target = checked.right
+  }
+  if (target === undefined) return Either.right({ event: ctx.event, operationChanged: false })
+  if (ctx.expired?.() === true) return Either.left(expired)
+  const current = getAt(ctx.event, target.field)
+  let applied: Applied
+  switch (target.value) {
+    case "MessageList":
+      applied = applyMessages(edits, (current ?? []) as ReadonlyArray<Content.Message>, ctx)
+      break
+    case "TextPartList":
+      applied = applyTextParts(edits, (current ?? []) as ReadonlyArray<Content.Part>, ctx)
+      break
+    case "Object":
+      applied = applyObjects(edits, current, target)
+      break
+    case "ElicitationAnswer":
+      applied = applyElicitationAnswer(edits, target, ctx)
+  }
+  if (Either.isLeft(applied)) return Either.left(applied.left)
+  const { mergedKeys, value } = applied.right
+  return Either.right({
+    event: setAt(ctx.event, target.field, value),
+    operationChanged: target.operation && changed(current, value, mergedKeys)
+  })
 }
 
 /**
- * Stages one intercept response against the step's context.
+ * Stages one intercept response against the step's context. Staging looks at
+ * `ctx.expired` every few effects and stops with `deadline-expired` once it holds.
  *
  * @since 0.1.0
  * @category staging
  */
 export const stage = (response: unknown, ctx: Context): Either.Either<Staged, Rejection> => {
+  if (ctx.expired?.() === true) return Either.left(expired)
   const envelope = checkEnvelope(response, ctx.requestId)
   if (Either.isLeft(envelope)) return Either.left(envelope.left)
   const raw = envelope.right
   const effects: Array<HookEffect.HookEffect> = []
+  const edits: Array<Edit> = []
   for (let i = 0; i < raw.length; i++) {
+    if (i % expiryStride === expiryStride - 1 && ctx.expired?.() === true) return Either.left(expired)
     const pointer = `/result/effects/${i}`
     const effect = classify(raw[i], pointer)
     if (Either.isLeft(effect)) return Either.left(effect.left)
@@ -330,20 +433,9 @@ export const stage = (response: unknown, ctx: Context): Either.Either<Staged, Re
       const valid = checkReturn(ctx.boundary, effect.right.value, pointer)
       if (Either.isLeft(valid)) return Either.left(valid.left)
     }
+    if (effect.right.type === "modify") edits.push({ effect: effect.right, pointer })
     effects.push(effect.right)
   }
-  let event = ctx.event
-  let operationChanged = false
-  for (let i = 0; i < effects.length; i++) {
-    const effect = effects[i]!
-    if (effect.type !== "modify") continue
-    const next = applyModify(effect, event, ctx, `/result/effects/${i}`)
-    if (Either.isLeft(next)) return Either.left(next.left)
-    const target = Boundary.targetOf(ctx.boundary, effect.target)
-    if (target?.operation === true && !operationChanged) {
-      operationChanged = changes(effect, getAt(event, target.field), getAt(next.right, target.field))
-    }
-    event = next.right
-  }
-  return Either.right({ event, effects, operationChanged })
+  if (edits.length === 0) return Either.right({ event: ctx.event, effects, operationChanged: false })
+  return Either.map(applyEdits(edits, ctx), ({ event, operationChanged }) => ({ event, effects, operationChanged }))
 }

@@ -5,22 +5,31 @@
  * backends written as plain Effect functions (for embedding and tests).
  *
  * Contract for implementations:
- * - `connect` is cheap and lazy: it starts no process and opens no socket; problems with a
- *   URL, a credential or a command surface on each call as `TransportError`s.
+ * - `connect` is cheap: it starts no process and opens no socket; problems with a URL, a
+ *   credential or a command surface on each call as `TransportError`s.
+ * - `start` (optional) starts what the endpoint keeps running — a persistent child process
+ *   — ahead of the first call, so starting it does not eat that call's deadline. The
+ *   harness calls it once when it is built (`startAll`): a failure is logged there, per
+ *   backend, and surfaces again on each call that needs what could not be started.
  * - `request` sends one JSON-RPC request object (it always has an id) and succeeds with
  *   the parsed JSON value of the response whose id equals the request's id (stray,
  *   duplicate and late frames are dropped); the harness validates everything else about
  *   the response.
- * - `notify` sends one notification and succeeds once the binding considers it delivered:
- *   HTTP 202/204 without a body; queued in order for a persistent child's stdin; a
- *   per-event child has exited or was stopped.
- * - Both are interruptible: the harness wraps them in the subscription deadline (which
- *   therefore also covers credential resolution and the single authentication retry),
- *   and on interruption the implementation retires the exchange's I/O (killing and
- *   reaping a child it owns) before the interruption completes. Calls during or after
- *   the close of the connecting scope fail with `closed`.
+ * - `notify` sends one notification and succeeds once the binding considers it delivered
+ *   (there is no acknowledgement in the protocol): HTTP 202/204 without a body; written
+ *   into a persistent child's stdin (not merely queued for it); a per-event child exited
+ *   with status 0 after reading it and the end of its stdin. See each binding for details.
+ * - Both are interruptible, and a deadline is a promise to the caller: on interruption the
+ *   implementation abandons the exchange at once and completes the interruption without
+ *   waiting for I/O. Whatever must still happen — killing and reaping a child, aborting a
+ *   request — continues in the background in the endpoint's scope, and closing that scope
+ *   waits for it, so nothing outlives the endpoint. The harness wraps both in the
+ *   subscription deadline (which therefore also covers credential resolution and the
+ *   single authentication retry). Calls during or after the close of the connecting
+ *   scope fail with `closed`.
  * - Failures are `TransportError`s whose `detail` never contains credentials or backend
- *   output.
+ *   output, except a stdio backend's stderr tail (bounded, with every configured secret
+ *   redacted), which is what makes a failing child diagnosable.
  *
  * @since 0.1.0
  */
@@ -42,11 +51,17 @@ import type * as Scope from "effect/Scope"
 export const TransportFailure = Schema.Literal(
   /** The backend process could not be started. */
   "spawn",
-  /** The backend process exited (or closed its output) before answering. */
+  /**
+   * The backend process exited (or closed its output) before answering, ended with a
+   * failure status, or (per event) did not exit in time after its message.
+   */
   "exited",
   /** Reading or writing failed. */
   "io",
-  /** The bytes received were not one well-formed JSON-RPC message (bad UTF-8, JSON, framing). */
+  /**
+   * The bytes received were not one well-formed JSON-RPC message (bad UTF-8, JSON, framing,
+   * nesting deeper than `Json.maxDepth`), or a message could not be written as JSON.
+   */
   "malformed",
   /** A line or body exceeded the size cap. */
   "oversized",
@@ -63,7 +78,9 @@ export const TransportFailure = Schema.Literal(
   /** The transport was closed. */
   "closed",
   /** The backend's transport or authentication is not supported here. */
-  "unsupported"
+  "unsupported",
+  /** The enclosing hook-call budget (the host's own deadline) ran out before the exchange ended. */
+  "budget"
 )
 
 /**
@@ -73,8 +90,8 @@ export const TransportFailure = Schema.Literal(
 export type TransportFailure = typeof TransportFailure.Type
 
 /**
- * A failed exchange with a backend. `detail` is safe to show: no credentials, no backend
- * output.
+ * A failed exchange with a backend. `detail` is safe to show: no credentials, and no
+ * backend output beyond a stdio backend's redacted stderr tail.
  *
  * @since 0.1.0
  * @category errors
@@ -103,19 +120,60 @@ export interface Endpoint {
   readonly request: (message: Json.JsonObject) => Effect.Effect<Json.JsonValue, TransportError>
   /** Sends a notification; succeeds once delivered. */
   readonly notify: (message: Json.JsonObject) => Effect.Effect<void, TransportError>
+  /** Starts what the endpoint keeps running (a persistent child) ahead of the first call. */
+  readonly start?: Effect.Effect<void, TransportError> | undefined
+  /** What the endpoint can tell about its backend for a diagnosis (a stdio child's redacted stderr tail). */
+  readonly diagnostics?: Effect.Effect<string | undefined> | undefined
+}
+
+/**
+ * What the harness tells a transport about the endpoint it connects.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ConnectOptions {
+  /**
+   * The bound of each observation delivery: closing the endpoint gives a persistent
+   * observer this long to read what it was sent and exit after the end of its stdin.
+   */
+  readonly observationTimeoutMs?: number | undefined
 }
 
 /**
  * The transport service: connects a backend for the lifetime of the given scope.
- * Connecting should be cheap (start processes lazily); closing the scope releases
- * everything the endpoint owns.
+ * Connecting should be cheap (start processes in `Endpoint.start` or lazily); closing the
+ * scope releases everything the endpoint owns, background work included.
  *
  * @since 0.1.0
  * @category tags
  */
 export class Transports extends Context.Tag("@effect-ahp/harness/Transports")<Transports, {
-  readonly connect: (backend: Registration.Backend) => Effect.Effect<Endpoint, TransportError, Scope.Scope>
+  readonly connect: (
+    backend: Registration.Backend,
+    options?: ConnectOptions
+  ) => Effect.Effect<Endpoint, TransportError, Scope.Scope>
 }>() {}
+
+/**
+ * Starts every connected endpoint that has a `start`, concurrently, and waits for them. A
+ * backend that could not be connected or started is logged (a warning naming the backend
+ * and the failure), never a failure of the whole: each call that needs it fails again as
+ * a route failure.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const startAll = (
+  endpoints: ReadonlyMap<string, Either.Either<Endpoint, TransportError>>
+): Effect.Effect<void> =>
+  Effect.forEach(endpoints, ([backend, connected]) => {
+    const started = Either.isLeft(connected) ? Effect.fail(connected.left) : connected.right.start ?? Effect.void
+    return Effect.catchAll(started, (error) =>
+      Effect.logWarning(`backend ${backend} could not be started: ${error.message}`).pipe(
+        Effect.annotateLogs({ backend, reason: error.reason })
+      ))
+  }, { concurrency: "unbounded", discard: true })
 
 /**
  * A backend written as plain Effect functions over JSON values: `request` answers a
@@ -131,11 +189,14 @@ export interface InProcessBackend {
 
 /**
  * Copies a backend's answer through JSON text, so the harness never shares its objects and
- * sees it as it would arrive over the wire.
+ * sees it as it would arrive over the wire: an answer that is not JSON within
+ * `Json.maxDepth` is `malformed`, as those bytes would be.
  */
-const isolate = (value: Json.JsonValue): Effect.Effect<Json.JsonValue> => {
+const isolate = (value: Json.JsonValue): Effect.Effect<Json.JsonValue, TransportError> => {
   const copy = Json.copy(value)
-  return Either.isRight(copy) ? Effect.succeed(copy.right) : Effect.die(copy.left)
+  return Either.isRight(copy)
+    ? Effect.succeed(copy.right)
+    : Effect.fail(new TransportError({ reason: "malformed", detail: `the answer is not JSON: ${copy.left.message}` }))
 }
 
 /**

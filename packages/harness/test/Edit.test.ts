@@ -1,7 +1,7 @@
 import { Edit } from "@effect-ahp/harness"
 import { Content, Json } from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
-import { Arbitrary, Either } from "effect"
+import { Arbitrary, Either, FastCheck as fc } from "effect"
 
 const messages = Arbitrary.make(Content.Messages)
 const objects = Arbitrary.make(Json.AnyObject)
@@ -34,6 +34,49 @@ describe("Edit", () => {
 
   it("object replace drops omitted members", () => {
     assert.deepStrictEqual(Edit.applyObject({ a: 1, b: 2 }, "replace", { b: 3 }), { b: 3 })
+  })
+
+  const operation = fc.constantFrom<"merge" | "replace">("merge", "replace")
+  const smallObjects = fc.dictionary(fc.constantFrom("a", "b", "__proto__", "constructor"), fc.jsonValue({ maxDepth: 1 })).map(
+    (o) => Json.clone(o as Json.JsonObject) as Json.JsonObject
+  )
+
+  it.prop("a sequence of list operations in one pass equals applying them one by one", [
+    messages,
+    fc.array(fc.tuple(operation, messages), { maxLength: 6 })
+  ], ([current, operations]) => {
+    const stepwise = operations.reduce((acc, [op, value]) => Edit.applyList(acc, op, value), current as ReadonlyArray<Content.Message>)
+    assert.deepStrictEqual(Edit.applyListAll(current, operations), stepwise)
+  })
+
+  it.prop("a sequence of object operations in one pass equals applying them one by one", [
+    smallObjects,
+    fc.array(fc.tuple(operation, smallObjects), { maxLength: 6 })
+  ], ([current, operations]) => {
+    const stepwise = operations.reduce((acc, [op, value]) => Edit.applyObject(acc, op, value), current)
+    const once = Edit.applyObjectAll(current, operations)
+    assert.isTrue(Json.equals(once, stepwise))
+    assert.deepStrictEqual(Object.keys(once), Object.keys(stepwise))
+    assert.strictEqual(Object.getPrototypeOf(once), Object.prototype)
+  })
+
+  it("one-pass edits never alter their inputs", () => {
+    const current = { a: 1 }
+    const value = { b: 2 }
+    Edit.applyObjectAll(current, [["merge", value], ["merge", { a: 3 }]])
+    assert.deepStrictEqual(current, { a: 1 })
+    assert.deepStrictEqual(value, { b: 2 })
+    const list = [1, 2]
+    Edit.applyListAll(list, [["merge", [3]], ["merge", [4]]])
+    assert.deepStrictEqual(list, [1, 2])
+  })
+
+  it("a merged __proto__ member stays an own member, never a prototype", () => {
+    const hostile = JSON.parse(`{"__proto__":{"polluted":true}}`) as Json.JsonObject
+    const merged = Edit.applyObjectAll({ a: 1 }, [["merge", hostile], ["merge", { b: 2 }]])
+    assert.deepStrictEqual(Object.keys(merged), ["a", "__proto__", "b"])
+    assert.strictEqual(Object.getPrototypeOf(merged), Object.prototype)
+    assert.isUndefined((merged as any).polluted)
   })
 
   const text = (id: string, t: string): Content.Part => ({ id, kind: "text", mediaType: "text/plain", selection: "body", text: t })

@@ -157,6 +157,35 @@ describe("AHP-EDIT-001 atomic acceptance and chaining", () => {
     }))
   })
 
+  it.effect("an edit that nets out to no change keeps an earlier allow and candidate (authorization binds to the effective input)", () => {
+    const { layer } = backends({
+      [A]: answer({ type: "allow" }, { type: "return", value: 1 }),
+      [B]: answer(
+        { type: "modify", target: "input", operation: "merge", value: { x: 2 } },
+        { type: "modify", target: "input", operation: "merge", value: { x: 1 } }
+      ),
+      [C]: answer({ type: "modify", target: "input", operation: "merge", value: { x: 3 } }, { type: "message", text: "changed" })
+    })
+    const twoSteps = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, { id: B, subscriptions: [intercept(["tool.before"])] }])
+    const kept = withHooks(twoSteps, layer, Hooks.toolBefore(toolBefore({ x: 1 }))).pipe(Effect.map((result) => {
+      assert.deepStrictEqual((result.event.tool as any).input, { x: 1 })
+      assert.strictEqual(result.decision.permission, "allow")
+      assert.strictEqual(result.decision.candidate?.value, 1)
+      assert.deepStrictEqual(result.decision.effects.map((a) => a.effect.type), ["allow", "return", "modify", "modify"])
+    }))
+    const threeSteps = registration([
+      { id: A, subscriptions: [intercept(["tool.before"])] },
+      { id: B, subscriptions: [intercept(["tool.before"])] },
+      { id: C, subscriptions: [intercept(["tool.before"])] }
+    ])
+    const dropped = withHooks(threeSteps, layer, Hooks.toolBefore(toolBefore({ x: 1 }))).pipe(Effect.map((result) => {
+      assert.deepStrictEqual((result.event.tool as any).input, { x: 3 })
+      assert.strictEqual(result.decision.permission, "none")
+      assert.isUndefined(result.decision.candidate)
+    }))
+    return Effect.zipRight(kept, dropped)
+  })
+
   it.effect("deny > ask > allow and ask survives a later allow", () => {
     const { layer } = backends({ [A]: answer({ type: "ask" }), [B]: answer({ type: "allow" }) })
     const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, { id: B, subscriptions: [intercept(["tool.before"])] }])

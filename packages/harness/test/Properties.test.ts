@@ -1,8 +1,8 @@
 import { Hooks, Transport } from "@effect-ahp/harness"
-import type { Json } from "@effect-ahp/protocol"
+import { Json } from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, FastCheck as fc, Supervisor } from "effect"
-import { intercept, observe, registration, toolBefore, withHooks } from "./support.js"
+import { answer, backends, intercept, observe, registration, toolBefore, withHooks } from "./support.js"
 
 type Step = { readonly kind: "merge"; readonly value: Json.JsonObject } | { readonly kind: "rejected"; readonly value: Json.JsonObject } | {
   readonly kind: "fail"
@@ -48,9 +48,16 @@ const scripted = (
   return { layer: Transport.layerInProcess(table), maxInFlight: () => maxInFlight }
 }
 
+/**
+ * Only a hanging backend's deadline is short: a deadline is absolute, so on a loaded
+ * machine a 20 ms one could also expire while a prompt answer is being processed.
+ */
 const regFor = (steps: ReadonlyArray<Step>) =>
   registration([
-    ...ids(steps.length).map((id) => ({ id, subscriptions: [intercept(["tool.before"], { timeoutMs: 20 })] })),
+    ...ids(steps.length).map((id, i) => ({
+      id,
+      subscriptions: [intercept(["tool.before"], { timeoutMs: steps[i]!.kind === "hang" ? 20 : 10_000 })]
+    })),
     { id: "com.example.observer", subscriptions: [observe(["tool.before"])] }
   ])
 
@@ -98,5 +105,35 @@ describe("chain properties", () => {
         assert.deepStrictEqual(live.length, 0)
       }),
     { fastCheck: { numRuns: 15 } }
+  )
+
+  const memberArb = fc.dictionary(fc.constantFrom("command", "x"), fc.constantFrom<Json.JsonValue>(1, 2, "ls", null)) as fc.Arbitrary<
+    Json.JsonObject
+  >
+  const editArb = fc.tuple(fc.constantFrom("merge", "replace"), memberArb)
+
+  it.effect.prop(
+    "authorization binding: an earlier allow and candidate survive a response exactly when its net edit is the identity",
+    [memberArb, fc.array(editArb, { minLength: 1, maxLength: 5 }), fc.boolean()],
+    ([input, edits, undo]) => {
+      // With `undo`, the response ends by restoring the input (its members in reverse order).
+      const all = undo ? [...edits, ["replace", Object.fromEntries(Object.entries(input).reverse())] as const] : edits
+      const { layer } = backends({
+        "com.example.approve": answer({ type: "allow" }, { type: "return", value: { cached: true } }),
+        "com.example.edit": answer(...all.map(([operation, value]) => ({ type: "modify", target: "input", operation, value })))
+      })
+      const reg = registration([
+        { id: "com.example.approve", subscriptions: [intercept(["tool.before"])] },
+        { id: "com.example.edit", subscriptions: [intercept(["tool.before"])] }
+      ])
+      return withHooks(reg, layer, Hooks.toolBefore(toolBefore(input))).pipe(Effect.map((result) => {
+        const after = (result.event.tool as Json.JsonObject).input as Json.JsonObject
+        const identity = Json.equals(input, after)
+        if (undo) assert.isTrue(identity)
+        assert.strictEqual(result.decision.permission, identity ? "allow" : "none")
+        assert.deepStrictEqual(result.decision.candidate?.value, identity ? { cached: true } : undefined)
+      }))
+    },
+    { fastCheck: { numRuns: 100 } }
   )
 })

@@ -1,5 +1,5 @@
 import { Boundary, Grant, Settlement, Staging } from "@effect-ahp/harness"
-import type { Event, Json } from "@effect-ahp/protocol"
+import { type Event, Json } from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
 import { Either, FastCheck as fc } from "effect"
 import { existsSync, readFileSync } from "node:fs"
@@ -121,6 +121,93 @@ describe("Staging effects", () => {
       assert.strictEqual(result.right.operationChanged, JSON.stringify(after) !== JSON.stringify(input))
     }
   })
+
+  const keyArb = fc.constantFrom("command", "cwd", "x")
+  const valueArb = fc.oneof(fc.constantFrom<Json.JsonValue>(1, 2, "ls", null), fc.constant<Json.JsonValue>(["-l"]))
+  const objectArb = fc.dictionary(keyArb, valueArb) as fc.Arbitrary<Json.JsonObject>
+  const editArb = fc.tuple(fc.constantFrom<"merge" | "replace">("merge", "replace"), objectArb)
+  const inputOf = (result: Either.Either<Staging.Staged, Staging.Rejection>) =>
+    Either.isRight(result) ? (result.right.event.tool as Json.JsonObject).input : undefined
+  const withInput = (input: Json.JsonObject): Json.JsonObject => ({ ...toolBefore, tool: { name: "Bash", input, origin: "native" } })
+  const edits = (list: ReadonlyArray<readonly [string, Json.JsonValue]>): Json.JsonValue =>
+    list.map(([operation, value]) => ({ type: "modify", target: "input", operation, value }))
+
+  it.prop(
+    "a response changes the operation exactly when the input differs before and after the whole response",
+    [objectArb, fc.array(editArb, { minLength: 1, maxLength: 6 }), fc.boolean()],
+    ([input, list, undo]) => {
+      // With `undo`, a last replace restores the input, its members in reverse order.
+      const restore = Object.fromEntries(Object.entries(input).reverse())
+      const all = undo ? [...list, ["replace", restore] as const] : list
+      const result = Staging.stage(respond(edits(all)), contextFor("tool.before", withInput(input)))
+      let expected: Json.JsonObject = input
+      for (const [operation, value] of all) expected = operation === "replace" ? value : { ...expected, ...value }
+      assert.deepStrictEqual(inputOf(result), expected)
+      assert.isTrue(Either.isRight(result))
+      if (Either.isRight(result)) assert.strictEqual(result.right.operationChanged, !Json.equals(input, expected))
+      if (undo && Either.isRight(result)) assert.isFalse(result.right.operationChanged)
+    }
+  )
+
+  it("an edit that nets out to no change leaves the operation unchanged", () => {
+    const ctx = contextFor("tool.before", withInput({ x: 1 }))
+    const netNone = Staging.stage(respond(edits([["merge", { x: 2 }], ["merge", { x: 1 }]])), ctx)
+    assert.isTrue(Either.isRight(netNone) && !netNone.right.operationChanged)
+    const reordered = Staging.stage(respond(edits([["replace", { y: 1 }], ["replace", { x: 1 }]])), ctx)
+    assert.isTrue(Either.isRight(reordered) && !reordered.right.operationChanged)
+    const changed = Staging.stage(respond(edits([["merge", { x: 1 }], ["merge", { x: 2 }]])), ctx)
+    assert.isTrue(Either.isRight(changed) && changed.right.operationChanged)
+    const added = Staging.stage(respond(edits([["merge", { y: null }]])), ctx)
+    assert.isTrue(Either.isRight(added) && added.right.operationChanged)
+  })
+
+  it("numbers are compared exactly: a lossless number changes the operation only when its value does", () => {
+    const parse = (text: string) => Either.getOrThrow(Json.parse(text)) as Json.JsonObject
+    const input = parse(`{"n":123456789012345678901234567890}`)
+    const ctx = contextFor("tool.before", withInput(input))
+    const same = Staging.stage(parse(`{"jsonrpc":"2.0","id":"evt_1","result":{"protocolVersion":"draft","effects":[
+      {"type":"modify","target":"input","operation":"merge","value":{"n":123456789012345678901234567891}},
+      {"type":"modify","target":"input","operation":"merge","value":{"n":123456789012345678901234567890}}]}}`), ctx)
+    assert.isTrue(Either.isRight(same) && !same.right.operationChanged)
+    const other = Staging.stage(parse(`{"jsonrpc":"2.0","id":"evt_1","result":{"protocolVersion":"draft","effects":[
+      {"type":"modify","target":"input","operation":"merge","value":{"n":123456789012345678901234567891}}]}}`), ctx)
+    assert.isTrue(Either.isRight(other) && other.right.operationChanged)
+    const respelled = Staging.stage(parse(`{"jsonrpc":"2.0","id":"evt_1","result":{"protocolVersion":"draft","effects":[
+      {"type":"modify","target":"input","operation":"merge","value":{"n":1.23456789012345678901234567890e29}}]}}`), ctx)
+    assert.isTrue(Either.isRight(respelled) && !respelled.right.operationChanged, "the same value, written otherwise")
+  })
+
+  it("staging stops with deadline-expired once the deadline is due", () => {
+    const many = Array.from({ length: 1000 }, (_, i) => ({ type: "message", text: `m${i}` }))
+    let looks = 0
+    const due = () => ++looks > 3
+    assert.strictEqual(codeOf(Staging.stage(respond(many), { ...ctx, expired: due })), "deadline-expired")
+    assert.isBelow(looks, 10)
+    assert.strictEqual(codeOf(Staging.stage(respond([{ type: "ask" }]), { ...ctx, expired: () => true })), "deadline-expired")
+    assert.strictEqual(codeOf(Staging.stage(respond(many), { ...ctx, expired: () => false })), "accepted")
+    const merges = Array.from({ length: 1000 }, (_, i) => ({ type: "modify", target: "input", operation: "merge", value: { [`k${i}`]: i } }))
+    looks = 0
+    assert.strictEqual(codeOf(Staging.stage(respond(merges), { ...ctx, expired: () => ++looks > 20 })), "deadline-expired")
+  })
+
+  it("staging is linear: many edits of one target are applied in one pass", () => {
+    const n = 10_000
+    const merges = Array.from({ length: n }, (_, i) => ({ type: "modify", target: "input", operation: "merge", value: { [`k${i}`]: "v" } }))
+    const started = performance.now()
+    const result = Staging.stage(respond(merges), ctx)
+    const objectMillis = performance.now() - started
+    assert.strictEqual(Object.keys(inputOf(result) ?? {}).length, n + 1)
+    const message = (i: number) => ({ id: `m${i}`, role: "tool", parts: [{ id: `p${i}`, kind: "text", mediaType: "text/plain", selection: "body", text: "t" }] })
+    const event: Json.JsonObject = { ...toolBefore, type: "tool.after", items: [] }
+    const appends = Array.from({ length: n }, (_, i) => ({ type: "modify", target: "output", operation: "merge", value: [message(i)] }))
+    const listStarted = performance.now()
+    const list = Staging.stage(respond(appends), contextFor("tool.after", event))
+    const listMillis = performance.now() - listStarted
+    assert.strictEqual(Either.isRight(list) && (list.right.event.items as Array<unknown>).length, n)
+    // Applied one by one, each edit copied the whole target: about a minute for 10 000 edits.
+    assert.isBelow(objectMillis, 5000)
+    assert.isBelow(listMillis, 5000)
+  }, 30_000)
 
   const effectArb = fc.oneof(
     fc.constant<Json.JsonValue>({ type: "deny", reason: "r" }),

@@ -1,6 +1,6 @@
 import { Hooks, Transport } from "@effect-ahp/harness"
 import type { HookEffect, Json } from "@effect-ahp/protocol"
-import { Effect, Layer } from "effect"
+import { Data, Deferred, Duration, Effect, Layer, Scope } from "effect"
 
 /** A message a backend received: method, subscription-visible event and capabilities. */
 export interface Received {
@@ -85,3 +85,36 @@ export const withHooks = <A, E>(
   effect: Effect.Effect<A, E, Hooks.Hooks>,
   options?: Hooks.Options
 ) => Effect.provide(effect, Hooks.layer(reg, options).pipe(Layer.provide(layer)))
+
+/** The failure of `within`. */
+export class Held extends Data.TaggedError("Held")<{ readonly what: string }> {}
+
+/** Fails with `Held` when `effect` takes longer than `millis` (real time). */
+export const within = <A, E, R>(millis: number, what: string, effect: Effect.Effect<A, E, R>) =>
+  Effect.timeoutFail(effect, { duration: Duration.millis(millis), onTimeout: () => new Held({ what }) })
+
+/**
+ * Builds the Hooks service in a scope the test closes itself (to observe what closing
+ * waits for); `dispatch` runs a `tool.before` call through it.
+ */
+export const openHooks = (reg: unknown, layer: Layer.Layer<Transport.Transports>, options?: Hooks.Options) =>
+  Effect.gen(function*() {
+    const scope = yield* Scope.make()
+    const hooks = yield* Layer.buildWithScope(Hooks.layer(reg, options).pipe(Layer.provide(layer)), scope)
+    const dispatch = (dispatchOptions?: Hooks.DispatchOptions) =>
+      Effect.provide(Hooks.toolBefore(toolBefore(), dispatchOptions), hooks)
+    return { scope, dispatch }
+  })
+
+/**
+ * An exchange that signals `started`, never completes, and whose interruption is held
+ * until `gate` (if any) opens; `state.retired` counts the interruptions that ended.
+ */
+export const heldExchange = (started: Deferred.Deferred<void>, gate?: Deferred.Deferred<void>) => {
+  const state = { retired: 0 }
+  const run = Deferred.succeed(started, undefined).pipe(
+    Effect.zipRight(Effect.never),
+    Effect.onInterrupt(() => Effect.zipRight(gate === undefined ? Effect.void : Deferred.await(gate), Effect.sync(() => state.retired++)))
+  )
+  return { state, run }
+}

@@ -20,8 +20,11 @@
  *     identical body is sent once more; a second 401 is `unauthorized`.
  *   - `oauth` with `client_credentials`: a token is acquired from the issuer's token
  *     endpoint (discovered from its metadata), cached until shortly before it expires, and
- *     invalidated and re-acquired once after a 401. `authorization_code_pkce` needs user
- *     interaction and fails with `unsupported`.
+ *     invalidated and re-acquired once after a 401. The learned token endpoint must use
+ *     `https` (plain `http` only when the issuer itself is a loopback `http` URL) and the
+ *     issuer's origin unless `tokenEndpointOrigins` allows its own; otherwise the exchange
+ *     fails with `credential` and the client secret is sent nowhere.
+ *     `authorization_code_pkce` needs user interaction and fails with `unsupported`.
  *   - no binding: the request is sent without credentials and a 401 is `unauthorized`.
  *     The RFC 9728 protected-resource discovery that could follow such a 401 is not
  *     implemented.
@@ -95,6 +98,11 @@ export interface Options {
   readonly maxBodyBytes?: number | undefined
   /** How long before `expires_in` an OAuth access token is replaced. */
   readonly tokenRefreshMargin?: Duration.DurationInput | undefined
+  /**
+   * Origins (or URLs, of which the origin counts) where an OAuth token endpoint learned
+   * from an issuer's metadata may be besides the issuer's own origin. None by default.
+   */
+  readonly tokenEndpointOrigins?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -157,7 +165,12 @@ const interpretRequest = (id: Json.JsonValue, maxBodyBytes: number): Interpret<J
   if (!http.isJson(incoming)) return Effect.fail(http.failure("malformed", "the response is not declared as application/json"))
   if (incoming.body === undefined) return Effect.fail(http.oversized("response", maxBodyBytes))
   const verdict = Either.match(Json.parseBytes(incoming.body), {
-    onLeft: (): response.Verdict => ({ _tag: "Malformed", detail: "the response body is not UTF-8 JSON" }),
+    onLeft: (error): response.Verdict => ({
+      _tag: "Malformed",
+      detail: error.reason === "depth"
+        ? `the response body is JSON nested deeper than ${Json.maxDepth} levels`
+        : "the response body is not UTF-8 JSON"
+    }),
     onRight: (value) => response.classify(value, id)
   })
   return verdict._tag === "Response" ? Effect.succeed(verdict.value) : Effect.fail(http.failure("malformed", verdict.detail))
@@ -213,7 +226,8 @@ export const connect = (
         credentials,
         maxBodyBytes,
         refreshMargin: Duration.decode(options.tokenRefreshMargin ?? defaults.tokenRefreshMargin),
-        inFlight
+        inFlight,
+        tokenEndpointOrigins: oauth.originsOf(options.tokenEndpointOrigins ?? [])
       }, authentication)
       authorizer = Either.right({
         credential: Effect.asSome(tokens.get),
@@ -257,7 +271,9 @@ export const connect = (
         if (Either.isLeft(authorizer)) return Effect.fail(authorizer.left)
         const auth = authorizer.right
         const url = target.right
-        const body = Json.stringify(message)
+        const encoded = Json.encode(message)
+        if (Either.isLeft(encoded)) return Effect.fail(response.unencodable(encoded.left))
+        const body = encoded.right
         return Effect.flatMap(attempt(url, body, auth, interpret), (first) => {
           if (first._tag === "Done") return Effect.succeed(first.value)
           if (!auth.retryOnce) return Effect.fail(unauthorized())

@@ -9,7 +9,7 @@ import * as TransportApi from "@effect-ahp/harness/Transport"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as Redacted from "effect/Redacted"
+import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Credentials from "./Credentials.js"
 import * as HttpTransport from "./HttpTransport.js"
@@ -24,6 +24,11 @@ import * as StdioTransport from "./StdioTransport.js"
 export interface Options {
   readonly stdio?: StdioTransport.Options | undefined
   readonly http?: HttpTransport.Options | undefined
+  /**
+   * Secret values to redact from stdio backends' stderr tails, on top of the values passed
+   * in their environments and of the variables named by the registration's `tokenEnv`s.
+   */
+  readonly secrets?: ReadonlyArray<string | Redacted.Redacted<string>> | undefined
 }
 
 /**
@@ -37,7 +42,9 @@ export type Requirements = Credentials.CredentialResolver | HttpTransport.Dispat
 /**
  * Builds the service from the platform services it uses. Only those services are captured:
  * each endpoint lives in the scope of the `connect` call, never in a scope that happened to
- * be in context when the service was built.
+ * be in context when the service was built. A stdio endpoint redacts from its stderr tails
+ * the configured `secrets` and the values of the environment variables named by the
+ * `tokenEnv` of every backend connected through the service.
  *
  * @since 0.1.0
  * @category constructors
@@ -48,17 +55,29 @@ export const make = (options: Options = {}): Effect.Effect<TransportApi.Transpor
       Effect.context<Requirements>(),
       Context.pick(Credentials.CredentialResolver, HttpTransport.Dispatcher)
     ),
-    (context) =>
-      TransportApi.Transports.of({
-        connect: (backend) => {
+    (context) => {
+      const configured = (options.secrets ?? []).map((secret) => Redacted.isRedacted(secret) ? Redacted.value(secret) : secret)
+      const tokenEnvs = new Set<string>()
+      const secrets = () => [
+        ...configured,
+        ...[...tokenEnvs].flatMap((name) => {
+          const value = process.env[name]
+          return value === undefined ? [] : [value]
+        })
+      ]
+      return TransportApi.Transports.of({
+        connect: (backend, connectOptions) => {
           const transport = backend.transport
+          const auth = backend.authentication
+          if (auth?.type === "bearer" && auth.tokenEnv !== undefined) tokenEnvs.add(auth.tokenEnv)
           const endpoint: Effect.Effect<TransportApi.Endpoint, never, Requirements | Scope.Scope> =
             transport.type === "stdio"
-              ? StdioTransport.connect(transport, options.stdio)
+              ? StdioTransport.connect(transport, options.stdio, { ...connectOptions, backend: backend.id, secrets })
               : HttpTransport.connect(transport, backend.authentication, options.http)
           return Effect.provide(endpoint, context)
         }
       })
+    }
   )
 
 /**
@@ -73,7 +92,8 @@ export const layer = (
 
 /**
  * The service with the Node platform: a keep-alive undici dispatcher (never follows
- * redirects) and `Credentials.layerEnv(credentialRefs)`.
+ * redirects) and `Credentials.layerEnv(credentialRefs)`, whose values are also redacted
+ * from stdio stderr tails.
  *
  * @since 0.1.0
  * @category layers
@@ -84,6 +104,6 @@ export const layerNode = (
     readonly credentialRefs?: Readonly<Record<string, string | Redacted.Redacted<string>>> | undefined
   } = {}
 ): Layer.Layer<TransportApi.Transports> =>
-  layer(options).pipe(
+  layer({ ...options, secrets: [...(options.secrets ?? []), ...Object.values(options.credentialRefs ?? {})] }).pipe(
     Layer.provide(Layer.merge(HttpTransport.layerDispatcher, Credentials.layerEnv(options.credentialRefs)))
   )

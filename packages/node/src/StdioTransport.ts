@@ -1,37 +1,71 @@
 /**
  * The stdio binding (AHP-STDIO-001): the backend's `command` is executed directly with its
- * `args` (never through a shell) and a minimal environment; each message is one compact
- * JSON object plus `"\n"` on its stdin, and each stdout line must be one JSON-RPC message
- * in strict UTF-8 (see `Framing` in `@effect-ahp/protocol`). stderr is drained and never
- * parsed; only its size is reported.
+ * `args` (never through a shell), in a process group of its own, with a minimal
+ * environment; each message is one compact JSON object plus `"\n"` on its stdin, and each
+ * stdout line must be one JSON-RPC message in strict UTF-8 (see `Framing` in
+ * `@effect-ahp/protocol`). stderr is drained and never parsed; its last 2 KiB are kept, and
+ * a failure caused by the child (it ended, exited with a failure status, wrote a bad line)
+ * carries that tail in its `detail`, with every configured secret redacted: the values of
+ * the environment entries passed to the child beyond `PATH` and `HOME`, and the
+ * `secrets` of the connection.
  *
- * - `persistent`: one child per endpoint, started lazily by the first message (so startup
- *   counts against the caller's deadline). Requests are serialised (at most one
+ * Paths: the child runs in `cwd` resolved against the registration's
+ * directory (`Options.directory`), or in that directory when there is no `cwd`; a relative
+ * command path (one with a `/`) resolves against that working directory and a bare command
+ * name is looked up in the child's `PATH`; `args` are passed unchanged, so relative ones
+ * are relative to the working directory. Without a known directory, a relative `cwd` or
+ * command path fails with `spawn`, and the child runs where the harness runs.
+ *
+ * Environment (see `childEnvironment`): `PATH` and `HOME` from the harness (when set),
+ * then `Options.env`, then the registration's `StdioEnvironment` extension
+ * (`"org.effect-ahp.env": {"inherit": [names], "set": {name: value}}`); nothing else of
+ * the harness's environment reaches the child.
+ *
+ * Process groups: every child leads a process group of its own. After a deadline, after
+ * every `per_event` exchange and when the endpoint closes, the whole group is terminated —
+ * SIGTERM, then SIGKILL after `killGrace` if anything is left — whether or not the child
+ * itself has already exited, so grandchildren that ignore SIGTERM are stopped too. A
+ * process that leaves the group (`setsid`, `setpgid`) is out of reach.
+ *
+ * Deadlines are absolute: an interrupted exchange returns at once, and stopping and
+ * reaping its child continue in the background in the endpoint's scope (closing the scope
+ * waits for them).
+ *
+ * - `persistent`: one child per endpoint, started by `Endpoint.start` (the harness calls it
+ *   when it is built) or by the first message. Requests are serialised (at most one
  *   outstanding) and matched by id; stale, duplicate, unrelated and unsolicited frames are
  *   dropped. A malformed or oversized line fails the pending request; `maxMalformedLines`
- *   bad lines in a row get the child killed. A child that exits is replaced on the next
- *   message. Interrupting a pending request (deadline, cancellation) kills and reaps the
- *   child before the interruption completes; the next message starts a fresh one. A
- *   notification succeeds once it is queued for the child's stdin (in order with requests).
+ *   bad lines in a row get the child retired. A child that exits is replaced on the next
+ *   message. A request abandoned at its deadline retires the child (the next message
+ *   starts a fresh one) — unless the child is still starting up: it has not answered yet
+ *   and is younger than `startupTimeout`. Such a child is kept, its late answer dropped,
+ *   and the next request waits for that answer before it is written. A notification is
+ *   `delivered` once its whole line has been written into the child's stdin (taken by the
+ *   operating system, not merely queued): the binding has no acknowledgement, and a
+ *   running child reads what is in its stdin unless it ends first. With `oneShot` a
+ *   notification is followed by the end of the child's stdin and is `delivered` only once
+ *   the child has read everything and exited with status 0.
  * - `per_event`: one child per message. The message is written and stdin closed; a request
- *   succeeds with the first correlated response line (the exit status does not matter),
- *   then the child gets `exitGrace` to exit before it is killed. A notification waits at
- *   most `notificationGrace` for the exit (the status never matters). Either way the child
- *   is reaped before the call returns.
+ *   succeeds with the first correlated response line once the child has also exited with
+ *   status 0 within `exitGrace` (a nonzero exit, a signal, or no exit within the grace is
+ *   an `exited` failure, the answer notwithstanding). A notification is `delivered` once
+ *   the child has exited with status 0 within `notificationGrace`.
  *
  * Closing the endpoint's scope stops admitting messages (later calls, and a request still
  * waiting for its answer, fail with `closed`). A persistent child then receives every
  * message already queued, followed by the end of its stdin, and gets `exitGrace` to exit
- * on its own. Every child still running after that is stopped: SIGTERM, then SIGKILL
- * after `killGrace` (so children that ignore SIGTERM are stopped too), and reaped.
+ * on its own — or the harness's observation timeout, when it was sent observations it has
+ * not yet shown it read (by answering a later request); a child stopped with such
+ * observations is logged. Every child still running after that has its group terminated.
  *
  * @since 0.1.0
  */
-import type { Registration } from "@effect-ahp/protocol"
+import { Registration } from "@effect-ahp/protocol"
 import type * as TransportApi from "@effect-ahp/harness/Transport"
 import * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import * as path from "node:path"
 import * as perEvent from "./internal/perEvent.js"
 import * as persistent from "./internal/persistent.js"
 import type * as stdio from "./internal/stdio.js"
@@ -45,7 +79,7 @@ import type * as stdio from "./internal/stdio.js"
 export interface Options {
   /** Longest accepted stdout line, in bytes; a longer line fails with `oversized`. */
   readonly maxLineBytes?: number | undefined
-  /** Time between SIGTERM and SIGKILL when a child is stopped. */
+  /** Time between SIGTERM and SIGKILL when a child's process group is terminated. */
   readonly killGrace?: Duration.DurationInput | undefined
   /**
    * How long a child may take to exit on its own: a `per_event` child after it has replied,
@@ -54,15 +88,46 @@ export interface Options {
   readonly exitGrace?: Duration.DurationInput | undefined
   /** How long a `per_event` child may run after receiving a notification before it is stopped. */
   readonly notificationGrace?: Duration.DurationInput | undefined
-  /** Consecutive malformed or oversized lines after which a persistent child is killed. */
+  /** Consecutive malformed or oversized lines after which a persistent child is retired. */
   readonly maxMalformedLines?: number | undefined
+  /**
+   * How long a persistent child counts as starting up: until it first answers, and at most
+   * this long after it started, a deadline does not retire it.
+   */
+  readonly startupTimeout?: Duration.DurationInput | undefined
   /** Extra environment variables for every child, on top of `PATH` and `HOME`. */
   readonly env?: Readonly<Record<string, string>> | undefined
+  /**
+   * The directory the registration's relative paths resolve against: the directory of the
+   * registration file. Without it, relative command paths and a relative `cwd` are refused.
+   */
+  readonly directory?: string | undefined
+  /**
+   * The harness makes a single call and then closes (the `ahp` commands, a hook process run
+   * once per host event): a notification to a persistent child is followed by the end of
+   * its stdin, and is `delivered` only once the child has read everything and exited with
+   * status 0. A later message would start a fresh child.
+   */
+  readonly oneShot?: boolean | undefined
 }
 
 /**
- * The default options: 8 MiB lines, 1 s kill grace, 500 ms exit grace, 5 s for a
- * notification, 3 malformed lines.
+ * What the transport service tells the stdio binding about one connection.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Connection extends TransportApi.ConnectOptions {
+  /** The backend's id, named in log lines. */
+  readonly backend?: string | undefined
+  /** More values to redact from stderr tails, read when a tail is rendered. */
+  readonly secrets?: (() => ReadonlyArray<string>) | undefined
+}
+
+/**
+ * The default options: 8 MiB lines, 1 s kill grace, 1 s exit grace, 5 s for a
+ * notification (and for a closing persistent child to read its observations, when the
+ * harness does not say), 3 malformed lines, 10 s of start-up.
  *
  * @since 0.1.0
  * @category constants
@@ -70,46 +135,81 @@ export interface Options {
 export const defaults = {
   maxLineBytes: 8 * 1024 * 1024,
   killGrace: Duration.seconds(1),
-  exitGrace: Duration.millis(500),
+  exitGrace: Duration.seconds(1),
   notificationGrace: Duration.seconds(5),
-  maxMalformedLines: 3
+  maxMalformedLines: 3,
+  startupTimeout: Duration.seconds(10)
 } as const
 
 /**
- * The environment a child receives: `PATH` and `HOME` from this process (when set), plus
- * `extra`. Nothing else of the harness's environment is passed on.
+ * The environment a child receives: `PATH` and `HOME` from this process (when set), then
+ * `extra`, then the registration's extension: the variables it names in `inherit` (those
+ * set in this process) and its `set` values. Nothing else of the harness's environment is
+ * passed on.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const childEnvironment = (extra: Readonly<Record<string, string>> = {}): Record<string, string> => {
+export const childEnvironment = (
+  extra: Readonly<Record<string, string>> = {},
+  extension?: Registration.StdioEnvironment | undefined
+): Record<string, string> => {
   const env: Record<string, string> = {}
-  for (const name of ["PATH", "HOME"]) {
+  const copy = (name: string) => {
     const value = process.env[name]
     if (value !== undefined) env[name] = value
   }
-  return { ...env, ...extra }
+  copy("PATH")
+  copy("HOME")
+  Object.assign(env, extra)
+  extension?.inherit?.forEach(copy)
+  return Object.assign(env, extension?.set)
 }
 
 /**
+ * The directory of a registration file (made absolute), for `Options.directory`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const directoryOf = (registrationFile: string): string => path.dirname(path.resolve(registrationFile))
+
+/** The values of every entry passed beyond the harness's own `PATH` and `HOME`. */
+const passedValues = (env: Readonly<Record<string, string>>): ReadonlyArray<string> =>
+  Object.entries(env).filter(([name, value]) => !((name === "PATH" || name === "HOME") && process.env[name] === value))
+    .map(([, value]) => value)
+
+/**
  * Connects a stdio backend for the lifetime of the current scope. Connecting starts
- * nothing: children are started by the messages that need them.
+ * nothing: a persistent child is started by `Endpoint.start` or by the first message.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const connect = (
   transport: Registration.StdioTransport,
-  options: Options = {}
+  options: Options = {},
+  connection: Connection = {}
 ): Effect.Effect<TransportApi.Endpoint, never, Scope.Scope> => {
+  const env = childEnvironment(options.env, transport[Registration.environmentKey])
+  const passed = passedValues(env)
+  const more = connection.secrets
   const config: stdio.Config = {
     transport,
-    env: childEnvironment(options.env),
+    directory: options.directory,
+    env,
+    secrets: more === undefined ? () => passed : () => [...passed, ...more()],
+    backend: connection.backend,
     killGrace: Duration.decode(options.killGrace ?? defaults.killGrace),
     exitGrace: Duration.decode(options.exitGrace ?? defaults.exitGrace),
     notificationGrace: Duration.decode(options.notificationGrace ?? defaults.notificationGrace),
+    observationGrace: connection.observationTimeoutMs === undefined
+      ? defaults.notificationGrace
+      : Duration.millis(connection.observationTimeoutMs),
     maxLineBytes: options.maxLineBytes ?? defaults.maxLineBytes,
-    maxMalformedLines: options.maxMalformedLines ?? defaults.maxMalformedLines
+    maxMalformedLines: options.maxMalformedLines ?? defaults.maxMalformedLines,
+    startupTimeout: Duration.decode(options.startupTimeout ?? defaults.startupTimeout),
+    oneShot: options.oneShot === true
   }
   return transport.lifecycle === "persistent" ? persistent.connect(config) : perEvent.connect(config)
 }

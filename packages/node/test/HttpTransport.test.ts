@@ -1,9 +1,13 @@
-import { Credentials, HttpTransport } from "@effect-ahp/node"
+import { Hooks } from "@effect-ahp/harness"
+import { Credentials, HttpTransport, NodeTransports } from "@effect-ahp/node"
 import type { Registration } from "@effect-ahp/protocol"
 import { NodeContext } from "@effect/platform-node"
+import * as Undici from "@effect/platform-node/Undici"
 import { assert, describe, it } from "@effect/vitest"
 import { Data, Duration, Effect, Exit, Fiber, Layer, Ref, Scope, Tracer } from "effect"
+import * as nodeHttp from "node:http"
 import * as net from "node:net"
+import * as oauthInternal from "../src/internal/oauth.js"
 import { httpBackend, httpRequests, notification, okResponse, readLog, request, waitForLog } from "./utils.js"
 
 class Deadline extends Data.TaggedError("Deadline") {}
@@ -322,4 +326,171 @@ describe("HttpTransport authentication", () => {
       assert.strictEqual((yield* failureOf(pkce.request(request(1)))).reason, "unsupported")
       assert.deepStrictEqual(yield* httpRequests(backend.log), [])
     }).pipe(Effect.provide(TestLayer)))
+})
+
+/** A request seen by a `loopback` server. */
+interface Seen {
+  readonly method: string
+  readonly path: string
+  readonly authorization: string | undefined
+  readonly body: string
+}
+
+/** A plain-HTTP server on 127.0.0.1 answering with `answer` and recording every request. */
+const loopback = (answer: (seen: Seen) => { readonly status: number; readonly json?: unknown }) =>
+  Effect.acquireRelease(
+    Effect.async<{ readonly server: nodeHttp.Server; readonly origin: string; readonly seen: Array<Seen> }>((resume) => {
+      const seen: Array<Seen> = []
+      const server = nodeHttp.createServer((req, res) => {
+        let body = ""
+        req.setEncoding("utf8").on("data", (chunk: string) => (body += chunk)).on("end", () => {
+          const request = { method: req.method ?? "", path: req.url ?? "", authorization: req.headers.authorization, body }
+          seen.push(request)
+          const { json, status } = answer(request)
+          const text = json === undefined ? "" : JSON.stringify(json)
+          res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) }).end(text)
+        })
+      })
+      server.listen(0, "127.0.0.1", () =>
+        resume(Effect.succeed({ server, origin: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`, seen })))
+    }),
+    ({ server }) =>
+      Effect.async<void>((resume) => {
+        server.closeAllConnections()
+        server.close(() => resume(Effect.void))
+      })
+  )
+
+/**
+ * A dispatcher (for the scope) that reaches the given origins (e.g. `https://issuer.test`)
+ * at loopback servers, so tests can stand for https hosts without certificates.
+ */
+const routedDispatcher = (routes: Readonly<Record<string, string>>) =>
+  Effect.map(
+    Effect.acquireRelease(Effect.sync(() => new Undici.Agent()), (agent) => Effect.promise(() => agent.destroy())),
+    (agent) =>
+      agent.compose((dispatch) => (options, handler) => {
+        const routed = routes[String(options.origin)]
+        return dispatch(routed === undefined ? options : { ...options, origin: routed }, handler)
+      })
+  )
+
+const clientSecret = "client-secret-value"
+
+/** An authorization server for `https://issuer.test` whose metadata names `tokenEndpoint`; it also serves the backend. */
+const issuerNaming = (tokenEndpoint: string) =>
+  loopback(({ path }) =>
+    path === "/.well-known/oauth-authorization-server"
+      ? { status: 200, json: { issuer: "https://issuer.test", token_endpoint: tokenEndpoint } }
+      : { status: 200, json: { jsonrpc: "2.0", id: 1, result: { protocolVersion: "draft", effects: [] } } }
+  )
+
+/** A token endpoint that issues `learned-token` to anyone. */
+const tokenServer = loopback(() => ({ status: 200, json: { access_token: "learned-token", token_type: "Bearer", expires_in: 60 } }))
+
+const issuerOAuth: Registration.Authentication = {
+  type: "oauth",
+  issuer: "https://issuer.test",
+  resource: "https://backend.test/hooks",
+  clientId: "harness",
+  clientSecretRef: "oauth-client-secret",
+  flow: "client_credentials"
+}
+
+describe("OAuth metadata cannot downgrade", () => {
+  it("a learned token endpoint obeys the rules of a configured URL, cannot downgrade its issuer and keeps to its origin", () => {
+    const https = new URL("https://issuer.test")
+    const loopbackIssuer = new URL("http://127.0.0.1:4000")
+    const none = new Set<string>()
+    const allowed = oauthInternal.originsOf(["https://Tokens.Test:443/anything", "http://127.0.0.1:5000", "not a url"])
+    const cases: ReadonlyArray<[string, URL, ReadonlySet<string>, boolean]> = [
+      ["https://issuer.test/token", https, none, true],
+      ["https://issuer.test:8443/token", https, none, false],
+      ["https://tokens.test/token", https, none, false],
+      ["https://tokens.test/token", https, allowed, true],
+      ["http://issuer.test/token", https, none, false],
+      ["http://127.0.0.1:5000/token", https, none, false],
+      ["http://127.0.0.1:5000/token", https, allowed, false],
+      ["https://user:pw@issuer.test/token", https, none, false],
+      ["ftp://issuer.test/token", https, none, false],
+      ["not a url", https, none, false],
+      ["http://127.0.0.1:4000/token", loopbackIssuer, none, true],
+      ["http://127.0.0.1:5000/token", loopbackIssuer, none, false],
+      ["http://127.0.0.1:5000/token", loopbackIssuer, allowed, true],
+      ["http://example.com/token", new URL("http://localhost:4000"), new Set(["http://example.com"]), false]
+    ]
+    for (const [endpoint, issuer, origins, accepted] of cases) {
+      const checked = oauthInternal.checkTokenEndpoint(endpoint, issuer, origins)
+      assert.strictEqual(checked._tag === "Right", accepted, `${endpoint} from ${issuer.origin}`)
+      if (checked._tag === "Left") assert.strictEqual(checked.left.reason, "credential")
+    }
+  })
+
+  it.scopedLive("an https issuer's metadata naming a plain-http token endpoint: credential, and the secret is sent nowhere", () =>
+    Effect.gen(function*() {
+      const tokens = yield* tokenServer
+      const issuer = yield* issuerNaming(`${tokens.origin}/token`)
+      const dispatcher = yield* routedDispatcher({ "https://issuer.test": issuer.origin, "https://backend.test": issuer.origin })
+      const endpoint = yield* connect("https://backend.test/hooks", issuerOAuth).pipe(
+        Effect.provideService(HttpTransport.Dispatcher, dispatcher)
+      )
+      const error = yield* failureOf(endpoint.request(request(1)))
+      assert.strictEqual(error.reason, "credential")
+      assert.deepStrictEqual(tokens.seen, [], "the plain-http token endpoint is never contacted")
+      assert.deepStrictEqual(issuer.seen.map((s) => [s.method, s.path]), [["GET", "/.well-known/oauth-authorization-server"]])
+      for (const s of [...issuer.seen, ...tokens.seen]) assert.notInclude(s.body, clientSecret)
+    }).pipe(Effect.provide(TestLayer)))
+
+  it.scopedLive("a token endpoint on another origin is used only when configuration allows that origin", () =>
+    Effect.gen(function*() {
+      const tokens = yield* tokenServer
+      const issuer = yield* issuerNaming("https://tokens.test/token")
+      const dispatcher = yield* routedDispatcher({
+        "https://issuer.test": issuer.origin,
+        "https://backend.test": issuer.origin,
+        "https://tokens.test": tokens.origin
+      })
+      const refused = yield* connect("https://backend.test/hooks", issuerOAuth).pipe(
+        Effect.provideService(HttpTransport.Dispatcher, dispatcher)
+      )
+      assert.strictEqual((yield* failureOf(refused.request(request(1)))).reason, "credential")
+      assert.deepStrictEqual(tokens.seen, [])
+      const allowed = yield* connect("https://backend.test/hooks", issuerOAuth, { tokenEndpointOrigins: ["https://tokens.test"] }).pipe(
+        Effect.provideService(HttpTransport.Dispatcher, dispatcher)
+      )
+      assert.deepStrictEqual(yield* allowed.request(request(1)), okResponse(1))
+      assert.deepStrictEqual(tokens.seen.map((s) => [s.method, s.path]), [["POST", "/token"]])
+      assert.strictEqual(new URLSearchParams(tokens.seen[0]!.body).get("client_secret"), clientSecret)
+      assert.deepStrictEqual(issuer.seen.filter((s) => s.path === "/hooks").map((s) => s.authorization), ["Bearer learned-token"])
+    }).pipe(Effect.provide(TestLayer)))
+
+  for (const policy of ["fail-open", "fail-closed"] as const) {
+    it.scopedLive(`through the harness the route fails with credential under its policy (${policy})`, () =>
+      Effect.gen(function*() {
+        const tokens = yield* tokenServer
+        const issuer = yield* issuerNaming(`${tokens.origin}/token`)
+        const dispatcher = yield* routedDispatcher({ "https://issuer.test": issuer.origin, "https://backend.test": issuer.origin })
+        const transports = NodeTransports.layer().pipe(
+          Layer.provide(Layer.merge(TestLayer, Layer.succeed(HttpTransport.Dispatcher, dispatcher)))
+        )
+        const reg = {
+          protocolVersion: "draft",
+          hooks: [{
+            id: "com.example.oauth",
+            transport: { type: "http", url: "https://backend.test/hooks" },
+            authentication: issuerOAuth,
+            subscriptions: [{ mode: "intercept", events: ["tool.before"], timeoutMs: 10_000, failurePolicy: policy, content: { default: "body" } }]
+          }]
+        }
+        const result = yield* Hooks.toolBefore({
+          tool: { name: "bash", input: { command: "ls" }, origin: "native" },
+          call: { id: "call-1" },
+          path: "main"
+        }).pipe(Effect.provide(Hooks.layer(reg).pipe(Layer.provide(transports))))
+        assert.deepStrictEqual(result.errors.map((e) => [e.code, e.policy, e.syntheticDenial]), [["credential", policy, policy === "fail-closed"]])
+        assert.strictEqual(result.decision.permission, policy === "fail-closed" ? "deny" : "none")
+        assert.notInclude(JSON.stringify(result.errors), clientSecret)
+        assert.deepStrictEqual(tokens.seen, [])
+      }))
+  }
 })

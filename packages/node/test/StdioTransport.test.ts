@@ -2,25 +2,24 @@ import { StdioTransport } from "@effect-ahp/node"
 import type { Json } from "@effect-ahp/protocol"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Data, Duration, Effect, Exit, Fiber, Scope } from "effect"
+import { Effect, Exit, Fiber, Scope } from "effect"
 import {
   isAlive,
   notification,
   okResponse,
   readLog,
+  reasonOf,
   request,
   startedPids,
   stdio,
   tempFile,
-  waitForLog
+  waitForLog,
+  waitUntil,
+  withDeadline
 } from "./utils.js"
 
-class Deadline extends Data.TaggedError("Deadline") {}
-
-const withDeadline = (millis: number) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.timeoutFail(self, { duration: Duration.millis(millis), onTimeout: () => new Deadline() })
-
-const fast = { killGrace: "300 millis", exitGrace: "300 millis" } as const
+/** A short kill grace; an exit grace that holds on a loaded machine (a per_event answer needs the exit too). */
+const fast = { killGrace: "300 millis", exitGrace: "1500 millis" } as const
 
 /**
  * Connects the scripted backend with a fresh log file and a request counter shared by all
@@ -51,9 +50,6 @@ const connectClosable = (
     const endpoint = yield* StdioTransport.connect(stdio(lifecycle, ...args, "--log", log), options).pipe(Scope.extend(scope))
     return { endpoint, log, scope }
   })
-
-const reasonOf = <A, E extends { readonly reason?: string; readonly _tag: string }, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.map(Effect.flip(self), (e) => e.reason ?? e._tag)
 
 describe("StdioTransport persistent", () => {
   it.scopedLive("answers requests from one child, in order, and delivers notifications", () =>
@@ -92,28 +88,31 @@ describe("StdioTransport persistent", () => {
       assert.isTrue(isAlive(pid!))
       const error = yield* Effect.flip(endpoint.request(request(2)).pipe(withDeadline(200)))
       assert.strictEqual(error._tag, "Deadline")
-      assert.isFalse(isAlive(pid!), "the child is gone when the interruption completes")
+      yield* waitUntil("the retired child to be reaped", () => !isAlive(pid!))
       assert.deepStrictEqual(yield* endpoint.request(request(3)), okResponse(3))
       const pids = yield* startedPids(log)
       assert.strictEqual(pids.length, 2)
       assert.notStrictEqual(pids[1], pid)
     }).pipe(Effect.provide(NodeContext.layer)))
 
-  it.scopedLive("a child that ignores SIGTERM is SIGKILLed after the grace", () =>
+  it.scopedLive("a deadline returns at once; a child ignoring SIGTERM is SIGKILLed after the grace, in the background", () =>
     Effect.gen(function*() {
-      const { endpoint, log } = yield* connect("persistent", ["--sequence", "ok,ignore-sigterm"], {
-        killGrace: "200 millis"
+      const { endpoint, log, scope } = yield* connectClosable("persistent", ["--sequence", "ok,ignore-sigterm"], {
+        killGrace: "2500 millis"
       })
       yield* endpoint.request(request(1))
-      const [pid] = yield* startedPids(log)
       const started = Date.now()
       const error = yield* Effect.flip(endpoint.request(request(2)).pipe(withDeadline(100)))
       const elapsed = Date.now() - started
       assert.strictEqual(error._tag, "Deadline")
-      assert.isFalse(isAlive(pid!))
-      assert.isAtLeast(elapsed, 300, "waited for the grace before SIGKILL")
-      assert.isBelow(elapsed, 3000)
-    }).pipe(Effect.provide(NodeContext.layer)))
+      assert.isBelow(elapsed, 100 + 1200, "the deadline does not wait for the kill grace")
+      // The next request is served by a fresh child while the old one is still being stopped.
+      assert.deepStrictEqual(yield* endpoint.request(request(3)), okResponse(3))
+      const pids = yield* startedPids(log)
+      assert.strictEqual(pids.length, 2)
+      yield* Scope.close(scope, Exit.void).pipe(withDeadline(5000))
+      assert.deepStrictEqual(pids.filter(isAlive), [], "closing the endpoint waits for the background kill")
+    }).pipe(Effect.provide(NodeContext.layer)), 20_000)
 
   it.scopedLive("closing the scope kills and reaps the child, even one ignoring SIGTERM; later calls fail", () =>
     Effect.gen(function*() {
@@ -161,17 +160,19 @@ describe("StdioTransport persistent", () => {
         killGrace: "200 millis",
         exitGrace: "500 millis"
       })
-      yield* endpoint.request(request(1))
       yield* endpoint.notify(notification({ n: 1 }))
+      yield* endpoint.request(request(1))
       const [pid] = yield* startedPids(log)
       const started = Date.now()
       yield* Scope.close(scope, Exit.void).pipe(withDeadline(5000))
-      assert.isAtLeast(Date.now() - started, 450, "the child was given exitGrace")
+      const elapsed = Date.now() - started
+      assert.isAtLeast(elapsed, 450, "the child was given exitGrace")
+      assert.isBelow(elapsed, 3000, "not the observation grace: the answer shows the observation was read")
       assert.isFalse(isAlive(pid!))
       const messages = (yield* readLog(log)).filter((e) => e.event === "message")
       assert.deepStrictEqual(messages.map((e) => (e.message as Json.JsonObject).method), [
-        "hooks/intercept",
-        "hooks/observe"
+        "hooks/observe",
+        "hooks/intercept"
       ])
     }).pipe(Effect.provide(NodeContext.layer)))
 
@@ -332,15 +333,18 @@ describe("StdioTransport per_event", () => {
       assert.deepStrictEqual(yield* second.endpoint.request(request(2)), okResponse(2))
     }).pipe(Effect.provide(NodeContext.layer)))
 
-  it.scopedLive("interrupting a hung request kills and reaps its child before the interruption completes", () =>
+  it.scopedLive("interrupting a hung request returns at once; its child is stopped in the background, which closing awaits", () =>
     Effect.gen(function*() {
-      const { endpoint, log } = yield* connect("per_event", ["ignore-sigterm"], { killGrace: "200 millis" })
+      const { endpoint, log, scope } = yield* connectClosable("per_event", ["ignore-sigterm"], { killGrace: "2500 millis" })
       const fiber = yield* Effect.fork(endpoint.request(request(1)))
       const { pid } = yield* waitForLog(log, (e) => e.event === "message")
       assert.isTrue(isAlive(pid))
+      const started = Date.now()
       yield* Fiber.interrupt(fiber)
+      assert.isBelow(Date.now() - started, 1200, "the interruption does not wait for the kill grace")
+      yield* Scope.close(scope, Exit.void).pipe(withDeadline(5000))
       assert.isFalse(isAlive(pid))
-    }).pipe(Effect.provide(NodeContext.layer)))
+    }).pipe(Effect.provide(NodeContext.layer)), 20_000)
 
   it.scopedLive("closing the scope kills the children of calls in flight; they fail with closed", () =>
     Effect.gen(function*() {
@@ -353,18 +357,20 @@ describe("StdioTransport per_event", () => {
       assert.strictEqual(yield* reasonOf(endpoint.request(request(2))), "closed")
     }).pipe(Effect.provide(NodeContext.layer)))
 
-  it.scopedLive("a notification does not wait for a lingering child beyond the notification grace", () =>
+  it.scopedLive("a notification to a child that lingers past the notification grace is not delivered", () =>
     Effect.gen(function*() {
       const { endpoint, log } = yield* connect("per_event", ["ok", "--linger"], {
         killGrace: "200 millis",
         notificationGrace: "1 second"
       })
       const started = Date.now()
-      yield* endpoint.notify(notification()).pipe(withDeadline(5000))
+      const error = yield* Effect.flip(endpoint.notify(notification()).pipe(withDeadline(5000)))
       assert.isAtLeast(Date.now() - started, 1000)
+      assert.strictEqual(error._tag === "TransportError" ? error.reason : error._tag, "exited")
+      assert.match(String(error.message), /did not exit within 1000 ms/)
       const [pid] = yield* startedPids(log)
-      assert.isFalse(isAlive(pid!))
+      yield* waitUntil("the lingering child to be stopped", () => !isAlive(pid!))
       const messages = (yield* readLog(log)).filter((e) => e.event === "message")
       assert.strictEqual(messages.length, 1)
-    }).pipe(Effect.provide(NodeContext.layer)))
+    }).pipe(Effect.provide(NodeContext.layer)), 20_000)
 })

@@ -1,7 +1,7 @@
 import type { Json, Registration } from "@effect-ahp/protocol"
 import { Command } from "@effect/platform"
 import type { CommandExecutor } from "@effect/platform"
-import { Data, Effect, Option, Schedule, Stream } from "effect"
+import { Data, Duration, Effect, Option, Schedule, Stream } from "effect"
 import type { Scope } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -10,6 +10,20 @@ import { fileURLToPath } from "node:url"
 
 /** The shared scripted backend. */
 export const script = fileURLToPath(new URL("../../../test/support/scripted-backend.mjs", import.meta.url))
+
+/** The stdio backend with hostile process behaviour (slow start, grandchildren, stderr, exit statuses). */
+export const hostileScript = fileURLToPath(new URL("../../../test/support/hostile-stdio.mjs", import.meta.url))
+
+/** A stdio transport running a Node script with `args`. */
+const nodeScript = (
+  file: string,
+  lifecycle: Registration.StdioTransport["lifecycle"],
+  args: ReadonlyArray<string>
+): Registration.StdioTransport => ({ type: "stdio", command: process.execPath, args: [file, ...args], lifecycle })
+
+/** A stdio transport running the hostile backend. */
+export const hostile = (lifecycle: Registration.StdioTransport["lifecycle"], ...args: Array<string>) =>
+  nodeScript(hostileScript, lifecycle, args)
 
 /** A JSON-RPC request / notification as the harness would send it. */
 export const request = (id: Json.JsonValue, params: Json.JsonObject = {}): Json.JsonObject => ({
@@ -33,15 +47,8 @@ export const okResponse = (id: Json.JsonValue) => ({
 })
 
 /** A stdio transport running the scripted backend. */
-export const stdio = (
-  lifecycle: Registration.StdioTransport["lifecycle"],
-  ...args: Array<string>
-): Registration.StdioTransport => ({
-  type: "stdio",
-  command: process.execPath,
-  args: [script, "stdio", ...args],
-  lifecycle
-})
+export const stdio = (lifecycle: Registration.StdioTransport["lifecycle"], ...args: Array<string>) =>
+  nodeScript(script, lifecycle, ["stdio", ...args])
 
 /** A fresh file path in a temporary directory removed with the scope. */
 export const tempFile = (name: string): Effect.Effect<string, never, Scope.Scope> =>
@@ -66,6 +73,18 @@ export const readLog = (file: string): Effect.Effect<Array<LogEntry>> =>
 
 class NotYet extends Data.TaggedError("NotYet") {}
 
+/** What `withDeadline` fails with. */
+export class Deadline extends Data.TaggedError("Deadline") {}
+
+/** Fails with `Deadline` after `millis` (a caller's deadline around a transport call). */
+export const withDeadline = (millis: number) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.timeoutFail(self, { duration: Duration.millis(millis), onTimeout: () => new Deadline() })
+
+/** The reason of a transport failure (the tag of any other). */
+export const reasonOf = <A, E extends { readonly reason?: string; readonly _tag: string }, R>(
+  self: Effect.Effect<A, E, R>
+) => Effect.map(Effect.flip(self), (e) => e.reason ?? e._tag)
+
 /** Waits (polling the file) until the log has an entry matching `predicate`. */
 export const waitForLog = (file: string, predicate: (entry: LogEntry) => boolean): Effect.Effect<LogEntry> =>
   readLog(file).pipe(
@@ -75,6 +94,13 @@ export const waitForLog = (file: string, predicate: (entry: LogEntry) => boolean
     })),
     Effect.retry({ schedule: Schedule.spaced("10 millis"), times: 1000 }),
     Effect.orDie
+  )
+
+/** Polls until `check` holds (every 10 ms, at most ~10 s); dies otherwise. */
+export const waitUntil = (what: string, check: () => boolean): Effect.Effect<void> =>
+  Effect.suspend(() => check() ? Effect.void : Effect.fail(new NotYet())).pipe(
+    Effect.retry({ schedule: Schedule.spaced("10 millis"), times: 1000 }),
+    Effect.orDieWith(() => new Error(`gave up waiting for ${what}`))
   )
 
 /** The pids of every process that logged a start line, in order. */

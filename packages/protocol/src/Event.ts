@@ -81,6 +81,7 @@ import * as task from "./internal/events/task.js"
 import * as tool from "./internal/events/tool.js"
 import * as turn from "./internal/events/turn.js"
 import type { EventType } from "./internal/events/type.js"
+import * as Json from "./Json.js"
 
 /**
  * The envelope members every event may carry (`id`, `source`, `type`, `time`, `session`,
@@ -93,6 +94,18 @@ import type { EventType } from "./internal/events/type.js"
  * @category fields
  */
 export const envelope = fields.envelope
+
+/**
+ * The deepest nesting an event may have: 510 levels, so that a request or notification
+ * carrying it (the message and its `params` add two levels) stays within `Json.maxDepth`.
+ * Every value a backend may place into the next event (a `modify` value, an injection) sits
+ * at least as deep in the response that carries it, so an accepted response can never make
+ * the next request too deep to write.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxDepth = Json.maxDepth - 2
 
 /**
  * `model`: `{ id, provider }`.

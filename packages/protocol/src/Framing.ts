@@ -7,6 +7,7 @@
  *
  * @since 0.1.0
  */
+import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
 import * as Json from "./Json.js"
 
@@ -152,13 +153,15 @@ export const frames = <E, R>(input: Stream.Stream<Uint8Array, E, R>, maxLineByte
 const encoder = new TextEncoder()
 
 /**
- * Encodes a message as one line: compact JSON (`Json.stringify`, so `LosslessNumber`s are
- * written verbatim) followed by the newline, in UTF-8.
+ * Encodes a message as one line: compact JSON (`Json.encode`, so `LosslessNumber`s are
+ * written verbatim) followed by the newline, in UTF-8. A message that cannot be written
+ * (nested deeper than `Json.maxDepth`, cyclic, not JSON) is a `JsonEncodeError`.
  *
  * @since 0.1.0
  * @category encoding
  */
-export const encode = (message: Json.JsonValue): Uint8Array => encoder.encode(encodeText(message))
+export const encode = (message: Json.JsonValue): Either.Either<Uint8Array, Json.JsonEncodeError> =>
+  Either.map(encodeText(message), (line) => encoder.encode(line))
 
 /**
  * The line `encode` writes, as text (for writers that encode UTF-8 themselves, such as
@@ -167,4 +170,5 @@ export const encode = (message: Json.JsonValue): Uint8Array => encoder.encode(en
  * @since 0.1.0
  * @category encoding
  */
-export const encodeText = (message: Json.JsonValue): string => `${Json.stringify(message)}\n`
+export const encodeText = (message: Json.JsonValue): Either.Either<string, Json.JsonEncodeError> =>
+  Either.map(Json.encode(message), (text) => `${text}\n`)

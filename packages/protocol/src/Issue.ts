@@ -10,6 +10,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as AST from "effect/SchemaAST"
 import { compile } from "./internal/accepts.js"
+import * as jsonWalk from "./internal/jsonWalk.js"
 import * as Json from "./Json.js"
 
 /**
@@ -393,10 +394,8 @@ export const validator = <A, I>(schema: Schema.Schema<A, I>) => {
   const accepts = compile(schema.ast)
   return (input: unknown): Array<Issue> => {
     if (accepts(input)) return []
-    const owners: Array<ReadonlyArray<PropertyKey>> = []
-    protoOwners(input, [], owners)
     // Only the exact decoder tells which `__proto__` members a decoded value would lose.
-    if (owners.length > 0) return Either.match(exact(input), { onLeft: (issues) => issues, onRight: () => [] })
+    if (hasProtoOwner(input)) return Either.match(exact(input), { onLeft: (issues) => issues, onRight: () => [] })
     const checked = check(input)
     return checked === undefined ? [unreadable] : Either.isLeft(checked) ? fromParseError(checked.left) : []
   }
@@ -407,48 +406,65 @@ const protoKey = "__proto__"
 const hasOwn = (value: unknown, key: string): boolean =>
   typeof value === "object" && value !== null && Object.prototype.hasOwnProperty.call(value, key)
 
-/** The paths of the objects in `value` that have an own `__proto__` member, outermost first. */
-const protoOwners = (value: unknown, path: Array<PropertyKey>, out: Array<ReadonlyArray<PropertyKey>>): void => {
-  if (typeof value !== "object" || value === null || value instanceof Json.LosslessNumber) return
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      path.push(i)
-      protoOwners(value[i], path, out)
-      path.pop()
-    }
-    return
-  }
-  if (hasOwn(value, protoKey)) out.push([...path])
-  for (const key in value) {
-    path.push(key)
-    protoOwners((value as Record<string, unknown>)[key], path, out)
-    path.pop()
-  }
+const isContainer = (value: unknown): value is object =>
+  typeof value === "object" && value !== null && !(value instanceof Json.LosslessNumber)
+
+/**
+ * Whether an object in `value` has an own `__proto__` member, or `value` nests deeper than
+ * `Json.maxDepth` (then only the exact decoder can tell). Iterative.
+ */
+const hasProtoOwner = (value: unknown): boolean =>
+  !jsonWalk.every(value, Json.maxDepth, isLossless, (v) => Array.isArray(v) || !hasOwn(v, protoKey))
+
+const isLossless = (u: object): boolean => u instanceof Json.LosslessNumber
+
+/** A path as a chain of links (materialised only for the paths reported). */
+interface Link {
+  readonly parent: Link | undefined
+  readonly key: PropertyKey
 }
 
-const at = (value: unknown, path: ReadonlyArray<PropertyKey>): unknown =>
-  path.reduce<unknown>((v, key) => hasOwn(v, String(key)) ? (v as Record<PropertyKey, unknown>)[key] : undefined, value)
-
-const startsWith = (path: ReadonlyArray<PropertyKey>, prefix: ReadonlyArray<PropertyKey>): boolean =>
-  prefix.length <= path.length && prefix.every((key, i) => String(key) === String(path[i]))
+const pathOf = (link: Link | undefined): Array<PropertyKey> => {
+  const path: Array<PropertyKey> = []
+  for (let l = link; l !== undefined; l = l.parent) path.push(l.key)
+  return path.reverse()
+}
 
 /**
  * The own `__proto__` members of `input` that a decoded value does not keep. Free-form JSON
  * values keep them, but Schema's structs and records copy members by assignment, which would
  * drop such a member or turn it into the copy's prototype. Such a member is an error at its
- * path instead (nothing is silently lost, no prototype is ever injected).
+ * path instead (nothing is silently lost, no prototype is ever injected); what lies inside a
+ * lost member is not reported again. One iterative walk of both values, outermost first,
+ * down to `Json.maxDepth` levels.
  *
  * @since 0.1.0
  * @category validation
  */
 export const lostProtoMembers = (input: unknown, output: unknown): Array<Issue> => {
-  const owners: Array<ReadonlyArray<PropertyKey>> = []
-  protoOwners(input, [], owners)
-  const lost: Array<ReadonlyArray<PropertyKey>> = []
-  for (const owner of owners) {
-    const member = [...owner, protoKey]
-    if (lost.some((reported) => startsWith(member, reported))) continue
-    if (!hasOwn(at(output, owner), protoKey)) lost.push(member)
+  const lost: Array<Issue> = []
+  const stack: Array<{ readonly input: unknown; readonly output: unknown; readonly at: Link | undefined; readonly depth: number }> = [
+    { input, output, at: undefined, depth: 0 }
+  ]
+  while (stack.length > 0) {
+    const { at, depth, input: i, output: o } = stack.pop()!
+    if (!isContainer(i) || depth >= Json.maxDepth) continue
+    const owns = !Array.isArray(i) && hasOwn(i, protoKey)
+    if (owns && !hasOwn(o, protoKey)) {
+      lost.push(make([...pathOf(at), protoKey], `the member name "${protoKey}" is not accepted here`))
+    }
+    const keys = Object.keys(i)
+    for (let k = keys.length - 1; k >= 0; k--) {
+      const key = keys[k]!
+      if (owns && key === protoKey && !hasOwn(o, protoKey)) continue
+      const member = Array.isArray(i) ? Number(key) : key
+      stack.push({
+        input: (i as Record<string, unknown>)[key],
+        output: hasOwn(o, key) ? (o as Record<string, unknown>)[key] : undefined,
+        at: { parent: at, key: member },
+        depth: depth + 1
+      })
+    }
   }
-  return lost.map((path) => make(path, `the member name "${protoKey}" is not accepted here`))
+  return lost
 }

@@ -1,11 +1,19 @@
 /**
  * JSON values as they travel on the AHP wire.
  *
- * `parse` never loses precision silently: an integer literal that a JavaScript number cannot
- * hold exactly (beyond 2^53 and not a representable value), or a number that would overflow
- * to ±Infinity, is kept as a `LosslessNumber` holding its exact source text, and `stringify` writes that text back unchanged. Schemas that need a JavaScript
- * number (timeouts, sizes, counters) therefore reject such a value with a clear message
- * instead of accepting a rounded one.
+ * Numbers are exact. A number literal is read as a JavaScript number when that number stands
+ * for the same value: `String(Number(literal))` is the same decimal number, however it is
+ * written (`0.1`, `1e-7`, `3.14`, `1.50`, `1E2`, every integer up to 2^53). Any other literal
+ * is kept as a `LosslessNumber` holding its exact source text, which `stringify` and
+ * `encode` write back unchanged: one that overflows to ±Infinity (`1e400`), underflows
+ * (`1e-400`, not `0`), carries more digits than a double holds (a 34-digit fraction, not
+ * `0.1`; an integer beyond 2^53), or whose double writes differently (`2^70` written out in
+ * full). Schemas that need a JavaScript number (timeouts, sizes, counters) therefore reject
+ * such a value with a clear message instead of accepting a rounded one.
+ *
+ * Nesting is bounded by `maxDepth` (512 levels) everywhere: in the text read, in values
+ * checked, in the text written. Reading and writing take time linear in the size of the text
+ * and never recurse.
  *
  * @since 0.1.0
  */
@@ -14,12 +22,23 @@ import * as Data from "effect/Data"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as internal from "./internal/jsonParser.js"
-
-/** How many `LosslessNumber`s were written so far: `stringify` scans its text only when one was. */
-let losslessWritten = 0
+import * as walk from "./internal/jsonWalk.js"
+import * as writer from "./internal/jsonWriter.js"
 
 /**
- * A JSON number literal kept verbatim because a JavaScript number cannot hold it exactly.
+ * The deepest nesting of arrays and objects read or written: 512 levels (`[]` is one level,
+ * `[[]]` two). `parse` fails beyond it before building anything, `encode` refuses to write
+ * beyond it, and `isJsonValue` (so the `Value` and `AnyObject` schemas) rejects deeper
+ * values, so no walk of a JSON value anywhere can exhaust the call stack.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxDepth = 512
+
+/**
+ * A JSON number literal kept verbatim because a JavaScript number cannot stand for it
+ * exactly (see the module comment).
  *
  * @since 0.1.0
  * @category models
@@ -29,26 +48,25 @@ export class LosslessNumber {
     /** The literal exactly as it appeared in the JSON text. */
     readonly source: string
   ) {}
-  /** The nearest JavaScript number (may be rounded or infinite). */
+  /** The nearest JavaScript number (may be rounded, zero or infinite). */
   get approximate(): number {
     return Number(this.source)
   }
-  /** Whether the literal is an integer (no fraction or exponent). */
+  /** Whether the value is an integer (`1e400` and `5.0` are; `0.5` is not). */
   get isInteger(): boolean {
-    return /^-?\d+$/.test(this.source)
+    const exact = internal.canonical(this.source)
+    return exact !== undefined && (exact === "0" || !exact.slice(exact.indexOf("e") + 1).startsWith("-"))
   }
   toString(): string {
     return `${this.source} (beyond exact number precision)`
   }
+  /** The literal as a string, for serializers other than `stringify` and `encode` (such as loggers). */
   toJSON(): string {
-    losslessWritten++
-    return `${marker}${this.source}`
+    return this.source
   }
 }
 
-const nonce = Math.random().toString(36).slice(2)
-const marker = `\u0000ahp-lossless-${nonce}:`
-const markerPattern = new RegExp(`"\\\\u0000ahp-lossless-${nonce}:([^"]+)"`, "g")
+const isLossless = (u: object): u is LosslessNumber => u instanceof LosslessNumber
 
 /**
  * Any JSON value. Numbers that JavaScript cannot hold exactly are `LosslessNumber`s.
@@ -74,15 +92,30 @@ export type JsonValue =
 export type JsonObject = { readonly [key: string]: JsonValue }
 
 /**
- * A JSON text that could not be parsed.
+ * A JSON text that could not be parsed: not UTF-8 (`utf8`), not JSON (`syntax`), or nested
+ * deeper than `maxDepth` (`depth`).
  *
  * @since 0.1.0
  * @category errors
  */
 export class JsonParseError extends Data.TaggedError("JsonParseError")<{
+  readonly reason: "utf8" | "syntax" | "depth"
   readonly message: string
   /** Zero-based character offset of the problem, when known. */
   readonly offset?: number | undefined
+}> {}
+
+/**
+ * A value that cannot be written as JSON text: nested deeper than `maxDepth` or cyclic
+ * (`depth`), or holding something that is not JSON (`value`: a bigint, a number that is not
+ * finite, a throwing `toJSON`).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class JsonEncodeError extends Data.TaggedError("JsonEncodeError")<{
+  readonly reason: "depth" | "value"
+  readonly message: string
 }> {}
 
 /**
@@ -96,51 +129,80 @@ export const isObject = (u: unknown): u is JsonObject =>
 
 /**
  * Whether a value is made only of JSON values (finite numbers, strings, booleans, null,
- * arrays, plain objects, `LosslessNumber`s). Iterative, so deep values cannot overflow the stack.
+ * arrays, plain objects, `LosslessNumber`s) nested at most `maxDepth` levels. Iterative and
+ * bounded, so neither a deep nor a cyclic value can overflow the stack or loop forever.
  *
  * @since 0.1.0
  * @category refinements
  */
-export const isJsonValue = (u: unknown): u is JsonValue => {
-  const stack: Array<unknown> = [u]
-  while (stack.length > 0) {
-    const v = stack.pop()
-    switch (typeof v) {
-      case "string":
-      case "boolean":
-        continue
-      case "number":
-        if (!Number.isFinite(v)) return false
-        continue
-      case "object": {
-        if (v === null || v instanceof LosslessNumber) continue
-        if (Array.isArray(v)) {
-          for (let i = 0; i < v.length; i++) stack.push(v[i])
-          continue
-        }
-        const proto = Object.getPrototypeOf(v)
-        if (proto !== Object.prototype && proto !== null) return false
-        for (const key in v) stack.push((v as Record<string, unknown>)[key])
-        continue
-      }
-      default:
-        return false
+export const isJsonValue = (u: unknown): u is JsonValue => walk.every(u, maxDepth, isLossless, isJsonNode)
+
+/** Whether one value may be part of a JSON value (its members are checked on their own). */
+const isJsonNode = (v: unknown): boolean => {
+  switch (typeof v) {
+    case "string":
+    case "boolean":
+      return true
+    case "number":
+      return Number.isFinite(v)
+    case "object": {
+      if (v === null || Array.isArray(v) || v instanceof LosslessNumber) return true
+      const proto = Object.getPrototypeOf(v)
+      return proto === Object.prototype || proto === null
     }
+    default:
+      return false
   }
-  return true
 }
 
-const jsonArbitrary = (fc: typeof import("effect/FastCheck")) =>
-  fc.jsonValue({ maxDepth: 3, noUnicodeString: false }).map((v) => normalizeNumbers(v) as JsonValue)
+/**
+ * Whether arrays and objects nest in a value more than `limit` levels deep (`[]` is one
+ * level). Stops at the first container beyond the limit, so it also ends on cyclic values
+ * (which are infinitely deep). `LosslessNumber`s are not containers.
+ *
+ * @since 0.1.0
+ * @category refinements
+ */
+export const exceedsDepth = (value: unknown, limit: number): boolean => !walk.every(value, limit, isLossless, always)
 
-/** Makes a generated value survive JSON text unchanged: no `-0`, no integers beyond exact precision. */
-const normalizeNumbers = (v: unknown): unknown => {
-  if (typeof v === "number") return (Number.isInteger(v) && !Number.isSafeInteger(v) ? v % Number.MAX_SAFE_INTEGER : v) + 0
-  if (Array.isArray(v)) return v.map(normalizeNumbers)
+const always = () => true
+
+/**
+ * Literals no double stands for: each reads back as a `LosslessNumber`. Not ones that
+ * overflow, so that `JSON.parse` (in tests comparing with other JSON tools) still reads a
+ * finite number.
+ */
+const losslessLiterals = (fc: typeof import("effect/FastCheck")) =>
+  fc.oneof(
+    fc.bigInt({ min: 2n ** 53n + 1n, max: 2n ** 80n }).map((n) => `${n | 1n}`),
+    fc.integer({ min: 325, max: 9999 }).map((e) => `-1e-${e}`),
+    fc.integer({ min: 20, max: 40 }).map((digits) => `0.${"1".repeat(digits)}`)
+  )
+
+const jsonArbitrary = (fc: typeof import("effect/FastCheck")) =>
+  fc.tuple(fc.jsonValue({ maxDepth: 3, noUnicodeString: false }), fc.array(losslessLiterals(fc), { maxLength: 3 })).map((
+    [v, literals]
+  ) => normalizeNumbers(v, literals.map((source) => new LosslessNumber(source)), { next: 0 }) as JsonValue)
+
+/**
+ * Makes a generated value survive JSON text unchanged (no `-0`, no integers beyond exact
+ * precision) and puts the given `LosslessNumber`s in place of its first numbers.
+ */
+const normalizeNumbers = (v: unknown, lossless: ReadonlyArray<LosslessNumber>, used: { next: number }): unknown => {
+  if (typeof v === "number") {
+    if (used.next < lossless.length) return lossless[used.next++]
+    return (Number.isInteger(v) && !Number.isSafeInteger(v) ? v % Number.MAX_SAFE_INTEGER : v) + 0
+  }
+  if (Array.isArray(v)) return v.map((x) => normalizeNumbers(x, lossless, used))
   if (typeof v === "object" && v !== null) {
     const out: Record<string, unknown> = {}
     for (const [k, x] of Object.entries(v)) {
-      Object.defineProperty(out, k, { value: normalizeNumbers(x), enumerable: true, writable: true, configurable: true })
+      Object.defineProperty(out, k, {
+        value: normalizeNumbers(x, lossless, used),
+        enumerable: true,
+        writable: true,
+        configurable: true
+      })
     }
     return out
   }
@@ -175,53 +237,35 @@ export const AnyObject: Schema.Schema<JsonObject> = Schema.declare(
   }
 )
 
-const hasSuspiciousNumber = /\d{16,}|[eE][+-]?\d{3,}/
-
 /**
- * Whether a `JSON.parse` result holds a number that may stand for a literal JavaScript
- * cannot hold exactly: one beyond the safe integer range, or an infinite one. Every literal
- * the lossless parser keeps verbatim parses to such a number, so when there is none the
- * `JSON.parse` result is already exact (the text pre-scan alone also matches digits inside
- * strings, such as `"value123"`). Iterative, like `isJsonValue`.
- */
-const hasUnsafeNumber = (value: unknown): boolean => {
-  const stack: Array<unknown> = [value]
-  while (stack.length > 0) {
-    const v = stack.pop()
-    if (typeof v === "number") {
-      if (!(Math.abs(v) <= Number.MAX_SAFE_INTEGER)) return true
-    } else if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) stack.push(v[i])
-    } else if (typeof v === "object" && v !== null) {
-      for (const key in v) stack.push((v as Record<string, unknown>)[key])
-    }
-  }
-  return false
-}
-
-/**
- * Parses a JSON text. Precision is never lost silently: see the module comment.
+ * Parses a JSON text: exact numbers (see the module comment), nesting at most `maxDepth`
+ * levels, in time linear in the text. One pass over the text checks the nesting and the
+ * number literals before any value is built; a text with only plain numbers is then read by
+ * `JSON.parse`, any other by an iterative parser that keeps literals verbatim. Own
+ * `__proto__` members stay own members. Errors name a line and column and never quote the text.
  *
  * @since 0.1.0
  * @category parsing
  */
-export const parse = (text: string): Either.Either<JsonValue, JsonParseError> =>
-  Either.flatMap(read(text), (value) =>
-    !hasSuspiciousNumber.test(text) || !hasUnsafeNumber(value)
-      ? Either.right(value)
-      : internal.parseLossless(text, (source) => new LosslessNumber(source)).pipe(
-        Either.map((v) => v as JsonValue),
-        Either.mapLeft((problem) => new JsonParseError(problem))
-      ))
-
-/** `JSON.parse`, its syntax errors described without echoing the text. */
-const read = (text: string): Either.Either<JsonValue, JsonParseError> => {
-  try {
-    return Either.right(JSON.parse(text))
-  } catch (e) {
-    return Either.left(new JsonParseError(internal.describeSyntaxError(text, e)))
+export const parse = (text: string): Either.Either<JsonValue, JsonParseError> => {
+  switch (internal.scan(text, maxDepth)) {
+    case "plain":
+      try {
+        return Either.right(JSON.parse(text))
+      } catch {
+        return Either.left(new JsonParseError(internal.describe(text, maxDepth)))
+      }
+    case "lossless":
+      return Either.mapBoth(internal.parseLossless(text, makeLossless, maxDepth), {
+        onLeft: (problem) => new JsonParseError(problem),
+        onRight: (value) => value as JsonValue
+      })
+    case "deep":
+      return Either.left(new JsonParseError(internal.describe(text, maxDepth)))
   }
 }
+
+const makeLossless = (source: string) => new LosslessNumber(source)
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 
@@ -236,25 +280,38 @@ export const parseBytes = (bytes: Uint8Array): Either.Either<JsonValue, JsonPars
   try {
     text = utf8.decode(bytes)
   } catch {
-    return Either.left(new JsonParseError({ message: "invalid UTF-8" }))
+    return Either.left(new JsonParseError({ reason: "utf8", message: "invalid UTF-8" }))
   }
   return parse(text)
 }
 
 /**
- * Writes a JSON value as compact JSON text (one line), restoring `LosslessNumber`s verbatim.
+ * Writes a value as JSON text: compact (one line), or indented by `space` spaces. What
+ * `JSON.stringify` writes, except that `LosslessNumber`s are written verbatim and that a
+ * value nested deeper than `maxDepth` (or cyclic), a bigint or a number that is not finite is
+ * a `JsonEncodeError` instead of an exception, a stack overflow or `null`. Iterative, linear
+ * in the text written. For values that may come from outside (a host, a backend), and for
+ * every message put on the wire.
  *
  * @since 0.1.0
  * @category encoding
  */
-export const stringify = (value: unknown, space?: number): string => write(value, space).text
+export const encode = (value: unknown, space?: number): Either.Either<string, JsonEncodeError> =>
+  Either.mapLeft(
+    writer.write(value, space === undefined || space <= 0 ? "" : " ".repeat(Math.min(10, space)), maxDepth, isLossless),
+    (problem) => new JsonEncodeError(problem)
+  )
 
-/** The JSON text of a value, and whether it holds a `LosslessNumber`. */
-const write = (value: unknown, space?: number): { readonly text: string; readonly lossless: boolean } => {
-  const before = losslessWritten
-  const text = JSON.stringify(value, null, space)
-  return losslessWritten !== before ? { text: text.replace(markerPattern, "$1"), lossless: true } : { text, lossless: false }
-}
+/**
+ * `encode` for values known to be JSON within `maxDepth` — every value `parse` returns or the
+ * schemas here accept. Anything else is a defect: the `JsonEncodeError` is thrown, as
+ * `JSON.stringify` throws on a cyclic value.
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const stringify = (value: unknown, space?: number): string =>
+  Either.getOrThrowWith(encode(value, space), (error) => error)
 
 /**
  * The JavaScript number nearest to a JSON number (a `LosslessNumber` may round or be
@@ -266,28 +323,55 @@ const write = (value: unknown, space?: number): { readonly text: string; readonl
 export const toNumber = (n: number | LosslessNumber): number => typeof n === "number" ? n : n.approximate
 
 /**
- * Structural equality of two JSON values; object key order is irrelevant.
+ * Whether two `LosslessNumber`s stand for the same number, however written (`1e400` and
+ * `10e399`).
+ *
+ * @since 0.1.0
+ * @category equality
+ */
+export const sameNumber = (a: LosslessNumber, b: LosslessNumber): boolean =>
+  a.source === b.source || internal.canonical(a.source) === internal.canonical(b.source)
+
+/**
+ * Structural equality of two JSON values; object key order is irrelevant, and numbers are
+ * compared by value. Iterative; two distinct values nested deeper than `maxDepth` (or
+ * cyclic) are never equal.
  *
  * @since 0.1.0
  * @category equality
  */
 export const equals = (a: unknown, b: unknown): boolean => {
-  if (a === b) return true
-  if (a instanceof LosslessNumber || b instanceof LosslessNumber) {
-    return a instanceof LosslessNumber && b instanceof LosslessNumber && a.source === b.source
-  }
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false
-    for (let i = 0; i < a.length; i++) if (!equals(a[i], b[i])) return false
-    return true
-  }
-  if (Array.isArray(b)) return false
-  const ka = Object.keys(a)
-  if (ka.length !== Object.keys(b).length) return false
-  for (const k of ka) {
-    if (!Object.prototype.hasOwnProperty.call(b, k)) return false
-    if (!equals((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false
+  const lefts: Array<unknown> = [a]
+  const rights: Array<unknown> = [b]
+  const depths: Array<number> = [0]
+  while (lefts.length > 0) {
+    const x = lefts.pop()
+    const y = rights.pop()
+    const depth = depths.pop()!
+    if (x === y) continue
+    if (x instanceof LosslessNumber || y instanceof LosslessNumber) {
+      if (x instanceof LosslessNumber && y instanceof LosslessNumber && sameNumber(x, y)) continue
+      return false
+    }
+    if (typeof x !== "object" || typeof y !== "object" || x === null || y === null || depth >= maxDepth) return false
+    if (Array.isArray(x)) {
+      if (!Array.isArray(y) || x.length !== y.length) return false
+      for (let i = 0; i < x.length; i++) {
+        lefts.push(x[i])
+        rights.push(y[i])
+        depths.push(depth + 1)
+      }
+      continue
+    }
+    if (Array.isArray(y)) return false
+    const keys = Object.keys(x)
+    if (keys.length !== Object.keys(y).length) return false
+    for (const key of keys) {
+      if (!Object.prototype.hasOwnProperty.call(y, key)) return false
+      lefts.push((x as Record<string, unknown>)[key])
+      rights.push((y as Record<string, unknown>)[key])
+      depths.push(depth + 1)
+    }
   }
   return true
 }
@@ -301,42 +385,67 @@ export const equals = (a: unknown, b: unknown): boolean => {
 export const arbitrary = Arbitrary.make(Value)
 
 /**
- * A deep copy of a JSON value, through its JSON text. Numbers come back exactly; when the
- * value holds no `LosslessNumber`, its text holds only numbers written from doubles, which
- * read back as the same doubles, so the text is not scanned for unsafe numbers.
+ * A deep copy of a value through its JSON text (`encode`, then `parse`): exact numbers,
+ * nothing shared, and a `JsonEncodeError` or `JsonParseError` instead of an exception for a
+ * value that is not JSON within `maxDepth`. For values that may hold anything, such as an
+ * in-process backend's answers.
  *
  * @since 0.1.0
  * @category encoding
  */
-export const copy = (value: JsonValue): Either.Either<JsonValue, JsonParseError> => {
-  const { lossless, text } = write(value)
-  return lossless ? parse(text) : read(text)
-}
+export const copy = (value: unknown): Either.Either<JsonValue, JsonEncodeError | JsonParseError> =>
+  Either.flatMap(encode(value), parse)
 
 /**
  * A deep copy of a JSON value that shares no array or object with it (`LosslessNumber`s,
  * being immutable, are shared). Equal to the value read back from its JSON text, without
  * the text: members whose value is `undefined` are left out, as `JSON.stringify` leaves
- * them out, and own `__proto__` members stay own members. For values known to be JSON;
- * use `copy` for values that may hold anything else.
+ * them out, and own `__proto__` members stay own members. Iterative. For values known to be
+ * JSON; use `copy` for values that may hold anything else.
  *
  * @since 0.1.0
  * @category encoding
  */
-export const clone = <A extends JsonValue>(value: A): A => cloneValue(value) as A
-
-const cloneValue = (value: JsonValue): JsonValue => {
-  if (typeof value !== "object" || value === null || value instanceof LosslessNumber) return value
-  if (Array.isArray(value)) return value.map(cloneValue)
-  const out: Record<string, JsonValue> = {}
-  for (const key of Object.keys(value)) {
-    const member = (value as Record<string, JsonValue | undefined>)[key]
-    if (member === undefined) continue
-    if (key === "__proto__") {
-      Object.defineProperty(out, key, { value: cloneValue(member), enumerable: true, writable: true, configurable: true })
-    } else {
-      out[key] = cloneValue(member)
+export const clone = <A extends JsonValue>(value: A): A => {
+  if (!isContainer(value)) return value
+  const root = emptyLike(value)
+  const sources: Array<object> = [value]
+  const targets: Array<any> = [root]
+  while (sources.length > 0) {
+    const source = sources.pop()!
+    const target = targets.pop()!
+    if (Array.isArray(source)) {
+      for (let i = 0; i < source.length; i++) {
+        const member = source[i]
+        if (isContainer(member)) {
+          const copied = emptyLike(member)
+          target.push(copied)
+          sources.push(member)
+          targets.push(copied)
+        } else {
+          target.push(member)
+        }
+      }
+      continue
+    }
+    for (const key of Object.keys(source)) {
+      const member = (source as Record<string, unknown>)[key]
+      if (member === undefined) continue
+      const copied = isContainer(member) ? emptyLike(member) : member
+      if (key === "__proto__") {
+        Object.defineProperty(target, key, { value: copied, enumerable: true, writable: true, configurable: true })
+      } else {
+        target[key] = copied
+      }
+      if (copied !== member) {
+        sources.push(member as object)
+        targets.push(copied)
+      }
     }
   }
-  return out
+  return root as A
 }
+
+const isContainer = (u: unknown): u is object => typeof u === "object" && u !== null && !(u instanceof LosslessNumber)
+
+const emptyLike = (u: object): Array<unknown> | Record<string, unknown> => Array.isArray(u) ? [] : {}

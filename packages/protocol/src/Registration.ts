@@ -15,9 +15,58 @@ const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith
 
 const unique = <A>(items: ReadonlyArray<A>) => new Set(items).size === items.length || "must not contain duplicates"
 
+const environmentNamePattern = /^[A-Za-z_][A-Za-z0-9_]*$/
+
+const environmentName = Schema.String.pipe(
+  Schema.pattern(environmentNamePattern, { message: () => "must be an environment variable name" })
+)
+
+/**
+ * The member of a stdio transport through which this implementation takes more
+ * environment for the child than `PATH` and `HOME`. The specification defines no `env`
+ * field, so this is an extension member under a reverse-DNS name (the schema allows
+ * other members, and other receivers ignore it).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const environmentKey = "org.effect-ahp.env" as const
+
+/**
+ * The environment extension of a stdio transport: `inherit` names variables of the
+ * harness's environment passed on when set; `set` gives literal values (never a secret:
+ * name a secret's variable in `inherit`). A `set` value wins over an inherited one.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const StdioEnvironment = struct({
+  inherit: optional(Schema.Array(environmentName)),
+  set: optional(
+    Schema.Record({
+      key: Schema.String,
+      value: Schema.String.pipe(Schema.pattern(/^[^\0]*$/, { message: () => "must not contain a NUL character" }))
+    }).pipe(Schema.filter((set) =>
+      Object.keys(set).filter((name) => !environmentNamePattern.test(name)).map((name) => ({
+        path: [name],
+        message: "must be an environment variable name"
+      }))
+    )).annotations({
+      arbitrary: () => (fc) => fc.dictionary(fc.stringMatching(/^[A-Z_][A-Z0-9_]{0,8}$/), fc.string().filter((v) => !v.includes("\0")))
+    })
+  )
+}).annotations({ identifier: "StdioEnvironment" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type StdioEnvironment = typeof StdioEnvironment.Type
+
 /**
  * A stdio backend: a command run directly (never through a shell), speaking one JSON
- * object per line.
+ * object per line; optionally with more environment (`StdioEnvironment` under
+ * `environmentKey`).
  *
  * @since 0.1.0
  * @category schemas
@@ -27,7 +76,8 @@ export const StdioTransport = struct({
   command: NonEmpty,
   args: optional(Schema.Array(Schema.String)),
   lifecycle: Schema.Literal("persistent", "per_event"),
-  cwd: optional(Schema.String)
+  cwd: optional(Schema.String),
+  [environmentKey]: optional(StdioEnvironment)
 }).annotations({ identifier: "StdioTransport" })
 
 /**

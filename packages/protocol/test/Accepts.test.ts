@@ -134,6 +134,20 @@ describe("accepts", () => {
     assert.isFalse(compile(Tree.ast)({ name: "r", children: [{ name: "c", children: [{ name: 1, children: [] }] }] }))
   })
 
+  it("follows a recursive schema at most Json.maxDepth levels: deeper values are left to the decoder, never a stack overflow", () => {
+    const tree = (depth: number): Tree => {
+      let node: Tree = { name: "leaf", children: [] }
+      for (let i = 1; i < depth; i++) node = { name: "n", children: [node] }
+      return node
+    }
+    const accepts = compile(Tree.ast)
+    // The root is checked by the struct itself; each level below it through one suspension.
+    assert.isTrue(accepts(tree(Json.maxDepth + 1)))
+    assert.isFalse(accepts(tree(Json.maxDepth + 2)))
+    assert.isFalse(accepts(tree(20_000)))
+    assert.isTrue(accepts(tree(3)), "the depth count is released after a refusal")
+  })
+
   it("leaves records keyed by template literals to the decoder", () => {
     const schema = Schema.Record({ key: Schema.TemplateLiteral("x-", Schema.String), value: Schema.Number })
     assert.isFalse(decodes(schema, { "x-a": "not a number" }))

@@ -1,6 +1,6 @@
 import { Framing, Json } from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
-import { Chunk, Effect, FastCheck, Stream } from "effect"
+import { Chunk, Effect, Either, FastCheck, Stream } from "effect"
 
 const encoder = new TextEncoder()
 const bytes = (text: string) => encoder.encode(text)
@@ -75,9 +75,18 @@ describe("Framing", () => {
   it("encodes a message as one compact JSON line, lossless numbers verbatim", () => {
     const parsed = Json.parse("{\"id\":12345678901234567890,\"text\":\"line\\nbreak é\"}")
     assert.isTrue(parsed._tag === "Right")
-    const line = Framing.encode((parsed as { right: Json.JsonValue }).right)
+    const line = Either.getOrThrow(Framing.encode((parsed as { right: Json.JsonValue }).right))
     assert.strictEqual(utf8.decode(line), "{\"id\":12345678901234567890,\"text\":\"line\\nbreak é\"}\n")
     assert.strictEqual(line.indexOf(0x0a), line.length - 1)
+  })
+
+  it("a message nested deeper than Json.maxDepth is an encode error, not a line", () => {
+    let deep: Json.JsonValue = []
+    for (let i = 0; i < 10_000; i++) deep = [deep]
+    const bytes = Framing.encode({ params: { event: deep } })
+    const text = Framing.encodeText({ params: { event: deep } })
+    assert.isTrue(Either.isLeft(bytes) && bytes.left.reason === "depth")
+    assert.isTrue(Either.isLeft(text) && text.left.reason === "depth")
   })
 
   it.prop("any split of a byte stream into chunks yields the same frames", [

@@ -5,8 +5,13 @@
  *
  * At most one deadline is armed at a time: it is armed when an exchange starts and then
  * either settled by the exchange's outcome, or it expires first — the index of its route is
- * recorded and the fiber that armed it is interrupted (its I/O is retired and awaited by
- * the caller). Settling and expiring are each synchronous, so exactly one of them happens.
+ * recorded, the fiber that armed it is interrupted and the caller waiting on that fiber is
+ * woken at once (it does not wait for the interrupted exchange to finish retiring its I/O).
+ * Settling and expiring are each synchronous, so exactly one of them happens. A deadline
+ * is absolute: settling checks the clock, so an exchange whose response was still being
+ * parsed, validated or staged when its deadline passed — while no timer could fire — is
+ * not settled but expires; `due` lets long synchronous work stop early.
+ *
  * Under the default live clock one platform timer serves every deadline of the fiber: it is
  * set when a deadline is armed earlier than the timer fires, left running when a deadline
  * settles, and when it fires it expires the armed deadline if that is due, or waits for it
@@ -19,6 +24,7 @@
 import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
 
 // Timers exist on every JavaScript platform; the core compiles without platform typings.
 declare const setTimeout: (callback: () => void, millis: number) => unknown
@@ -34,7 +40,11 @@ const maxTimerMillis = 2 ** 31 - 1
 export class Deadlines {
   /** The index of the route whose deadline expired. */
   expired: number | undefined = undefined
+  /** Set once the caller stopped waiting (interrupted): nothing more may be settled. */
+  private abandoned = false
   private armed: Armed | undefined = undefined
+  /** Wakes the caller waiting on the fiber, while it waits. */
+  private wake: (() => void) | undefined = undefined
   /** The platform timer, while one is set. */
   private timer: unknown = undefined
   /** When the platform timer fires (monotonic milliseconds). */
@@ -46,16 +56,15 @@ export class Deadlines {
   arm<A, E>(index: number, millis: number, effect: Effect.Effect<A, E>): Effect.Effect<A, E> {
     return Effect.withFiberRuntime((fiber) => {
       const interrupt = () => fiber.unsafeInterruptAsFork(fiber.id())
+      const at = millis <= maxTimerMillis ? this.now() + millis : Infinity
+      const armed: Armed = { index, at, interrupt, cancel: noop }
+      this.armed = armed
       if (this.clock === liveClock) {
-        const at = millis <= maxTimerMillis ? this.now() + millis : Infinity
-        this.armed = { index, at, interrupt, cancel: noop }
         if (at < this.timerAt) this.setTimer(at, millis)
         return effect
       }
-      const armed: Armed = { index, at: Infinity, interrupt, cancel: noop }
-      this.armed = armed
       return Effect.flatMap(
-        Effect.fork(Effect.zipRight(this.clock.sleep(Duration.millis(millis)), Effect.sync(() => this.expire(armed)))),
+        Effect.fork(Effect.zipRight(this.clock.sleep(Duration.millis(millis)), Effect.sync(() => this.expire(armed, true)))),
         (sleeper) => {
           armed.cancel = () => sleeper.unsafeInterruptAsFork(fiber.id())
           return effect
@@ -64,16 +73,48 @@ export class Deadlines {
     })
   }
 
+  /**
+   * Whether the armed deadline can no longer be met: it expired, the caller stopped
+   * waiting, or the clock is past it (then it expires now, even if no timer fired yet).
+   */
+  readonly due = (): boolean => {
+    if (this.expired !== undefined || this.abandoned) return true
+    const armed = this.armed
+    if (armed === undefined || this.now() <= armed.at) return false
+    this.expire(armed, false)
+    return true
+  }
+
   /** Settles the armed deadline: whether the exchange finished before it expired. */
   settle(): boolean {
-    if (this.expired !== undefined) return false
+    if (this.due()) return false
     this.armed?.cancel()
     this.armed = undefined
     return true
   }
 
+  /**
+   * Waits until `fiber` ends or the armed deadline expires, whichever comes first: an
+   * expired exchange is interrupted but not awaited.
+   */
+  wait(fiber: Fiber.RuntimeFiber<void>): Effect.Effect<void> {
+    return Effect.async<void>((resume) => {
+      const done = () => resume(Effect.void)
+      this.wake = done
+      fiber.addObserver(done)
+      return Effect.sync(() => fiber.removeObserver(done))
+    })
+  }
+
+  /** The caller stopped waiting: nothing is settled any more; cancels the deadline and the timer. */
+  abandon(): void {
+    this.abandoned = true
+    this.disarm()
+  }
+
   /** Cancels the armed deadline, if any, and the platform timer. */
   disarm(): void {
+    this.wake = undefined
     this.armed?.cancel()
     this.armed = undefined
     if (this.timer !== undefined) clearTimeout(this.timer)
@@ -81,7 +122,7 @@ export class Deadlines {
     this.timerAt = Infinity
   }
 
-  /** The live clock's monotonic time in milliseconds. */
+  /** The clock's time in milliseconds (monotonic under the live clock). */
   private now(): number {
     return Number(this.clock.unsafeCurrentTimeNanos()) / 1_000_000
   }
@@ -100,19 +141,28 @@ export class Deadlines {
     if (armed === undefined || armed.at === Infinity) return
     const left = armed.at - this.now()
     if (left > 0) this.setTimer(armed.at, Math.ceil(left))
-    else this.expire(armed)
+    else this.expire(armed, true)
   }
 
-  /** Expires `armed` if it is still the armed deadline. */
-  private expire(armed: Armed): void {
+  /**
+   * Expires `armed` if it is still the armed deadline. When its timer fired, its fiber is
+   * interrupted and the caller woken at once; when the fiber found it due itself, the
+   * fiber ends without publishing and its end wakes the caller.
+   */
+  private expire(armed: Armed, interrupt: boolean): void {
     if (this.armed !== armed) return
     this.armed = undefined
     this.expired = armed.index
-    armed.interrupt()
+    if (interrupt) {
+      armed.interrupt()
+      this.wake?.()
+    } else {
+      armed.cancel()
+    }
   }
 }
 
-/** An armed deadline: its route, when it expires under the live clock, and how to act. */
+/** An armed deadline: its route, when it expires (by the clock), and how to act. */
 interface Armed {
   readonly index: number
   readonly at: number

@@ -1,7 +1,8 @@
 /**
- * Starting a backend process for the stdio binding: direct exec (no shell) in its own
- * process group, a minimal environment, stderr drained and only counted, and a bounded
- * SIGTERM → grace → SIGKILL finalizer that waits until the process has been reaped.
+ * Starting a backend process for the stdio binding: direct exec (no shell) in a process
+ * group of its own, a minimal environment, stderr drained with a bounded tail kept for
+ * diagnostics, and a bounded finalizer that terminates the whole group (SIGTERM, grace,
+ * SIGKILL) whether or not the child itself already exited.
  *
  * The child is driven through `node:child_process` directly rather than the platform's
  * `CommandExecutor`: stdout chunks are handed to a callback as they arrive and stdin is
@@ -13,24 +14,43 @@
 import type { Registration } from "@effect-ahp/protocol"
 import * as TransportApi from "@effect-ahp/harness/Transport"
 import * as Deferred from "effect/Deferred"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as ChildProcess from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+
+/** How a child ended: its exit code, or the signal that ended it. @internal */
+export interface Status {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+}
 
 /** @internal */
 export interface Child {
   /** Queues a line (text is written as UTF-8) for the child's stdin; false once stdin has ended or failed. */
   readonly write: (line: string | Uint8Array) => boolean
+  /** Writes a line and completes once the operating system has taken all of it (not merely queued it). */
+  readonly writeFlushed: (line: string) => Effect.Effect<void, TransportApi.TransportError>
   /** Ends the child's stdin once everything queued has been written. */
   readonly endInput: () => void
   /** Whether the child's exit has not been observed yet. */
   readonly isRunning: () => boolean
   /** Completes once the child has exited (never fails). */
   readonly exited: Effect.Effect<void>
-  /** How the child ended, waiting at most `wait`; text safe for diagnostics. */
+  /** How the child ended, once it has. */
+  readonly status: Effect.Effect<Status>
+  /** How the child ended, waiting at most `wait` (none: still running). */
+  readonly statusWithin: (wait: Duration.DurationInput) => Effect.Effect<Option.Option<Status>>
+  /** The redacted tail of its stderr, quoted, or undefined when it wrote nothing there. */
+  readonly stderr: () => string | undefined
+  /** `text` followed by the stderr tail: safe for diagnostics. */
+  readonly withStderr: (text: string) => string
+  /** How the child ended, waiting at most `wait`, with its stderr tail; text safe for diagnostics. */
   readonly describeEnd: (wait: Duration.DurationInput) => Effect.Effect<string>
 }
 
@@ -45,16 +65,136 @@ export interface Output {
 /** @internal */
 export interface ChildConfig {
   readonly transport: Registration.StdioTransport
+  /** The directory relative paths of the registration resolve against, when known. */
+  readonly directory: string | undefined
   readonly env: Readonly<Record<string, string>>
   readonly killGrace: Duration.Duration
+  /** The values to redact from stderr tails (read when a tail is rendered). */
+  readonly secrets: () => ReadonlyArray<string>
 }
 
-const spawnFailure = (error: NodeJS.ErrnoException) =>
-  new TransportApi.TransportError({
-    reason: "spawn",
-    detail: typeof error.code === "string" && /^E[A-Z]+$/.test(error.code)
-      ? `the backend process could not be started (${error.code})`
-      : "the backend process could not be started"
+/** How much of the end of stderr is kept, in bytes. */
+const tailBytes = 2048
+
+/** Shorter values are not redacted (they would blank out ordinary text); nor are shorter cut-off pieces. */
+const minSecretLength = 4
+
+/** How long stdout may stay open after the child exited (a grandchild holding it) before it is closed. */
+const drainAfterExit = Duration.millis(250)
+
+/** How often the process group is checked while it is being terminated. */
+const groupPoll = Duration.millis(10)
+
+/** Where and what to run once the registration's relative paths are resolved. @internal */
+export interface Launch {
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  readonly cwd: string | undefined
+}
+
+const launchFailure = (detail: string) => new TransportApi.TransportError({ reason: "spawn", detail })
+
+/** A path as text for a diagnostic: control characters escaped. */
+const printable = (text: string) =>
+  text.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+
+/**
+ * The relative-path rule: the child runs in `cwd` resolved against the registration's
+ * directory, or in that directory itself when there is no `cwd`; a `command` that is a
+ * relative path (it has a `/`) resolves against that working directory, a bare name is
+ * looked up in the child's `PATH`; `args` are passed unchanged. When the registration's
+ * directory is not known, a relative `cwd` and (without an absolute `cwd`) a relative
+ * command path are refused, and the child runs where the harness runs.
+ *
+ * @internal
+ */
+export const launchOf = (
+  transport: Registration.StdioTransport,
+  directory: string | undefined
+): Either.Either<Launch, TransportApi.TransportError> => {
+  const unknown = "the registration's directory is not known (give the transport the registration's directory)"
+  const { args = [], command, cwd } = transport
+  if (cwd !== undefined && !path.isAbsolute(cwd) && directory === undefined) {
+    return Either.left(launchFailure(`the working directory ${printable(cwd)} is a relative path, but ${unknown}`))
+  }
+  const workdir = cwd === undefined ? directory : path.resolve(directory ?? "/", cwd)
+  if (!command.includes("/") || path.isAbsolute(command)) return Either.right({ command, args, cwd: workdir })
+  if (workdir === undefined) {
+    return Either.left(launchFailure(`the command ${printable(command)} is a relative path, but ${unknown}`))
+  }
+  return Either.right({ command: path.resolve(workdir, command), args, cwd: workdir })
+}
+
+const spawnFailure = (launch: Launch, error: NodeJS.ErrnoException) => {
+  const code = typeof error.code === "string" && /^E[A-Z]+$/.test(error.code) ? error.code : undefined
+  const command = printable(launch.command)
+  if (code === "ENOENT" && launch.cwd !== undefined && !fs.existsSync(launch.cwd)) {
+    return launchFailure(`could not start ${command}: the working directory ${printable(launch.cwd)} does not exist`)
+  }
+  const why = code === "ENOENT"
+    ? launch.command.includes("/") ? "no such file (ENOENT)" : "not found in the child's PATH (ENOENT)"
+    : code === "EACCES"
+    ? "permission denied (EACCES)"
+    : code ?? "refused by Node"
+  return launchFailure(`could not start ${command}: ${why}`)
+}
+
+/**
+ * Masks every secret in `text`, and a piece of one (`minSecretLength` or more characters)
+ * cut off by the end of the text or, when `cutStart`, by its start.
+ *
+ * @internal
+ */
+export const redact = (text: string, secrets: ReadonlyArray<string>, cutStart: boolean): string => {
+  let out = text
+  for (const secret of secrets) {
+    if (secret.length < minSecretLength) continue
+    out = out.split(secret).join("[redacted]")
+    for (let k = secret.length - 1; cutStart && k >= minSecretLength; k--) {
+      if (out.startsWith(secret.slice(-k))) {
+        out = "[redacted]" + out.slice(k)
+        break
+      }
+    }
+    for (let k = secret.length - 1; k >= minSecretLength; k--) {
+      if (out.endsWith(secret.slice(0, k))) {
+        out = out.slice(0, -k) + "[redacted]"
+        break
+      }
+    }
+  }
+  return out
+}
+
+/** The last `tailBytes` bytes written to a stream, and how many there were in all. */
+class Tail {
+  private chunks: Array<Buffer> = []
+  private kept = 0
+  total = 0
+
+  push(chunk: Buffer): void {
+    this.total += chunk.length
+    this.chunks.push(chunk)
+    this.kept += chunk.length
+    while (this.kept - this.chunks[0]!.length >= tailBytes) this.kept -= this.chunks.shift()!.length
+  }
+
+  /** The tail, decoded (invalid UTF-8 replaced), redacted and quoted; undefined when empty. */
+  render(secrets: ReadonlyArray<string>): string | undefined {
+    if (this.total === 0) return undefined
+    const bytes = Buffer.concat(this.chunks)
+    const kept = bytes.subarray(Math.max(0, bytes.length - tailBytes))
+    const cut = kept.length < this.total
+    const text = JSON.stringify(redact(kept.toString("utf8"), secrets, cut))
+    return cut ? `stderr (last ${kept.length} of ${this.total} bytes): ${text}` : `stderr: ${text}`
+  }
+}
+
+/** Text for how a child ended. @internal */
+export const describeStatus = (status: Option.Option<Status>): string =>
+  Option.match(status, {
+    onNone: () => "still running",
+    onSome: ({ code, signal }) => code === null ? `terminated by ${signal ?? "a signal"}` : `exit code ${code}`
   })
 
 const ignore = () => {}
@@ -66,89 +206,159 @@ const closePipes = (handle: ChildProcess.ChildProcess): void => {
   handle.stderr?.destroy()
 }
 
+const running = (handle: ChildProcess.ChildProcess) => handle.exitCode === null && handle.signalCode === null
+
+/** Whether any process is left in the group `pid` leads (a zombie counts until it is reaped). */
+const groupExists = (pid: number): boolean => {
+  try {
+    process.kill(-pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
 /** Sends `signal` to the child's process group, or to the child alone if that fails. */
 const signalGroup = (handle: ChildProcess.ChildProcess, signal: NodeJS.Signals): void => {
   try {
     process.kill(-handle.pid!, signal)
   } catch {
-    handle.kill(signal)
+    if (running(handle)) handle.kill(signal)
   }
 }
 
 /**
- * Stops a child: SIGTERM to its process group, then SIGKILL after `grace`; completes once
- * the child has exited. A child that has already exited gets a SIGTERM to whatever is left
- * of its group. Safe to use as a finalizer (see STACK.md §1.5.8).
+ * Completes with true once the child has exited and its process group is empty, or with
+ * false after `grace`. A plain callback wait (the exit event, and a poll of the group): no
+ * fiber is forked, so an interruption of a fiber that runs it uninterruptibly (a closing
+ * endpoint interrupting a background termination) cannot cut it short.
  */
-const terminate = (
-  handle: ChildProcess.ChildProcess,
-  exit: Deferred.Deferred<number | null>,
-  grace: Duration.Duration
-): Effect.Effect<void> =>
-  Effect.suspend(() => {
-    if (handle.exitCode !== null || handle.signalCode !== null) {
-      try {
-        process.kill(-handle.pid!, "SIGTERM")
-      } catch {
-        // The group is already empty.
-      }
-      return Effect.void
+const vanished = (handle: ChildProcess.ChildProcess, grace: Duration.Duration): Effect.Effect<boolean> =>
+  Effect.async<boolean>((resume) => {
+    const pid = handle.pid!
+    const until = performance.now() + Duration.toMillis(grace)
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const check = () => {
+      timer = undefined
+      if (!running(handle) && !groupExists(pid)) return done(true)
+      if (performance.now() >= until) return done(false)
+      timer = setTimeout(check, Duration.toMillis(groupPoll))
     }
+    const stop = () => {
+      if (timer !== undefined) clearTimeout(timer)
+      handle.off("exit", check)
+    }
+    const done = (gone: boolean) => {
+      stop()
+      resume(Effect.succeed(gone))
+    }
+    handle.on("exit", check)
+    check()
+    return Effect.sync(stop)
+  })
+
+/**
+ * Stops a child and everything left in its process group: SIGTERM to the group, then
+ * SIGKILL to the group after `grace` if the child has not exited or the group is not
+ * empty by then; completes once both hold (waiting at most `grace` more after SIGKILL). A
+ * process that left the group (`setsid`) is out of reach. Safe to use as a finalizer, and
+ * in a background fiber that may be interrupted (see STACK.md §1.5.8 and `vanished`).
+ */
+const terminate = (handle: ChildProcess.ChildProcess, grace: Duration.Duration): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    if (!running(handle) && !groupExists(handle.pid!)) return Effect.void
     signalGroup(handle, "SIGTERM")
-    return Deferred.await(exit).pipe(
-      Effect.interruptible,
-      Effect.timeout(grace),
-      Effect.catchAll(() => Effect.zipRight(Effect.sync(() => signalGroup(handle, "SIGKILL")), Deferred.await(exit))),
-      Effect.asVoid
-    )
+    return Effect.flatMap(vanished(handle, grace), (gone) => {
+      if (gone) return Effect.void
+      signalGroup(handle, "SIGKILL")
+      return Effect.asVoid(vanished(handle, grace))
+    })
   }).pipe(
     Effect.ensuring(Effect.sync(() => closePipes(handle)))
   )
 
+/** How the child ended, waiting at most `wait` (a callback wait, like `vanished`). */
+const statusWithin = (handle: ChildProcess.ChildProcess, wait: Duration.DurationInput) =>
+  Effect.async<Option.Option<Status>>((resume) => {
+    const now = statusOf(handle)
+    if (Option.isSome(now)) return resume(Effect.succeed(now))
+    const millis = Duration.toMillis(wait)
+    const onExit = () => {
+      if (timer !== undefined) clearTimeout(timer)
+      resume(Effect.succeed(statusOf(handle)))
+    }
+    const timer = Number.isFinite(millis)
+      ? setTimeout(() => {
+        handle.off("exit", onExit)
+        resume(Effect.succeed(Option.none()))
+      }, millis)
+      : undefined
+    handle.once("exit", onExit)
+    return Effect.sync(() => {
+      if (timer !== undefined) clearTimeout(timer)
+      handle.off("exit", onExit)
+    })
+  })
+
+const statusOf = (handle: ChildProcess.ChildProcess): Option.Option<Status> =>
+  running(handle) ? Option.none() : Option.some({ code: handle.exitCode, signal: handle.signalCode })
+
 /**
  * Starts the backend in the current scope, handing its stdout to `output`. Closing the
- * scope terminates and reaps the process.
+ * scope terminates its process group and reaps the child.
  *
  * @internal
  */
-export const spawn = (config: ChildConfig, output: Output): Effect.Effect<Child, TransportApi.TransportError, Scope.Scope> => {
-  const { args, command, cwd } = config.transport
+export const spawn = (config: ChildConfig, output: Output): Effect.Effect<Child, TransportApi.TransportError, Scope.Scope> =>
+  Either.match(launchOf(config.transport, config.directory), {
+    onLeft: Effect.fail,
+    onRight: (launch) => start(config, launch, output)
+  })
+
+const start = (
+  config: ChildConfig,
+  launch: Launch,
+  output: Output
+): Effect.Effect<Child, TransportApi.TransportError, Scope.Scope> =>
   // Uninterruptible from spawn until our finalizer is registered, so a started child is
   // always stopped when the scope closes.
-  return Effect.uninterruptible(Effect.gen(function*() {
-    // The exit code, or null when a signal ended the child.
-    const exit = yield* Deferred.make<number | null>()
+  Effect.uninterruptible(Effect.gen(function*() {
+    const exit = yield* Deferred.make<Status>()
     const handle = yield* Effect.async<ChildProcess.ChildProcess, TransportApi.TransportError>((resume) => {
       let started = false
       let handle: ChildProcess.ChildProcess
       try {
-        handle = ChildProcess.spawn(command, args ?? [], {
+        handle = ChildProcess.spawn(launch.command, launch.args, {
           stdio: "pipe",
           env: config.env,
           detached: true,
-          ...(cwd === undefined ? {} : { cwd })
+          ...(launch.cwd === undefined ? {} : { cwd: launch.cwd })
         })
       } catch (error) {
         // Arguments Node refuses outright (a NUL byte in the command, say).
-        return resume(Effect.fail(spawnFailure(error as NodeJS.ErrnoException)))
+        return resume(Effect.fail(spawnFailure(launch, error as NodeJS.ErrnoException)))
       }
       // Kept for the child's lifetime: a late error (a failed kill) must never be unhandled.
       handle.on("error", (error) => {
         if (started) return
         started = true
         closePipes(handle)
-        resume(Effect.fail(spawnFailure(error)))
+        resume(Effect.fail(spawnFailure(launch, error)))
       })
       handle.once("spawn", () => {
         started = true
         resume(Effect.succeed(handle))
       })
-      handle.once("exit", (code) => Deferred.unsafeDone(exit, Exit.succeed(code)))
+      handle.once("exit", (code, signal) => {
+        Deferred.unsafeDone(exit, Exit.succeed({ code, signal }))
+        // A grandchild may hold stdout open after the child is gone: stop waiting for it.
+        setTimeout(() => handle.stdout?.destroy(), Duration.toMillis(drainAfterExit)).unref()
+      })
     })
-    yield* Effect.addFinalizer(() => terminate(handle, exit, config.killGrace))
+    yield* Effect.addFinalizer(() => terminate(handle, config.killGrace))
 
     const { stderr, stdin, stdout } = handle
-    let stderrBytes = 0
+    const tail = new Tail()
     let ended = false
     const end = () => {
       if (ended) return
@@ -158,7 +368,7 @@ export const spawn = (config: ChildConfig, output: Output): Effect.Effect<Child,
     // stdin keeps an error listener for as long as the child can raise EPIPE.
     stdin!.on("error", ignore)
     stderr!.on("error", ignore)
-    stderr!.on("data", (chunk: Buffer) => void (stderrBytes += chunk.length))
+    stderr!.on("data", (chunk: Buffer) => tail.push(chunk))
     stdout!.on("data", (chunk: Buffer) => {
       if (!ended) output.onData(chunk)
     })
@@ -166,27 +376,37 @@ export const spawn = (config: ChildConfig, output: Output): Effect.Effect<Child,
     stdout!.on("error", end)
     stdout!.on("close", end)
 
-    const exited = Effect.asVoid(Deferred.await(exit))
+    const renderStderr = () => tail.render(config.secrets())
+    const withStderr = (text: string) => `${text}; ${renderStderr() ?? "nothing on stderr"}`
+    const notWritten = () =>
+      new TransportApi.TransportError({
+        reason: "exited",
+        detail: withStderr(
+          `the message could not be written to the backend process's stdin (${describeStatus(statusOf(handle))})`
+        )
+      })
+
     const child: Child = {
       write: (line) => {
         if (stdin!.destroyed || stdin!.writableEnded) return false
         stdin!.write(line)
         return true
       },
+      writeFlushed: (line) =>
+        Effect.async<void, TransportApi.TransportError>((resume) => {
+          if (stdin!.destroyed || stdin!.writableEnded) return resume(Effect.fail(notWritten()))
+          stdin!.write(line, (error) => resume(error ? Effect.fail(notWritten()) : Effect.void))
+        }),
       endInput: () => {
         if (!stdin!.destroyed && !stdin!.writableEnded) stdin!.end()
       },
-      isRunning: () => handle.exitCode === null && handle.signalCode === null,
-      exited,
-      describeEnd: (wait) =>
-        Deferred.await(exit).pipe(
-          Effect.map((code) => code === null ? "terminated by a signal" : `exit code ${code}`),
-          Effect.interruptible,
-          Effect.timeoutOption(wait),
-          Effect.map(Option.getOrElse(() => "still running")),
-          Effect.map((status) => `${status}, ${stderrBytes} bytes on stderr`)
-        )
+      isRunning: () => running(handle),
+      exited: Effect.asVoid(Deferred.await(exit)),
+      status: Deferred.await(exit),
+      statusWithin: (wait) => statusWithin(handle, wait),
+      stderr: renderStderr,
+      withStderr,
+      describeEnd: (wait) => Effect.map(statusWithin(handle, wait), (ended) => withStderr(describeStatus(ended)))
     }
     return child
   }))
-}

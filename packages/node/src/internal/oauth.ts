@@ -4,6 +4,12 @@
  * bound to the protected resource (RFC 8707), and a token cache that expires shortly
  * before `expires_in` and can be invalidated after a 401.
  *
+ * A token endpoint learned from metadata obeys the rules of a configured URL and cannot
+ * downgrade its issuer: `https`, or plain `http` to a loopback host only when the issuer
+ * itself is a plain-`http` loopback URL; no user information; the issuer's own origin,
+ * unless its origin is listed in `tokenEndpointOrigins`. Otherwise the exchange fails with
+ * `credential` before the client secret is sent anywhere.
+ *
  * @internal
  */
 import type * as TransportApi from "@effect-ahp/harness/Transport"
@@ -34,6 +40,8 @@ export interface OAuthConfig {
   readonly refreshMargin: Duration.Duration
   /** The endpoint's exchanges in flight: closing the endpoint also aborts a token request. */
   readonly inFlight?: http.InFlight | undefined
+  /** Origins a token endpoint may have besides its issuer's (as `URL.origin` strings). */
+  readonly tokenEndpointOrigins?: ReadonlySet<string> | undefined
 }
 
 interface Cached {
@@ -76,6 +84,48 @@ const readJsonObject = (
 
 const acceptJson = { accept: "application/json" } as const
 
+const noOrigins: ReadonlySet<string> = new Set()
+
+/**
+ * The origins of a list of URLs (or origins), as `URL.origin` gives them; entries that are
+ * not URLs are left out.
+ *
+ * @internal
+ */
+export const originsOf = (urls: ReadonlyArray<string>): ReadonlySet<string> => {
+  const origins = new Set<string>()
+  for (const url of urls) {
+    if (URL.canParse(url)) origins.add(new URL(url).origin)
+  }
+  return origins
+}
+
+/**
+ * Checks a token endpoint learned from `issuer`'s metadata: the rules of a configured URL
+ * (`http.checkTarget`), no downgrade from the issuer's `https`, and the issuer's origin
+ * unless `allowed` lists its own. Every refusal is `credential`.
+ *
+ * @internal
+ */
+export const checkTokenEndpoint = (
+  endpoint: string,
+  issuer: URL,
+  allowed: ReadonlySet<string>
+): Either.Either<URL, TransportApi.TransportError> => {
+  const target = http.checkTarget(endpoint, "token endpoint")
+  if (Either.isLeft(target)) {
+    return Either.left(credentialFailure("the token endpoint must use https (plain http only to a loopback issuer's host)"))
+  }
+  const url = target.right
+  if (url.protocol !== "https:" && issuer.protocol === "https:") {
+    return Either.left(credentialFailure("the token endpoint must use https like its issuer"))
+  }
+  if (url.origin !== issuer.origin && !allowed.has(url.origin)) {
+    return Either.left(credentialFailure("the token endpoint is not on the issuer's origin, nor on one allowed by configuration"))
+  }
+  return Either.right(url)
+}
+
 const discover = (config: OAuthConfig, issuer: string) =>
   Effect.gen(function*() {
     const issuerUrl = yield* http.checkTarget(issuer, "OAuth issuer")
@@ -93,9 +143,7 @@ const discover = (config: OAuthConfig, issuer: string) =>
       if (typeof endpoint !== "string") {
         return yield* credentialFailure("the authorization server metadata has no token endpoint")
       }
-      return yield* http.checkTarget(endpoint, "token endpoint").pipe(
-        Effect.mapError(() => credentialFailure("the token endpoint must use https"))
-      )
+      return yield* checkTokenEndpoint(endpoint, issuerUrl, config.tokenEndpointOrigins ?? noOrigins)
     }
     return yield* credentialFailure("no authorization server metadata was found for the issuer")
   })

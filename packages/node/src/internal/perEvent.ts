@@ -1,6 +1,9 @@
 /**
  * The `per_event` stdio lifecycle: one child per message, given the message and the end
- * of its stdin, and reaped before the call returns.
+ * of its stdin. A request succeeds with the correlated response once the child has also
+ * exited with status 0; a notification is delivered once the child has exited with status
+ * 0. After every exchange — answered, failed or abandoned at a deadline — the child's
+ * process group is terminated in the background, in the endpoint's scope.
  *
  * @internal
  */
@@ -9,10 +12,13 @@ import type { Json } from "@effect-ahp/protocol"
 import * as Tracing from "@effect-ahp/harness/Tracing"
 import type * as TransportApi from "@effect-ahp/harness/Transport"
 import * as Deferred from "effect/Deferred"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
+import * as FiberSet from "effect/FiberSet"
+import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as child from "./child.js"
 import * as response from "./response.js"
@@ -20,32 +26,39 @@ import * as stdio from "./stdio.js"
 
 /** @internal */
 export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
+  // Made first, so closed last: closing the endpoint waits for the background cleanups.
+  const runBackground = yield* FiberSet.makeRuntime<never>()
   const children = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.parallel)
   let closed = false
+  /** The most recent child, for diagnostics. */
+  let latest: child.Child | undefined
   yield* Effect.addFinalizer(() => Effect.sync(() => void (closed = true)))
 
-  const awaitExit = (spawned: child.Child, grace: Duration.Duration) =>
-    Effect.ignore(Effect.timeout(spawned.exited, grace))
-
-  /** Starts a child for `message` (its stdout handed to `output`), then runs `use`. */
+  /**
+   * Starts a child for `message` (its stdout handed to `output`), then runs `use`. However
+   * `use` ends, the child's process group is terminated in the background.
+   */
   const run = <A>(
     message: Json.JsonObject,
     output: child.Output,
     use: (spawned: child.Child) => Effect.Effect<A, TransportApi.TransportError>
   ): Effect.Effect<A, TransportApi.TransportError> =>
-    Effect.suspend(() => closed ? Effect.fail(stdio.closedError) : Effect.void).pipe(
-      Effect.zipRight(Effect.acquireUseRelease(
+    Effect.suspend(() =>
+      closed ? Effect.fail(stdio.closedError) : Either.mapLeft(Framing.encodeText(message), response.unencodable)
+    ).pipe(
+      Effect.flatMap((line) => Effect.acquireUseRelease(
         Scope.fork(children, ExecutionStrategy.sequential),
         (scope) =>
           child.spawn(config, output).pipe(
             Scope.extend(scope),
             Effect.tap((spawned) => {
-              spawned.write(Framing.encodeText(message))
+              latest = spawned
+              spawned.write(line)
               spawned.endInput()
             }),
             Effect.flatMap(use)
           ),
-        (scope, exit) => Scope.close(scope, exit)
+        (scope, exit) => Effect.sync(() => void runBackground(Effect.uninterruptible(Scope.close(scope, exit))))
       ))
     )
 
@@ -71,30 +84,38 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
 
   const discard: child.Output = { onData: () => {}, onEnd: () => {} }
 
+  /** Succeeds when the child exits with status 0 within `grace`; `what` tells what it had done. */
+  const exitedCleanly = (spawned: child.Child, grace: Duration.Duration, what: string) =>
+    Effect.flatMap(spawned.statusWithin(grace), (status) => {
+      if (closed) return Effect.fail(stdio.closedError)
+      if (Option.isSome(status) && status.value.code === 0) return Effect.void
+      const how = Option.isNone(status)
+        ? `did not exit within ${Duration.toMillis(grace)} ms`
+        : `ended with ${child.describeStatus(status)}`
+      return Effect.fail(stdio.failure("exited", spawned.withStderr(`the backend process ${what}, but ${how}`)))
+    })
+
   const endpoint: TransportApi.Endpoint = {
     request: Effect.fnUntraced(function*(message) {
       const id = yield* response.requestId(message)
       const { output, verdict } = yield* answer(id)
       return yield* run(message, output, (spawned) =>
-        verdict.pipe(
-          Effect.flatMap((outcome) => {
-            if (outcome === undefined) {
-              return spawned.describeEnd(config.exitGrace).pipe(
-                Effect.flatMap((how) =>
-                  Effect.fail(
-                    stdio.failure(closed ? "closed" : "exited", `the backend process ended before answering (${how})`)
-                  )
-                )
-              )
-            }
-            return outcome._tag === "Response" ? Effect.succeed(outcome.value) : Effect.fail(stdio.outcomeError(outcome))
-          }),
-          Effect.tap(() => awaitExit(spawned, config.exitGrace))
-        ))
+        Effect.flatMap(verdict, (outcome) => {
+          if (outcome === undefined) {
+            return Effect.flatMap(spawned.describeEnd(config.exitGrace), (how) =>
+              Effect.fail(
+                closed ? stdio.closedError : stdio.failure("exited", `the backend process ended before answering (${how})`)
+              ))
+          }
+          if (outcome._tag !== "Response") return Effect.fail(stdio.outcomeError(outcome, spawned))
+          return Effect.as(exitedCleanly(spawned, config.exitGrace, "answered"), outcome.value)
+        }))
     }, Tracing.withSpanWhenTraced("StdioTransport.request")),
     notify: Effect.fnUntraced(function*(message) {
-      yield* run(message, discard, (spawned) => awaitExit(spawned, config.notificationGrace))
-    }, Tracing.withSpanWhenTraced("StdioTransport.notify"))
+      yield* run(message, discard, (spawned) =>
+        exitedCleanly(spawned, config.notificationGrace, "received the observation and the end of its stdin"))
+    }, Tracing.withSpanWhenTraced("StdioTransport.notify")),
+    diagnostics: Effect.sync(() => latest?.stderr())
   }
   return endpoint
 })

@@ -1,7 +1,16 @@
 /**
- * The `persistent` stdio lifecycle: one child per endpoint, replaced when it ends or
- * misbehaves. Lines are written to the child's stdin in place; its stdout is split into
- * lines as chunks arrive, and a response completes the pending request directly.
+ * The `persistent` stdio lifecycle: one child per endpoint, started when the harness is
+ * built (or by the first message), replaced when it ends or misbehaves. Lines are written
+ * to the child's stdin in place; its stdout is split into lines as chunks arrive, and a
+ * response completes the pending request directly.
+ *
+ * A deadline never waits for the child: the request is abandoned at once. A child that has
+ * answered before (or has been up longer than `startupTimeout`) is then retired — killed
+ * and reaped in the background, in the endpoint's scope — and the next message starts a
+ * fresh one. A child still starting up (no answer yet, younger than `startupTimeout`) is
+ * kept: its answer to the abandoned request is dropped, and the next request waits for it
+ * (one outstanding request at a time), so a backend slower to start than its timeout is
+ * not retired and restarted on every call.
  *
  * @internal
  */
@@ -10,10 +19,14 @@ import type { Json } from "@effect-ahp/protocol"
 import * as Tracing from "@effect-ahp/harness/Tracing"
 import type * as TransportApi from "@effect-ahp/harness/Transport"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
 import * as FiberSet from "effect/FiberSet"
+import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as child from "./child.js"
 import { Lock } from "./lock.js"
@@ -24,34 +37,62 @@ type Answer = Effect.Effect<Json.JsonValue, TransportApi.TransportError>
 
 interface Pending {
   readonly id: Json.JsonValue
-  readonly resume: (answer: Answer) => void
+  /** Replaced by a no-op when the request is abandoned. */
+  resume: (answer: Answer) => void
+  /** How many notifications the child had been sent before this request. */
+  readonly notifiedBefore: number
 }
 
 interface Live {
   readonly scope: Scope.CloseableScope
   readonly gone: Deferred.Deferred<void>
+  /** When it was started (the clock's milliseconds). */
+  readonly startedAt: number
+  /** Abandons the pending request (the canceler of every exchange, made once). */
+  readonly abandon: Effect.Effect<void>
   /** Set once the child has started. */
   process: child.Child | undefined
   pending: Pending | undefined
+  /** Completed when an abandoned request is settled; set while one is outstanding. */
+  idle: Deferred.Deferred<void> | undefined
   malformed: number
+  /** Whether it has answered a request (it is up). */
+  answered: boolean
+  /** Notifications written to it so far, and how many of them it has shown it read. */
+  notified: number
+  read: number
   alive: boolean
   retiring: boolean
+  /** Its stdin was ended after a notification (one-shot): it finishes and exits. */
+  draining: boolean
 }
 
-/** Hands the pending request (if any) its answer. */
+const noop = () => {}
+
+/** Hands the pending request (if any) its answer, and releases a request waiting for it. */
 const settle = (live: Live, answer: Answer): void => {
   const pending = live.pending
   live.pending = undefined
   pending?.resume(answer)
+  const idle = live.idle
+  if (idle !== undefined) {
+    live.idle = undefined
+    Deferred.unsafeDone(idle, Exit.void)
+  }
 }
 
 /** @internal */
 export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
+  // Made first, so closed last: closing the endpoint waits for the background retirements.
   const runBackground = yield* FiberSet.makeRuntime<never>()
+  const clock = yield* Effect.clock
   const lifecycle = yield* Effect.makeSemaphore(1)
   const requests = new Lock()
   const children = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.parallel)
+  const startupMillis = Duration.toMillis(config.startupTimeout)
   let current: Live | undefined
+  /** The most recent child, for diagnostics. */
+  let latest: child.Child | undefined
   let closed = false
 
   const retire = (live: Live): Effect.Effect<void> =>
@@ -63,26 +104,42 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
       return Effect.zipRight(Scope.close(live.scope, Exit.void), Deferred.done(live.gone, Exit.void))
     }))
 
+  /** Takes the child out of service at once and stops it in the background. */
+  const retireLater = (live: Live): void => {
+    live.alive = false
+    runBackground(retire(live))
+  }
+
+  const logUnread = (live: Live, grace: Duration.Duration) =>
+    Effect.logWarning(
+      `${config.backend ?? "stdio backend"}: the backend process did not exit within ${
+        Duration.toMillis(grace)
+      } ms of the end of its stdin and was stopped; ${
+        live.notified - live.read
+      } observation(s) written to it since its last answer may be unread`
+    )
+
   // Runs before `children` closes: no child can be started once shutdown has begun, and the
-  // current child gets its queued lines, the end of its stdin and `exitGrace` to exit.
+  // current child gets its queued lines, the end of its stdin and `exitGrace` to exit — or
+  // the observation grace when it was sent observations it has not shown it read.
   yield* Effect.addFinalizer(() =>
     lifecycle.withPermits(1)(Effect.suspend(() => {
       closed = true
       const live = current
       current = undefined
       if (live === undefined) return Effect.void
+      if (live.retiring) return Deferred.await(live.gone)
       settle(live, Effect.fail(stdio.closedError))
       const process = live.process!
       process.endInput()
-      return process.exited.pipe(
-        Effect.interruptible,
-        Effect.timeoutOption(config.exitGrace),
+      const unread = live.notified > live.read && !config.oneShot
+      const grace = unread ? Duration.max(config.exitGrace, config.observationGrace) : config.exitGrace
+      return process.statusWithin(grace).pipe(
+        Effect.tap((status) => Option.isNone(status) && unread ? logUnread(live, grace) : Effect.void),
         Effect.zipRight(retire(live))
       )
     }))
   )
-
-  const retireLater = (live: Live): void => void runBackground(retire(live))
 
   /** Applies one frame; true when the child has now sent too many bad lines in a row. */
   const onFrame = (live: Live, frame: Framing.Frame): boolean => {
@@ -90,6 +147,8 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
     switch (outcome._tag) {
       case "Response":
         live.malformed = 0
+        live.answered = true
+        live.read = Math.max(live.read, live.pending!.notifiedBefore)
         settle(live, Effect.succeed(outcome.value))
         return false
       case "Unrelated":
@@ -97,7 +156,7 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
         return false
       default: {
         live.malformed += 1
-        settle(live, Effect.fail(stdio.outcomeError(outcome)))
+        settle(live, Effect.fail(stdio.outcomeError(outcome, live.process!)))
         const poisoned = live.malformed >= config.maxMalformedLines && live.alive
         if (poisoned) live.alive = false
         return poisoned
@@ -113,7 +172,7 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
   }
 
   // stdout reached its end: the child is gone (or closed its output); fail the pending
-  // request and reap the child in the background.
+  // request and stop the child (and its group) in the background.
   const onEnd = (live: Live): void => {
     if (live.retiring) return
     live.alive = false
@@ -128,16 +187,37 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
     retireLater(live)
   }
 
+  /** Whether the child is still starting up: no answer yet, and younger than `startupTimeout`. */
+  const starting = (live: Live): boolean =>
+    !live.answered && clock.unsafeCurrentTimeMillis() - live.startedAt < startupMillis
+
+  /** The deadline of the pending request expired: keep a starting child, retire any other. */
+  const abandon = (live: Live): void => {
+    const pending = live.pending
+    if (pending === undefined || !live.alive) return
+    if (starting(live)) {
+      pending.resume = noop
+      live.idle = Deferred.unsafeMake<void>(FiberId.none)
+    } else retireLater(live)
+  }
+
   const start = Effect.gen(function*() {
     const scope = yield* Scope.fork(children, ExecutionStrategy.sequential)
     const live: Live = {
       scope,
       gone: yield* Deferred.make<void>(),
+      startedAt: clock.unsafeCurrentTimeMillis(),
+      abandon: Effect.sync(() => abandon(live)),
       process: undefined,
       pending: undefined,
+      idle: undefined,
       malformed: 0,
+      answered: false,
+      notified: 0,
+      read: 0,
       alive: true,
-      retiring: false
+      retiring: false,
+      draining: false
     }
     const splitter = Framing.makeSplitter(config.maxLineBytes)
     live.process = yield* child.spawn(config, {
@@ -150,68 +230,107 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
       Scope.extend(scope),
       Effect.onError(() => Scope.close(scope, Exit.void))
     )
+    latest = live.process
     return live
   })
 
   // A child whose exit has already been observed is replaced, even if the end of its
   // output has not been processed yet: it must not be handed the next message.
-  const usable = (live: Live | undefined): live is Live =>
-    live !== undefined && live.alive && live.process!.isRunning()
+  const usable = (live: Live): boolean => live.alive && !live.draining && live.process!.isRunning()
 
   const replace = lifecycle.withPermits(1)(Effect.suspend(() => {
     if (closed) return Effect.fail(stdio.closedError)
     const candidate = current
-    if (usable(candidate)) return Effect.succeed(candidate)
+    if (candidate !== undefined && usable(candidate)) return Effect.succeed(candidate)
     current = undefined
-    return (candidate === undefined ? Effect.void : retire(candidate)).pipe(
-      Effect.zipRight(start),
-      Effect.tap((live) => Effect.sync(() => void (current = live)))
-    )
+    // A draining child finishes on its own; any other is stopped without waiting for it.
+    if (candidate !== undefined && !candidate.draining) retireLater(candidate)
+    return Effect.tap(start, (live) => Effect.sync(() => void (current = live)))
   }))
 
   const ensure: Effect.Effect<Live, TransportApi.TransportError> = Effect.suspend(() => {
     if (closed) return Effect.fail(stdio.closedError)
     const live = current
-    return usable(live) ? Effect.succeed(live) : replace
+    return live !== undefined && usable(live) ? Effect.succeed(live) : replace
   })
 
-  const exchange = (live: Live, id: Json.JsonValue, line: string) =>
+  const send = (live: Live, id: Json.JsonValue, line: string) =>
     Effect.async<Json.JsonValue, TransportApi.TransportError>((resume) => {
       if (!live.alive) {
         return resume(Effect.fail(stdio.failure("exited", "the backend process ended before the request was sent")))
       }
-      live.pending = { id, resume }
+      live.pending = { id, resume, notifiedBefore: live.notified }
       if (!live.process!.write(line)) {
         live.pending = undefined
         return resume(Effect.fail(stdio.closedError))
       }
-      // Interrupted: the child is retired, which also drops this (only) pending request.
-      // The canceler captures nothing of the exchange: a canceler holding `resume` kept
-      // every request's continuation alive long enough to be promoted to the old
-      // generation (≈ 1 MB per young collection, 3–4 ms pauses).
-      return retire(live)
+      // The canceler is made once per child and captures nothing of the exchange: a
+      // canceler holding `resume` kept every request's continuation alive long enough to
+      // be promoted to the old generation (≈ 1 MB per young collection, 3–4 ms pauses).
+      return live.abandon
+    })
+
+  /** Sends on a usable child, first waiting (within its start-up) for an abandoned request. */
+  const attempt = (id: Json.JsonValue, line: string): Answer =>
+    Effect.flatMap(ensure, (live) => {
+      const idle = live.idle
+      if (idle === undefined) return send(live, id, line)
+      const left = startupMillis - (clock.unsafeCurrentTimeMillis() - live.startedAt)
+      return Deferred.await(idle).pipe(
+        Effect.timeout(Duration.millis(Math.max(0, left))),
+        // Still no answer after the start-up window: the child is stuck; start afresh.
+        Effect.catchTag("TimeoutException", () => Effect.sync(() => retireLater(live))),
+        Effect.zipRight(Effect.suspend(() => attempt(id, line)))
+      )
     })
 
   const request = (message: Json.JsonObject) =>
-    Effect.flatMap(response.requestId(message), (id) => {
-      const line = Framing.encodeText(message)
-      return requests.withLock(Effect.flatMap(ensure, (live) => exchange(live, id, line)))
-    })
+    Effect.flatMap(response.requestId(message), (id) =>
+      Effect.flatMap(
+        Either.mapLeft(Framing.encodeText(message), response.unencodable),
+        (line) => requests.withLock(attempt(id, line))
+      ))
+
+  /** Writes a notification; succeeds once the operating system has taken the whole line. */
+  const written = (live: Live, line: string) => {
+    live.notified += 1
+    return Effect.tapError(live.process!.writeFlushed(line), () => Effect.sync(() => void (live.notified -= 1)))
+  }
+
+  // One-shot: the child's stdin is ended after the notification, and it is delivered once
+  // the child has read everything and exited with status 0.
+  const delivered = (live: Live, line: string) =>
+    written(live, line).pipe(
+      Effect.zipRight(Effect.sync(() => {
+        if (live.draining) return
+        live.draining = true
+        live.process!.endInput()
+      })),
+      Effect.zipRight(live.process!.status),
+      Effect.flatMap((status) => {
+        if (status.code === 0) return Effect.sync(() => void (live.read = live.notified))
+        const how = child.describeStatus(Option.some(status))
+        return Effect.fail(stdio.failure(
+          "exited",
+          live.process!.withStderr(`the backend process ended with ${how} after the end of its stdin`)
+        ))
+      }),
+      Effect.ensuring(Effect.sync(() => retireLater(live)))
+    )
 
   const notify = (message: Json.JsonObject) =>
-    Effect.suspend(() => {
-      const line = Framing.encodeText(message)
-      return Effect.flatMap(
-        ensure,
-        (live) => live.process!.write(line) ? Effect.void : Effect.fail(stdio.closedError)
-      )
-    })
+    Effect.flatMap(
+      Effect.suspend(() => Either.mapLeft(Framing.encodeText(message), response.unencodable)),
+      (line) => Effect.flatMap(ensure, (live) => config.oneShot ? delivered(live, line) : written(live, line))
+    )
 
   const traceRequest = Tracing.withSpanWhenTraced("StdioTransport.request")
   const traceNotify = Tracing.withSpanWhenTraced("StdioTransport.notify")
   const endpoint: TransportApi.Endpoint = {
     request: (message) => traceRequest(request(message)),
-    notify: (message) => traceNotify(notify(message))
+    notify: (message) => traceNotify(notify(message)),
+    start: Effect.asVoid(ensure),
+    diagnostics: Effect.sync(() => latest?.stderr())
   }
   return endpoint
 })

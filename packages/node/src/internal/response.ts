@@ -4,6 +4,7 @@
  *
  * @internal
  */
+import { TransportError } from "@effect-ahp/harness/Transport"
 import { Json, JsonRpc } from "@effect-ahp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -48,9 +49,23 @@ export const classify = (value: Json.JsonValue, id: Json.JsonValue | undefined):
  */
 export const classifyBytes = (bytes: Uint8Array, id: Json.JsonValue | undefined): Verdict =>
   Either.match(Json.parseBytes(bytes), {
-    onLeft: () => malformed("received bytes that are not UTF-8 JSON"),
+    onLeft: (error) =>
+      malformed(
+        error.reason === "depth"
+          ? `received JSON nested deeper than ${Json.maxDepth} levels`
+          : "received bytes that are not UTF-8 JSON"
+      ),
     onRight: (value) => classify(value, id)
   })
+
+/**
+ * The failure of a message that cannot be written as JSON (nested deeper than
+ * `Json.maxDepth`, or not JSON): nothing is sent.
+ *
+ * @internal
+ */
+export const unencodable = (error: Json.JsonEncodeError): TransportError =>
+  new TransportError({ reason: "malformed", detail: `the message cannot be written as JSON: ${error.message}` })
 
 /**
  * The id a request will be answered under; a request without one is a defect of the caller

@@ -12,10 +12,18 @@ import * as response from "./response.js"
 
 /** @internal */
 export interface Config extends child.ChildConfig {
+  /** The backend's id, for log lines (when known). */
+  readonly backend: string | undefined
   readonly maxLineBytes: number
   readonly exitGrace: Duration.Duration
   readonly notificationGrace: Duration.Duration
   readonly maxMalformedLines: number
+  /** How long a persistent child may take to answer its first request before a deadline retires it. */
+  readonly startupTimeout: Duration.Duration
+  /** How long a closing persistent child that was sent observations may take to read them and exit. */
+  readonly observationGrace: Duration.Duration
+  /** Whether the harness makes a single call (see `StdioTransport.Options.oneShot`). */
+  readonly oneShot: boolean
 }
 
 /** @internal */
@@ -43,8 +51,8 @@ export const isDecisive = (outcome: Outcome): outcome is Decisive => outcome._ta
 export const judge = (frame: Framing.Frame, id: Json.JsonValue | undefined): Outcome =>
   frame._tag === "Oversized" ? frame : response.classifyBytes(frame.bytes, id)
 
-/** @internal */
-export const outcomeError = (outcome: Exclude<Decisive, { readonly _tag: "Response" }>) =>
+/** The failure for a bad frame, with the child's stderr tail. @internal */
+export const outcomeError = (outcome: Exclude<Decisive, { readonly _tag: "Response" }>, process: child.Child) =>
   outcome._tag === "Oversized"
-    ? failure("oversized", "the backend wrote a line longer than the size limit")
-    : failure("malformed", outcome.detail)
+    ? failure("oversized", process.withStderr("the backend wrote a line longer than the size limit"))
+    : failure("malformed", process.withStderr(outcome.detail))

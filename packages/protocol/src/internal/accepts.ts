@@ -10,13 +10,17 @@
  * declarations, and index signatures keyed by anything but (refined) strings or symbols.
  * So does any object checked against an object schema that has an own `__proto__` member
  * or a prototype other than `Object.prototype` or `null`. Objects are taken to hold only
- * enumerable own members, as any value read from JSON or written as a literal does. What
- * it accepts, the decoder accepts: property tests compare both on valid and corrupted
+ * enumerable own members, as any value read from JSON or written as a literal does. A
+ * check recurses only through the schema's own structure; through a recursive schema
+ * (`Schema.suspend`) it follows the value, at most `Json.maxDepth` suspensions deep (deeper
+ * values are left to the decoder), so no value can exhaust the stack. What it accepts, the
+ * decoder accepts: property tests compare both on valid and corrupted
  * events of every type and effects of every kind.
  */
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as AST from "effect/SchemaAST"
+import * as Json from "../Json.js"
 
 /** The excess-property policy in force at a node (inherited from the nearest annotated ancestor). */
 type Excess = "error" | "preserve"
@@ -26,6 +30,9 @@ type Check = (u: unknown) => boolean
 
 const never: Check = () => false
 const always: Check = () => true
+
+/** How many suspended (possibly recursive) checks are running on the stack. */
+let suspended = 0
 
 const isPlainObject = (u: unknown): u is Record<PropertyKey, unknown> => {
   if (typeof u !== "object" || u === null || Array.isArray(u)) return false
@@ -125,7 +132,15 @@ class Compiler {
         return this.union(ast, policy)
       case "Suspend": {
         let target: Check | undefined
-        return (u) => (target ??= this.check(ast.f(), policy))(u)
+        return (u) => {
+          if (suspended >= Json.maxDepth) return false
+          suspended++
+          try {
+            return (target ??= this.check(ast.f(), policy))(u)
+          } finally {
+            suspended--
+          }
+        }
       }
       default:
         return never

@@ -1,11 +1,13 @@
 // A host embedding the harness: one backend in process (a backend layer) and one over
-// stdio (out/backend.js), one tool.before dispatched, the decision printed as JSON.
+// stdio (out/backend.js), one tool.before dispatched, the decision printed as JSON; then a
+// Claude Code PreToolUse payload mapped, dispatched and rendered as the hook's answer.
 import { Backend, InProcess } from "@effect-ahp/backend"
 import { Hooks } from "@effect-ahp/harness"
+import { Host, Hosts } from "@effect-ahp/hosts"
 import * as Transport from "@effect-ahp/harness/Transport"
 import { NodeTransports } from "@effect-ahp/node"
 import { Wire } from "@effect-ahp/protocol"
-import { Effect, Layer } from "effect"
+import { Effect, Either, Layer } from "effect"
 import { fileURLToPath } from "node:url"
 
 const subscription = {
@@ -56,6 +58,28 @@ const transports = Layer.scoped(
   })
 )
 
+// What Claude Code sends a PreToolUse command hook on stdin.
+const preToolUse = {
+  session_id: "session-1",
+  transcript_path: "/tmp/transcript.jsonl",
+  cwd: "/tmp",
+  hook_event_name: "PreToolUse",
+  tool_name: "Bash",
+  tool_input: { command: "rm -rf /" },
+  tool_use_id: "toolu_1"
+}
+
+// The hook's answer (its stdout) for that payload.
+const claudeCodeHook = Effect.gen(function*() {
+  const claude = Hosts.of("claude-code")
+  const mapped = claude.map(preToolUse, { time: new Date().toISOString(), includeNative: false })
+  if (Either.isLeft(mapped) || mapped.right._tag === "PassThrough") return claude.noOpinion().stdout
+  const { capabilities, event, input, payload, type } = mapped.right
+  const hooks = yield* Hooks.Hooks
+  const result = yield* hooks.dispatch(type, input, capabilities === undefined ? {} : { capabilities })
+  return claude.render(event, Host.verdict(result.decision, result.event), payload).stdout
+})
+
 const program = Effect.gen(function*() {
   const verdict = Wire.validate(registration)
   const hooks = yield* Hooks.Hooks
@@ -70,7 +94,8 @@ const program = Effect.gen(function*() {
     decision: result.decision.permission,
     reason: result.decision.denial?.reason ?? null,
     messages: result.decision.messages,
-    errors: result.errors.length
+    errors: result.errors.length,
+    claudeCode: JSON.parse(yield* claudeCodeHook) as unknown
   }
 })
 

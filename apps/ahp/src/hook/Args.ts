@@ -1,0 +1,153 @@
+/**
+ * The arguments of `ahp hook`, parsed without a command-line library (the hook runs on
+ * every tool call and must start fast). Environment variables stand in for the flags a
+ * host's settings make awkward to pass.
+ *
+ * @since 0.1.0
+ */
+import * as HostEvents from "@effect-ahp/hosts/HostEvents"
+
+/**
+ * `ahp hook claude-code|codex`: answer one hook call.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Run {
+  readonly _tag: "Run"
+  readonly host: HostEvents.HostName
+  readonly registration: string | undefined
+  /** The host's timeout for this hook, when the settings set one (seconds). */
+  readonly timeoutSeconds: number | undefined
+  /** Deny blocking events when the policy cannot be evaluated at all. */
+  readonly failClosed: boolean
+  readonly source: string | undefined
+  readonly verbose: boolean
+  /** Whether to forward to a running bridge. */
+  readonly bridge: boolean
+  /** The payload given as the last argument (Codex's legacy `notify` program), instead of stdin. */
+  readonly payload: string | undefined
+}
+
+/**
+ * `ahp hook install|uninstall claude-code|codex`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Install {
+  readonly _tag: "Install" | "Uninstall"
+  readonly host: HostEvents.HostName
+  readonly scope: "project" | "user"
+  /** The settings file to edit instead of the host's default for the scope. */
+  readonly settings: string | undefined
+  /** The command the hook entries run (default: this `ahp` with `hook <host>`). */
+  readonly command: string | undefined
+  readonly timeoutSeconds: number | undefined
+  readonly registration: string | undefined
+  readonly failClosed: boolean
+}
+
+/**
+ * The parsed arguments.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Args = Run | Install | { readonly _tag: "Help" } | { readonly _tag: "Invalid"; readonly message: string }
+
+/**
+ * The usage text.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const usage = `Usage:
+  ahp hook claude-code|codex [--registration FILE] [--timeout SECONDS] [--fail-closed]
+                             [--source URI] [--verbose] [--no-bridge] [NOTIFY-JSON]
+  ahp hook install claude-code|codex [--project|--user] [--settings FILE] [--command CMD]
+                             [--timeout SECONDS] [--registration FILE] [--fail-closed]
+  ahp hook uninstall claude-code|codex [--project|--user] [--settings FILE]
+
+Runs as a Claude Code or Codex command hook: reads the hook payload on stdin, dispatches
+the AHP event to the registered backends, prints the host's answer (exit code 0). As Codex's
+legacy notify program, the payload is the last argument (NOTIFY-JSON) and stdin is not read.
+
+  --registration FILE  the registration (else $AHP_REGISTRATION_FILE, else .ahp/registration.json
+                       in the project or a parent folder, else ~/.ahp/registration.json)
+  --timeout SECONDS    the timeout the host's settings give this hook; the hook answers before it
+  --fail-closed        deny blocking events when the registration is missing or unusable
+                       (also $AHP_HOOK_FAIL_CLOSED=1)
+  --source URI         the source of the events (default urn:effect-ahp:<host>)
+  --verbose            a one-line trace per backend and the decision on stderr (also $AHP_HOOK_VERBOSE=1)
+  --no-bridge          never forward to a running \`ahp bridge\` (also $AHP_BRIDGE=0)
+  --project, --user    install into the project's settings (default) or the user's
+  --settings FILE      the settings file to edit instead
+  --command CMD        the command the installed entries run (default: this ahp)
+`
+
+const truthy = (value: string | undefined) => value !== undefined && value !== "" && value !== "0" && value !== "false"
+
+/**
+ * Parses the arguments after `hook`.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const parse = (argv: ReadonlyArray<string>, env: Readonly<Record<string, string | undefined>>): Args => {
+  const words = [...argv]
+  if (words.includes("--help") || words.includes("-h")) return { _tag: "Help" }
+  const first = words.shift()
+  if (first === undefined) return { _tag: "Invalid", message: "missing the host: claude-code or codex" }
+  const action = first === "install" || first === "uninstall" ? first : undefined
+  const hostName = action === undefined ? first : words.shift()
+  if (hostName === undefined || !HostEvents.isHostName(hostName)) {
+    return { _tag: "Invalid", message: `expected claude-code or codex, got ${JSON.stringify(hostName ?? "")}` }
+  }
+  const values: Record<string, string> = {}
+  const flags = new Set<string>()
+  let payload: string | undefined
+  const takesValue = new Set(["--registration", "--timeout", "--source", "--settings", "--command"])
+  const switches = new Set(["--fail-closed", "--verbose", "--no-bridge", "--project", "--user"])
+  while (words.length > 0) {
+    const word = words.shift()!
+    const [name, inline] = word.includes("=") ? [word.slice(0, word.indexOf("=")), word.slice(word.indexOf("=") + 1)] : [word, undefined]
+    if (takesValue.has(name)) {
+      const value = inline ?? words.shift()
+      if (value === undefined) return { _tag: "Invalid", message: `${name} needs a value` }
+      values[name] = value
+    } else if (switches.has(name) && inline === undefined) flags.add(name)
+    else if (action === undefined && hostName === "codex" && word.startsWith("{") && words.length === 0) payload = word
+    else return { _tag: "Invalid", message: `unknown argument ${word}` }
+  }
+  const timeout = values["--timeout"]
+  const timeoutSeconds = timeout === undefined ? undefined : Number(timeout)
+  if (timeoutSeconds !== undefined && !(Number.isFinite(timeoutSeconds) && timeoutSeconds > 0)) {
+    return { _tag: "Invalid", message: "--timeout takes a positive number of seconds" }
+  }
+  const failClosed = flags.has("--fail-closed") || truthy(env.AHP_HOOK_FAIL_CLOSED)
+  if (action !== undefined) {
+    if (flags.has("--project") && flags.has("--user")) return { _tag: "Invalid", message: "--project or --user, not both" }
+    return {
+      _tag: action === "install" ? "Install" : "Uninstall",
+      host: hostName,
+      scope: flags.has("--user") ? "user" : "project",
+      settings: values["--settings"],
+      command: values["--command"],
+      timeoutSeconds,
+      registration: values["--registration"],
+      failClosed: flags.has("--fail-closed")
+    }
+  }
+  return {
+    _tag: "Run",
+    host: hostName,
+    registration: values["--registration"],
+    timeoutSeconds,
+    failClosed,
+    source: values["--source"],
+    verbose: flags.has("--verbose") || truthy(env.AHP_HOOK_VERBOSE),
+    bridge: !flags.has("--no-bridge") && (env.AHP_BRIDGE === undefined || truthy(env.AHP_BRIDGE)),
+    payload
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * The command hook's own dispatch (the cold path): compiles the registration for the host,
+ * connects the backends the call needs (transports loaded on first use), answers the
+ * payload within the deadline, and stops every backend process before it returns. Loaded
+ * by the command hook only when a subscription may select the call.
+ *
+ * A registration that is missing, unreadable or invalid is reported to the user with the
+ * host's "no opinion" — or, for an event the host can block, a denial when the hook runs
+ * with `--fail-closed` or (for a registration that parses but does not compile) when one of
+ * its subscriptions shows a fail-closed intent for the event (`Policy.failClosedIntent`).
+ *
+ * @since 0.1.0
+ */
+import type { Registry } from "@effect-ahp/harness"
+import { type HostEvents, Hosts } from "@effect-ahp/hosts"
+import { Json } from "@effect-ahp/protocol"
+import { Duration, Effect, Either, Exit, Fiber, Layer } from "effect"
+import * as Budget from "./Budget.js"
+import type * as Cache from "./Cache.js"
+import * as LazyTransports from "./LazyTransports.js"
+import type * as Locate from "./Locate.js"
+import * as Policy from "./Policy.js"
+import * as Trouble from "./Trouble.js"
+
+/**
+ * One invocation of the command hook.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Request {
+  readonly host: HostEvents.HostName
+  /** How long a backend process may take to exit once the answer is written (milliseconds). */
+  readonly exitGraceMs: number
+  /** The payload text, or why there is none. */
+  readonly payload: { readonly _tag: "Text"; readonly text: string } | { readonly _tag: "Unreadable"; readonly problem: string }
+  /** The host event the payload names, when known. */
+  readonly event: HostEvents.HostEvent | undefined
+  readonly registration: Locate.Located
+  readonly deadline: number
+  readonly failClosed: boolean
+  readonly verbose: boolean
+  readonly source: string | undefined
+  /** Called with the result as soon as it is known, before the backends are stopped. */
+  readonly onAnswer: (result: Result) => void
+}
+
+/**
+ * The answer and what to cache.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Result extends Policy.Reply {
+  /** The summary of the registration, when it compiled. */
+  readonly summary: Cache.Summary | undefined
+}
+
+const issuesText = (error: Registry.ConfigurationError): string => {
+  const shown = error.issues.slice(0, 3).map((i) => `${i.path || "/"}: ${i.message}`).join("; ")
+  return error.issues.length > 3 ? `${shown}; and ${error.issues.length - 3} more` : shown
+}
+
+/**
+ * The transports of a one-shot hook. A backend process gets half the margin before the
+ * host's timeout (at most 2 s) to finish what was sent to it and exit once the answer is
+ * written, then it is stopped: the hook must exit before the host's timeout, or the host
+ * discards its answer.
+ */
+const transports = (exitGraceMs: number) =>
+  Budget.layer.pipe(
+    Layer.provide(LazyTransports.layer({
+      stdio: { exitGrace: Duration.millis(exitGraceMs), killGrace: Duration.millis(150) }
+    }))
+  )
+
+const answered = (request: Request) => (result: Result) => Effect.sync(() => request.onAnswer(result))
+
+const program = (request: Request): Effect.Effect<Result> => {
+  const host = Hosts.of(request.host)
+  const failed = (problem: string, failClosed: boolean): Result => ({
+    answer: Trouble.answer(host, request.event, problem, failClosed),
+    trace: [],
+    summary: undefined
+  })
+  const located = request.registration
+  if (located._tag === "Missing") {
+    return Effect.tap(Effect.succeed(failed(
+      `no AHP registration found (pass --registration, set AHP_REGISTRATION_FILE, or create ${
+        located.searched[0] ?? ".ahp/registration.json"
+      })`,
+      request.failClosed
+    )), answered(request))
+  }
+  if (located._tag === "Unreadable") {
+    return Effect.tap(
+      Effect.succeed(failed(`cannot read the AHP registration ${located.file}: ${located.reason}`, request.failClosed)),
+      answered(request)
+    )
+  }
+  const document = Json.parse(located.text)
+  if (Either.isLeft(document)) {
+    return Effect.tap(
+      Effect.succeed(failed(`the AHP registration ${located.file} is not JSON: ${document.left.message}`, request.failClosed)),
+      answered(request)
+    )
+  }
+  return Effect.scoped(
+    Effect.matchEffect(Policy.make(host, document.right), {
+      onFailure: (error) =>
+        Effect.succeed(failed(
+          `the AHP registration ${located.file} is invalid: ${issuesText(error)}`,
+          request.failClosed ||
+            (request.event?.type !== undefined && Policy.failClosedIntent(document.right, request.event.type))
+        )),
+      onSuccess: (policy) => {
+        const summary = Policy.summary(policy)
+        if (request.payload._tag === "Unreadable") {
+          const failClosed = request.event !== undefined && summary[request.event.name]?.failClosed === true
+          return Effect.succeed({ ...failed(request.payload.problem, failClosed), summary })
+        }
+        return Effect.map(
+          Policy.answer(policy, request.payload.text, {
+            deadline: request.deadline,
+            source: request.source,
+            verbose: request.verbose
+          }),
+          (reply): Result => ({ ...reply, summary })
+        )
+      }
+    }).pipe(Effect.tap(answered(request)))
+  ).pipe(Effect.provide(transports(request.exitGraceMs)))
+}
+
+/**
+ * A running invocation.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Running {
+  /** The result; `undefined` when the invocation was stopped. */
+  readonly result: Promise<Result | undefined>
+  /** Stops the invocation: every backend process is stopped before the promise resolves. */
+  readonly stop: () => Promise<void>
+}
+
+/**
+ * Starts one invocation. A SIGINT or SIGTERM stops it. The result is handed to `onAnswer`
+ * before the backend processes are stopped, and resolved once they are.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const run = (request: Request): Running => {
+  const fiber = Effect.runFork(program(request))
+  const stop = () => Effect.runPromise(Fiber.interrupt(fiber)).then(() => undefined)
+  const onSignal = () => void stop()
+  process.once("SIGINT", onSignal)
+  process.once("SIGTERM", onSignal)
+  const result = Effect.runPromise(Fiber.await(fiber)).then((exit) => {
+    process.off("SIGINT", onSignal)
+    process.off("SIGTERM", onSignal)
+    return Exit.isSuccess(exit) ? exit.value : undefined
+  })
+  return { result, stop }
+}

@@ -1,0 +1,187 @@
+/**
+ * `ahp hook …`: the command hook's entry, written for start-up time. It loads no
+ * command-line library, no Effect and no transport until it knows it needs them:
+ *
+ * 1. reads the payload from stdin (at most `maxPayloadBytes`; Codex's legacy `notify`
+ *    program gets it as its last argument) and the event name in it;
+ * 2. answers "no opinion" at once for a host event with no AHP counterpart;
+ * 3. finds the registration (see `Locate`) and, when the cache knows it compiles and routes
+ *    nothing for this event, answers "no opinion" without loading the harness;
+ * 4. otherwise forwards the call to a running `ahp bridge` (see `Forward`), and when there
+ *    is none, dispatches it itself (`Cold`, loaded only now).
+ *
+ * The answer is due before the host's timeout for the event (`--timeout`, else the host's
+ * default): the call's deadline is that timeout less a margin (a fifth of it, between
+ * 250 ms and 5 s), counted from the start of the process. Every exchange with a backend ends
+ * by then; a watchdog answers on its own if the answer is still missing half a margin later.
+ * The exit code is always 0 for a hook call (2 for a usage error).
+ *
+ * @since 0.1.0
+ */
+import * as HostEvents from "@effect-ahp/hosts/HostEvents"
+import * as os from "node:os"
+import { performance } from "node:perf_hooks"
+import * as Args from "./Args.js"
+import * as Cache from "./Cache.js"
+import type * as Cold from "./Cold.js"
+import * as Forward from "./Forward.js"
+import * as Locate from "./Locate.js"
+
+/**
+ * The largest payload read from stdin (bytes).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxPayloadBytes = 16 * 1024 * 1024
+
+/**
+ * The time kept between the call's deadline and the host's timeout: a fifth of the
+ * timeout, at least 250 ms and at most 5 s.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const margin = (timeoutMs: number): number => Math.min(5_000, Math.max(250, timeoutMs / 5))
+
+type Payload = Cold.Request["payload"]
+
+const readStdin = (max: number): Promise<Payload> =>
+  new Promise((resolve) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    const stdin = process.stdin
+    stdin.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size > max) {
+        stdin.destroy()
+        resolve({ _tag: "Unreadable", problem: `the hook payload exceeds ${max} bytes` })
+      } else chunks.push(chunk)
+    })
+    stdin.on("end", () => resolve({ _tag: "Text", text: Buffer.concat(chunks).toString("utf8") }))
+    stdin.on("error", () => resolve({ _tag: "Unreadable", problem: "the hook payload could not be read from stdin" }))
+  })
+
+const fields = (payload: Payload): { readonly name: string | undefined; readonly cwd: string | undefined } => {
+  if (payload._tag === "Text") {
+    try {
+      const value: unknown = JSON.parse(payload.text)
+      const cwd = typeof value === "object" && value !== null ? (value as Record<string, unknown>).cwd : undefined
+      return { name: HostEvents.nameOf(value), cwd: typeof cwd === "string" ? cwd : undefined }
+    } catch {
+      // not JSON: reported by the full path
+    }
+  }
+  return { name: undefined, cwd: undefined }
+}
+
+const emit = (stdout: string, stderr: string): Promise<void> =>
+  new Promise((resolve) => {
+    if (stderr !== "") process.stderr.write(stderr)
+    if (stdout === "") resolve()
+    else process.stdout.write(stdout, () => resolve())
+  })
+
+/**
+ * Answers one hook call; resolves once the answer is written.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const hook = async (args: Args.Run): Promise<void> => {
+  const started = performance.timeOrigin
+  const env = process.env
+  const payload: Payload = args.payload !== undefined
+    ? { _tag: "Text", text: args.payload }
+    : await readStdin(maxPayloadBytes)
+  const { cwd, name } = fields(payload)
+  const event = name === undefined ? undefined : HostEvents.find(args.host, name)
+  const timeoutMs = args.timeoutSeconds !== undefined ? args.timeoutSeconds * 1000 : event?.timeoutMs ?? 600_000
+  const deadline = started + timeoutMs - margin(timeoutMs)
+  if (event !== undefined && event.type === undefined) return emit(HostEvents.silence[args.host], "")
+  const registration = Locate.registration({
+    flag: args.registration,
+    env,
+    cwd: process.cwd(),
+    payloadCwd: cwd,
+    home: os.homedir()
+  })
+  const cacheDir = Locate.cacheDir(env, os.homedir())
+  const cacheKey = registration._tag === "Found" ? Cache.key(args.host, registration.text) : undefined
+  const summary = cacheKey === undefined ? undefined : Cache.read(cacheDir, cacheKey)
+  if (summary !== undefined && event !== undefined && summary[event.name] === undefined) {
+    return emit(HostEvents.silence[args.host], "")
+  }
+  let written: Promise<void> | undefined
+  const answer = (stdout: string, stderr: string) => (written ??= emit(stdout, stderr))
+  let running: Cold.Running | undefined
+  const watchdog = setTimeout(() => {
+    const failClosed = args.failClosed || (event !== undefined && summary?.[event.name]?.failClosed === true)
+    void Promise.all([import("@effect-ahp/hosts/Hosts"), import("./Trouble.js")]).then(([Hosts, Trouble]) => {
+      const fallback = Trouble.answer(Hosts.of(args.host), event, "no answer within the host's timeout", failClosed)
+      return answer(fallback.stdout, fallback.stderr)
+    }).then(() => Promise.race([running?.stop(), new Promise((resolve) => setTimeout(resolve, margin(timeoutMs) / 4))]))
+      .then(() => process.exit(0))
+  }, Math.max(0, deadline + margin(timeoutMs) / 2 - Date.now()))
+  try {
+    if (args.bridge && registration._tag === "Found" && payload._tag === "Text") {
+      const forwarded = await Forward.forward(Locate.socketPath(registration.file, env), args.host, {
+        payload: payload.text,
+        registrationSha256: Locate.sha256(registration.text),
+        deadline,
+        failClosed: args.failClosed,
+        verbose: args.verbose,
+        source: args.source
+      })
+      if (forwarded !== undefined) return await answer(forwarded.stdout, forwarded.stderr)
+    }
+    const Run = await import("./Cold.js")
+    running = Run.run({
+      host: args.host,
+      exitGraceMs: Math.min(2_000, Math.max(100, margin(timeoutMs) / 2)),
+      payload,
+      event,
+      registration,
+      deadline,
+      failClosed: args.failClosed,
+      verbose: args.verbose,
+      source: args.source,
+      onAnswer: (result) => {
+        const trace = result.trace.map((line) => `ahp: ${line}\n`).join("")
+        void answer(result.answer.stdout, result.answer.stderr + trace)
+        if (result.summary !== undefined && cacheKey !== undefined) Cache.write(cacheDir, cacheKey, result.summary)
+      }
+    })
+    await running.result
+    await written
+  } finally {
+    clearTimeout(watchdog)
+  }
+}
+
+/**
+ * Runs `ahp hook` with the arguments after `hook`; `command` holds the words that run `ahp
+ * hook` (for `install`). Resolves with the exit code.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const main = async (argv: ReadonlyArray<string>, command: ReadonlyArray<string>): Promise<number> => {
+  const args = Args.parse(argv, process.env)
+  switch (args._tag) {
+    case "Help":
+      await emit(Args.usage, "")
+      return 0
+    case "Invalid":
+      await emit("", `ahp hook: ${args.message}\n\n${Args.usage}`)
+      return 2
+    case "Install":
+    case "Uninstall": {
+      const Install = await import("./Install.js")
+      return Install.main(args, command)
+    }
+    case "Run":
+      await hook(args)
+      return 0
+  }
+}

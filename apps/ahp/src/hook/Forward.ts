@@ -1,0 +1,81 @@
+/**
+ * The warm path, client side: the command hook hands its call to a running `ahp bridge`
+ * over the bridge's local socket (HTTP over a Unix socket, or a named pipe on Windows) and
+ * prints the answer it gets. Whenever the bridge cannot answer — no socket, nobody
+ * listening, another registration loaded, an error — the hook dispatches the call itself,
+ * so a bridge that is down only costs the warm path's speed. Plain Node, no Effect.
+ *
+ * @since 0.1.0
+ */
+import * as fs from "node:fs"
+
+/**
+ * What the hook sends: the payload as received and everything the bridge needs to answer
+ * exactly as the hook would.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Forwarded {
+  readonly payload: string
+  /** The digest of the registration text the hook found; the bridge answers only for the same. */
+  readonly registrationSha256: string
+  /** When the answer is due (epoch milliseconds). */
+  readonly deadline: number
+  readonly failClosed: boolean
+  readonly verbose: boolean
+  readonly source: string | undefined
+}
+
+/**
+ * The bridge's answer.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Forwarding {
+  readonly stdout: string
+  readonly stderr: string
+}
+
+const isForwarding = (u: unknown): u is Forwarding =>
+  typeof u === "object" && u !== null && typeof (u as Forwarding).stdout === "string" &&
+  typeof (u as Forwarding).stderr === "string"
+
+/**
+ * Sends a call to the bridge listening on `socket` for `host`; `undefined` when the bridge
+ * cannot answer it (the caller then dispatches the call itself).
+ *
+ * @since 0.1.0
+ * @category forwarding
+ */
+export const forward = async (socket: string, host: string, call: Forwarded): Promise<Forwarding | undefined> => {
+  if (process.platform !== "win32" && !fs.existsSync(socket)) return undefined
+  const http = await import("node:http")
+  const body = JSON.stringify(call)
+  return new Promise((resolve) => {
+    const request = http.request({
+      socketPath: socket,
+      path: `/forward/${host}`,
+      method: "POST",
+      headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+      timeout: Math.max(1, call.deadline - Date.now())
+    }, (response) => {
+      const chunks: Array<Buffer> = []
+      response.on("data", (chunk: Buffer) => chunks.push(chunk))
+      response.on("end", () => {
+        if (response.statusCode !== 200) return resolve(undefined)
+        try {
+          const value: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8"))
+          resolve(isForwarding(value) ? value : undefined)
+        } catch {
+          resolve(undefined)
+        }
+      })
+      response.on("error", () => resolve(undefined))
+    })
+    request.on("timeout", () => request.destroy())
+    request.on("error", () => resolve(undefined))
+    request.end(body)
+  })
+}

@@ -1,0 +1,260 @@
+/**
+ * `ahp hook install|uninstall claude-code|codex [--project|--user]`: writes (or removes) the
+ * hook entries in the host's settings file, one command hook per AHP-mapped host event —
+ * one entry per event, so the host never runs several AHP hooks of one event in parallel.
+ *
+ * - Claude Code: `.claude/settings.json` in the working directory (`--project`, the
+ *   default) or `~/.claude/settings.json` (`--user`); the `hooks` object.
+ * - Codex: `.codex/hooks.json` (`--project`) or `$CODEX_HOME/hooks.json` (`--user`,
+ *   `~/.codex` by default). Codex runs a new or changed hook only once trusted in `/hooks`.
+ *
+ * The file is merged, never rewritten from scratch: every other key, event and handler is
+ * kept in its order; an entry of ours (a command running `ahp … hook <host>` or the hook
+ * bundle with `<host>`) is updated in place, and a second one for the same event removed.
+ * Running it twice changes nothing the second time. Before a change the file is copied to
+ * `<file>.ahp-backup-<time>`; a file that is not a JSON object is left alone (exit 1).
+ * What it did is printed on stdout.
+ *
+ * @since 0.1.0
+ */
+import * as HostEvents from "@effect-ahp/hosts/HostEvents"
+import { Json } from "@effect-ahp/protocol"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import type * as Args from "./Args.js"
+
+/**
+ * The hook timeout written for each event when none is given (seconds); the hook answers
+ * before it. Events whose host budget is special (SessionEnd, Interrupt) keep the host's.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultTimeoutSeconds = 30
+
+const ownBudget = new Set(["SessionEnd", "Interrupt"])
+
+const quote = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`)
+
+/**
+ * Whether a handler is one of ours for a host.
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const isOurs = (handler: Json.JsonValue, host: HostEvents.HostName): boolean => {
+  if (!Json.isObject(handler) || handler.type !== "command" || typeof handler.command !== "string") return false
+  const match = /(?:^|[\s"'/\\])ahp(?:-hook\.mjs|\.mjs|\.cmd|\.js)?["']?(?:\s+hook)?\s+(claude-code|codex)(?:\s|$)/.exec(
+    handler.command
+  )
+  return match !== null && match[1] === host
+}
+
+/**
+ * The handler of one event.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Entry {
+  readonly event: string
+  readonly handler: Json.JsonObject
+}
+
+/**
+ * The entries to install for a host: the command (`prefix`, the host, the options) per
+ * mapped event.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const entries = (
+  host: HostEvents.HostName,
+  prefix: string,
+  options: { readonly timeoutSeconds?: number | undefined; readonly registration?: string | undefined; readonly failClosed: boolean }
+): ReadonlyArray<Entry> =>
+  HostEvents.installed(host).map((event) => {
+    const timeout = ownBudget.has(event.name) ? undefined : options.timeoutSeconds ?? defaultTimeoutSeconds
+    const command = [
+      prefix,
+      host,
+      ...(timeout !== undefined ? ["--timeout", String(timeout)] : []),
+      ...(options.registration !== undefined ? ["--registration", quote(options.registration)] : []),
+      ...(options.failClosed ? ["--fail-closed"] : [])
+    ].join(" ")
+    return { event: event.name, handler: { type: "command", command, ...(timeout !== undefined ? { timeout } : {}) } }
+  })
+
+/**
+ * A merge's result: the new settings and the events changed.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Merged {
+  readonly settings: Json.JsonObject
+  readonly changed: ReadonlyArray<string>
+}
+
+const groupsOf = (hooks: Json.JsonObject, event: string): ReadonlyArray<Json.JsonValue> =>
+  Array.isArray(hooks[event]) ? hooks[event] : []
+
+const handlersOf = (group: Json.JsonValue): ReadonlyArray<Json.JsonValue> =>
+  Json.isObject(group) && Array.isArray(group.hooks) ? group.hooks : []
+
+/**
+ * Merges the entries into settings: each event ends with exactly one handler of ours, equal
+ * to its entry (updated where one was, appended as its own group otherwise).
+ *
+ * @since 0.1.0
+ * @category merging
+ */
+export const install = (settings: Json.JsonObject, host: HostEvents.HostName, wanted: ReadonlyArray<Entry>): Merged => {
+  const hooks: Record<string, Json.JsonValue> = Json.isObject(settings.hooks) ? { ...settings.hooks } : {}
+  const changed: Array<string> = []
+  for (const { event, handler } of wanted) {
+    const before = groupsOf(hooks, event)
+    let placed = false
+    const groups = before.flatMap((group): Array<Json.JsonValue> => {
+      const handlers = handlersOf(group)
+      if (!handlers.some((h) => isOurs(h, host))) return [group]
+      const kept = handlers.flatMap((h) => {
+        if (!isOurs(h, host)) return [h]
+        if (placed) return []
+        placed = true
+        return [handler]
+      })
+      return kept.length === 0 ? [] : [{ ...(group as Json.JsonObject), hooks: kept }]
+    })
+    if (!placed) groups.push({ hooks: [handler] })
+    if (!Json.equals(groups, before)) {
+      hooks[event] = groups
+      changed.push(event)
+    }
+  }
+  return { settings: changed.length === 0 ? settings : { ...settings, hooks }, changed }
+}
+
+/**
+ * Removes every handler of ours, and the groups and events it leaves empty.
+ *
+ * @since 0.1.0
+ * @category merging
+ */
+export const uninstall = (settings: Json.JsonObject, host: HostEvents.HostName): Merged => {
+  if (!Json.isObject(settings.hooks)) return { settings, changed: [] }
+  const hooks: Record<string, Json.JsonValue> = { ...settings.hooks }
+  const changed: Array<string> = []
+  for (const [event, value] of Object.entries(settings.hooks)) {
+    if (!Array.isArray(value) || !value.some((group) => handlersOf(group).some((h) => isOurs(h, host)))) continue
+    const groups = value.flatMap((group): Array<Json.JsonValue> => {
+      const handlers = handlersOf(group)
+      if (!handlers.some((h) => isOurs(h, host))) return [group]
+      const kept = handlers.filter((h) => !isOurs(h, host))
+      return kept.length === 0 ? [] : [{ ...(group as Json.JsonObject), hooks: kept }]
+    })
+    if (groups.length === 0) delete hooks[event]
+    else hooks[event] = groups
+    changed.push(event)
+  }
+  return { settings: changed.length === 0 ? settings : { ...settings, hooks }, changed }
+}
+
+/**
+ * The settings file of a host and scope.
+ *
+ * @since 0.1.0
+ * @category paths
+ */
+export const settingsFile = (
+  host: HostEvents.HostName,
+  scope: "project" | "user",
+  env: Readonly<Record<string, string | undefined>>,
+  cwd: string,
+  home: string
+): string => {
+  if (host === "claude-code") return path.join(scope === "user" ? home : cwd, ".claude", "settings.json")
+  return scope === "user"
+    ? path.join(env.CODEX_HOME || path.join(home, ".codex"), "hooks.json")
+    : path.join(cwd, ".codex", "hooks.json")
+}
+
+/**
+ * Why settings cannot be merged without losing a value (a `hooks` that is not an object, an
+ * event of the host that is not a list), if they cannot.
+ *
+ * @since 0.1.0
+ * @category merging
+ */
+export const shapeProblem = (settings: Json.JsonObject, host: HostEvents.HostName): string | undefined => {
+  if (settings.hooks === undefined) return undefined
+  if (!Json.isObject(settings.hooks)) return "\"hooks\" is not an object"
+  const event = HostEvents.installed(host).find((e) => settings.hooks !== undefined && Json.isObject(settings.hooks) &&
+    settings.hooks[e.name] !== undefined && !Array.isArray(settings.hooks[e.name]))
+  return event === undefined ? undefined : `"hooks.${event.name}" is not a list`
+}
+
+const stamp = (date: Date) => date.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")
+
+const say = (text: string) => process.stdout.write(`${text}\n`)
+
+/**
+ * Runs install or uninstall; `command` holds the words that run `ahp hook` (for the default
+ * command of the entries). Resolves with the exit code: 0, or 2 when the settings file
+ * cannot be read as a JSON object or written (the command line's "could not do it").
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const main = async (args: Args.Install, command: ReadonlyArray<string>): Promise<number> => {
+  const cwd = process.cwd()
+  const file = path.resolve(cwd, args.settings ?? settingsFile(args.host, args.scope, process.env, cwd, os.homedir()))
+  const fail = (message: string) => {
+    process.stderr.write(`ahp hook ${args._tag.toLowerCase()}: ${message}\n`)
+    return 2
+  }
+  let text: string | undefined
+  try {
+    text = fs.readFileSync(file, "utf8")
+  } catch (error) {
+    const code = typeof error === "object" && error !== null && "code" in error ? error.code : undefined
+    if (code !== "ENOENT") return fail(`cannot read ${file}`)
+  }
+  const parsed = text === undefined || text.trim() === "" ? Json.parse("{}") : Json.parse(text)
+  if (parsed._tag === "Left" || !Json.isObject(parsed.right)) {
+    return fail(`${file} is not a JSON object; nothing was changed`)
+  }
+  const shape = shapeProblem(parsed.right, args.host)
+  if (shape !== undefined) return fail(`${file}: ${shape}; nothing was changed`)
+  const prefix = args.command ?? command.map(quote).join(" ")
+  const registration = args.registration === undefined ? undefined : path.resolve(cwd, args.registration)
+  const merged = args._tag === "Install"
+    ? install(parsed.right, args.host, entries(args.host, prefix, { ...args, registration }))
+    : uninstall(parsed.right, args.host)
+  const verb = args._tag === "Install" ? "installed" : "removed"
+  if (merged.changed.length === 0) {
+    say(`${args.host}: ${file}: ${args._tag === "Install" ? "already installed" : "nothing to remove"}; nothing changed`)
+    return 0
+  }
+  let backup: string | undefined
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true })
+    if (text !== undefined) {
+      backup = `${file}.ahp-backup-${stamp(new Date())}`
+      fs.copyFileSync(file, backup, fs.constants.COPYFILE_EXCL)
+    }
+    const temporary = `${file}.${process.pid}.tmp`
+    fs.writeFileSync(temporary, `${Json.stringify(merged.settings, 2)}\n`)
+    fs.renameSync(temporary, file)
+  } catch {
+    return fail(`cannot write ${file}${backup !== undefined ? ` (a backup was made: ${backup})` : ""}`)
+  }
+  say(`${args.host}: ${file}: ${verb} the hook for ${merged.changed.join(", ")}`)
+  if (args._tag === "Install") say(`  command: ${entries(args.host, prefix, { ...args, registration })[0]!.handler.command}`)
+  say(backup === undefined ? "  (a new file)" : `  backup: ${backup}`)
+  if (args.host === "codex" && args._tag === "Install") {
+    say("  Codex runs a new or changed hook only once you trust it: review it in Codex's /hooks")
+  }
+  return 0
+}

@@ -1,0 +1,404 @@
+/**
+ * `ahp hook claude-code|codex` driven as the hosts drive a command hook (payload on stdin,
+ * isolated environment, the host's timeout), with real backend processes (the repository's
+ * scripted backend): every shared payload is mapped and answered, each effect is rendered
+ * per the host's contract, hung and malformed cases answer in time, and no process is left
+ * behind.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { HostEvents, Hosts } from "@effect-ahp/hosts"
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { answerOf, noneAlive, received, runHook, startedPids } from "./hookSupport.js"
+import { intercept, logEntries, observe, registration, root, scriptedStdio, tempDir, writeFile } from "./support.js"
+
+const shared = path.join(root, "..", "shared", "hosts")
+const payloadsOf = (host: HostEvents.HostName) => {
+  const dir = path.join(shared, host, "payloads")
+  return fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith(".json")).sort().map((file) => ({
+    file,
+    text: fs.readFileSync(path.join(dir, file), "utf8")
+  })) : []
+}
+
+const silence = HostEvents.silence
+
+const bash = (host: HostEvents.HostName, command: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    session_id: "sess-1",
+    ...(host === "codex" ? { turn_id: "turn-1" } : {}),
+    cwd: "/work/repo",
+    hook_event_name: "PreToolUse",
+    permission_mode: "default",
+    tool_name: "Bash",
+    tool_input: { command, description: "a command" },
+    tool_use_id: "toolu_1",
+    ...extra
+  })
+
+const effectsBackend = (log: string, effects: ReadonlyArray<unknown>, events: ReadonlyArray<string>, extra = {}) =>
+  registration({
+    id: "com.example.policy",
+    transport: scriptedStdio(`effects=${JSON.stringify(effects)}`, log),
+    subscriptions: [intercept(events, extra)]
+  })
+
+const text = (body: string) => [{ id: "m1", role: "user", parts: [{ id: "p1", kind: "text", mediaType: "text/plain", selection: "body", text: body }] }]
+
+describe.skipIf(!fs.existsSync(shared))("every shared payload, through the command hook", () => {
+  for (const host of HostEvents.hostNames) {
+    for (const { file, text: payload } of payloadsOf(host)) {
+      const notify = file.startsWith("notify-")
+      const event = HostEvents.find(host, notify ? "agent-turn-complete" : file.slice(0, file.indexOf("-")))
+      it.scoped(`${host}/${file}`, () =>
+        Effect.gen(function*() {
+          const dir = yield* tempDir
+          const log = path.join(dir, "intercept.log")
+          const observed = path.join(dir, "observe.log")
+          const reg = writeFile(dir, "registration.json", registration(
+            { id: "com.example.intercept", transport: scriptedStdio("ok", log), subscriptions: [intercept(["*"])] },
+            {
+              id: "com.example.observe",
+              transport: scriptedStdio("ok", observed, "per_event"),
+              subscriptions: [observe(["*"], { includeNative: true })]
+            }
+          ))
+          const args = [host, "--registration", reg, "--timeout", "30"]
+          const run = notify
+            ? yield* runHook([...args, JSON.stringify(JSON.parse(payload))], "", { dir })
+            : yield* runHook(args, payload, { dir })
+          assert.strictEqual(run.code, 0, run.stderr)
+          if (event === undefined) {
+            assert.match(answerOf(run).systemMessage, /^ahp: unknown hook event/)
+            assert.deepStrictEqual([...startedPids(log), ...startedPids(observed)], [], "no backend is started")
+            return
+          }
+          if (event.type === undefined) {
+            assert.strictEqual(run.stdout, silence[host])
+            assert.deepStrictEqual([...startedPids(log), ...startedPids(observed)], [], "no backend is started")
+            return
+          }
+          assert.strictEqual(run.stdout, silence[host], `an empty answer is no opinion: ${run.stderr}`)
+          const intercepted = received(log)
+          const notified = received(observed)
+          assert.strictEqual(notified.length, 1, run.stderr)
+          assert.strictEqual(intercepted.length, Hosts.of(host).capabilities(event) === undefined ? 0 : 1)
+          for (const e of [...intercepted, ...notified]) {
+            assert.strictEqual(e.type, event.type)
+            assert.match(e.id, host === "claude-code" ? /^cc_[0-9a-f]{32}$/ : /^cx_[0-9a-f]{32}$/)
+          }
+          assert.isFalse(intercepted.some((e) => "native" in e), "native only for the subscription that asked")
+          assert.deepStrictEqual(notified[0].native, JSON.parse(payload))
+          assert.isTrue(noneAlive(log) && noneAlive(observed))
+        }))
+    }
+  }
+})
+
+describe("effects rendered per host", () => {
+  const cases: ReadonlyArray<{
+    readonly name: string
+    readonly host: HostEvents.HostName
+    readonly payload: string
+    readonly events: ReadonlyArray<string>
+    readonly effects: ReadonlyArray<unknown>
+    readonly expected: unknown
+  }> = [
+    ...HostEvents.hostNames.map((host) => ({
+      name: `${host} deny`,
+      host,
+      payload: bash(host, "rm -rf /"),
+      events: ["tool.before"],
+      effects: [{ type: "deny", reason: "destructive" }],
+      expected: {
+        hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "destructive" }
+      }
+    })),
+    {
+      name: "claude-code ask with its message as the reason",
+      host: "claude-code",
+      payload: bash("claude-code", "git push --force"),
+      events: ["tool.before"],
+      effects: [{ type: "ask" }, { type: "message", text: "a force push rewrites history" }],
+      expected: {
+        hookSpecificOutput: {
+          hookEventName: "PreToolUse",
+          permissionDecision: "ask",
+          permissionDecisionReason: "a force push rewrites history"
+        }
+      }
+    },
+    {
+      name: "claude-code allow",
+      host: "claude-code",
+      payload: bash("claude-code", "ls"),
+      events: ["tool.before"],
+      effects: [{ type: "allow" }],
+      expected: { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" } }
+    },
+    {
+      name: "claude-code rewrite: the whole effective input",
+      host: "claude-code",
+      payload: bash("claude-code", "rm -rf build"),
+      events: ["tool.before"],
+      effects: [{ type: "modify", target: "input", operation: "merge", value: { command: "rm -r build" } }, { type: "allow" }],
+      expected: {
+        hookSpecificOutput: {
+          hookEventName: "PreToolUse",
+          permissionDecision: "allow",
+          updatedInput: { command: "rm -r build", description: "a command" }
+        }
+      }
+    },
+    {
+      name: "claude-code added context and a stop",
+      host: "claude-code",
+      payload: bash("claude-code", "make"),
+      events: ["tool.before"],
+      effects: [
+        { type: "inject", target: "context", operation: "append", deliverAt: "now", value: text("freeze until Friday") },
+        { type: "flow", operation: "stop", reason: "release freeze" }
+      ],
+      expected: {
+        continue: false,
+        stopReason: "release freeze",
+        hookSpecificOutput: { hookEventName: "PreToolUse", additionalContext: "freeze until Friday" }
+      }
+    },
+    {
+      name: "claude-code Stop continues with the instruction",
+      host: "claude-code",
+      payload: JSON.stringify({ session_id: "s", hook_event_name: "Stop", stop_hook_active: false }),
+      events: ["turn.finish.before"],
+      effects: [{ type: "flow", operation: "continue", instruction: "run the tests first" }],
+      expected: { decision: "block", reason: "run the tests first" }
+    },
+    {
+      name: "claude-code UserPromptSubmit denied",
+      host: "claude-code",
+      payload: JSON.stringify({ session_id: "s", hook_event_name: "UserPromptSubmit", prompt: "deploy" }),
+      events: ["turn.start"],
+      effects: [{ type: "deny", reason: "deploy freeze" }],
+      expected: { decision: "block", reason: "deploy freeze" }
+    },
+    {
+      name: "codex rewrite: allow with the whole effective input",
+      host: "codex",
+      payload: bash("codex", "rm -rf build"),
+      events: ["tool.before"],
+      effects: [{ type: "modify", target: "input", operation: "replace", value: { command: "rm -r build" } }],
+      expected: {
+        hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", updatedInput: { command: "rm -r build" } }
+      }
+    },
+    {
+      name: "codex tool output replaced",
+      host: "codex",
+      payload: JSON.stringify({
+        session_id: "s",
+        turn_id: "t",
+        hook_event_name: "PostToolUse",
+        tool_name: "Bash",
+        tool_input: { command: "cat .env" },
+        tool_response: "TOKEN=secret",
+        tool_use_id: "call_1"
+      }),
+      events: ["tool.after"],
+      effects: [{
+        type: "modify",
+        target: "output",
+        operation: "replace",
+        value: [{ id: "o", role: "tool", parts: [{ id: "p", kind: "text", mediaType: "text/plain", selection: "body", text: "TOKEN=[redacted]" }] }]
+      }],
+      expected: { decision: "block", reason: "TOKEN=[redacted]" }
+    },
+    {
+      name: "codex Stop continues",
+      host: "codex",
+      payload: JSON.stringify({ session_id: "s", turn_id: "t", hook_event_name: "Stop", stop_hook_active: false }),
+      events: ["turn.finish.before"],
+      effects: [{ type: "flow", operation: "continue", instruction: "one more pass" }],
+      expected: { decision: "block", reason: "one more pass" }
+    },
+    {
+      name: "codex prompt context",
+      host: "codex",
+      payload: JSON.stringify({ session_id: "s", turn_id: "t", hook_event_name: "UserPromptSubmit", prompt: "hi" }),
+      events: ["turn.start"],
+      effects: [{ type: "inject", target: "context", operation: "append", deliverAt: "now", value: text("be brief") }],
+      expected: { hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: "be brief" } }
+    }
+  ]
+  for (const c of cases) {
+    it.scoped(c.name, () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const log = path.join(dir, "backend.log")
+        const reg = writeFile(dir, "registration.json", effectsBackend(log, c.effects, c.events))
+        const run = yield* runHook([c.host, "--registration", reg], c.payload, { dir })
+        assert.strictEqual(run.code, 0)
+        assert.deepStrictEqual(answerOf(run), c.expected, run.stderr)
+        assert.isTrue(noneAlive(log))
+      }))
+  }
+})
+
+/** A PreToolUse call to a backend that never answers, under a 4 s host timeout. */
+const hung = (host: HostEvents.HostName, failurePolicy: string) =>
+  Effect.gen(function*() {
+    const dir = yield* tempDir
+    const log = path.join(dir, "backend.log")
+    const reg = writeFile(dir, "registration.json", registration({
+      id: "com.example.hung",
+      transport: scriptedStdio("hang", log),
+      subscriptions: [intercept(["tool.before"], { failurePolicy, timeoutMs: 60_000 })]
+    }))
+    const run = yield* runHook([host, "--registration", reg, "--timeout", "4"], bash(host, "ls"), { dir, timeoutMs: 4000 })
+    return { log, run }
+  })
+
+describe("deadlines, failures and bad input", () => {
+  it.scoped("a hung backend under fail-closed is denied before the host's timeout; nothing is left running", () =>
+    Effect.gen(function*() {
+      const { log, run } = yield* hung("claude-code", "fail-closed")
+      assert.isFalse(run.killed, `answered in ${run.elapsedMs} ms`)
+      assert.isBelow(run.elapsedMs, 4000)
+      assert.deepStrictEqual(answerOf(run), {
+        hookSpecificOutput: {
+          hookEventName: "PreToolUse",
+          permissionDecision: "deny",
+          permissionDecisionReason: "Required policy backend unavailable"
+        }
+      })
+      assert.isNotEmpty(startedPids(log))
+      assert.isTrue(noneAlive(log))
+    }))
+
+  it.scoped("a hung backend under fail-open is no opinion, also in time (Codex: empty stdout)", () =>
+    Effect.gen(function*() {
+      const { log, run } = yield* hung("codex", "fail-open")
+      assert.isFalse(run.killed)
+      assert.strictEqual(run.code, 0)
+      assert.strictEqual(run.stdout, "")
+      assert.isTrue(noneAlive(log))
+    }))
+
+  it.scoped("malformed and unknown payloads: no opinion with a visible message; a deny under fail-closed", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const log = path.join(dir, "backend.log")
+      const closed = writeFile(dir, "closed.json", registration({
+        id: "com.example.policy",
+        transport: scriptedStdio("ok", log),
+        subscriptions: [intercept(["tool.before"], { failurePolicy: "fail-closed" })]
+      }))
+      const open = writeFile(dir, "open.json", registration({
+        id: "com.example.policy",
+        transport: scriptedStdio("ok", log),
+        subscriptions: [intercept(["tool.before"])]
+      }))
+      const invalid = JSON.stringify({ session_id: "s", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: "ls" })
+      const notJson = yield* runHook(["claude-code", "--registration", closed], "{ not json", { dir })
+      assert.strictEqual(notJson.code, 0)
+      assert.match(answerOf(notJson).systemMessage, /^ahp: the hook payload is not JSON/)
+      const unknown = yield* runHook(["codex", "--registration", closed], JSON.stringify({ hook_event_name: "Nope" }), { dir })
+      assert.match(answerOf(unknown).systemMessage, /unknown hook event "Nope"/)
+      assert.include(unknown.stderr, "ahp: unknown hook event")
+      const denied = yield* runHook(["claude-code", "--registration", closed], invalid, { dir })
+      const deny = answerOf(denied)
+      assert.strictEqual(deny.hookSpecificOutput.permissionDecision, "deny")
+      assert.strictEqual(deny.hookSpecificOutput.permissionDecisionReason, "Required policy backend unavailable")
+      assert.include(deny.systemMessage, "/tool_input")
+      const passed = yield* runHook(["claude-code", "--registration", open], invalid, { dir })
+      assert.deepStrictEqual(Object.keys(answerOf(passed)), ["systemMessage"])
+      assert.deepStrictEqual(startedPids(log), [], "no backend saw a payload it could not be given")
+    }))
+
+  it.scoped("a missing or invalid registration is reported; denied when fail-closed", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const payload = bash("claude-code", "ls")
+      const missing = yield* runHook(["claude-code"], payload, { dir })
+      assert.match(answerOf(missing).systemMessage, /no AHP registration found/)
+      const missingClosed = yield* runHook(["claude-code", "--fail-closed"], payload, { dir })
+      assert.strictEqual(answerOf(missingClosed).hookSpecificOutput.permissionDecision, "deny")
+      const viaEnv = yield* runHook(["codex"], bash("codex", "ls"), {
+        dir,
+        env: { AHP_REGISTRATION_FILE: path.join(dir, "absent.json"), AHP_HOOK_FAIL_CLOSED: "1" }
+      })
+      assert.strictEqual(answerOf(viaEnv).hookSpecificOutput.permissionDecision, "deny")
+      assert.include(viaEnv.stderr, "absent.json: no such file")
+      const intent = writeFile(dir, "intent.json", {
+        protocolVersion: "draft",
+        hooks: [{
+          id: "com.example.policy",
+          transport: { type: "stdio", command: "node", lifecycle: "persistent" },
+          subscriptions: [{ mode: "intercept", events: ["tool.*"], failurePolicy: "fail-closed", content: { default: "body" } }]
+        }]
+      })
+      const invalid = yield* runHook(["claude-code", "--registration", intent], payload, { dir })
+      assert.strictEqual(answerOf(invalid).hookSpecificOutput.permissionDecision, "deny")
+      assert.match(answerOf(invalid).systemMessage, /is invalid: .*timeoutMs/)
+      const prompt = JSON.stringify({ session_id: "s", hook_event_name: "UserPromptSubmit", prompt: "hi" })
+      const notSelected = yield* runHook(["claude-code", "--registration", intent], prompt, { dir })
+      assert.deepStrictEqual(Object.keys(answerOf(notSelected)), ["systemMessage"])
+      const garbage = writeFile(dir, "garbage.json", "{ nope")
+      const unparsed = yield* runHook(["claude-code", "--registration", garbage], payload, { dir })
+      assert.match(answerOf(unparsed).systemMessage, /is not JSON/)
+      assert.deepStrictEqual(fs.readdirSync(path.join(dir, "cache")), [], "an invalid registration is never cached")
+    }))
+
+  it.scoped("the project default is found from the payload's cwd; an event nothing selects starts no backend", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const log = path.join(dir, "backend.log")
+      const project = path.join(dir, "project")
+      fs.mkdirSync(path.join(project, ".ahp"), { recursive: true })
+      fs.mkdirSync(path.join(project, "src"))
+      writeFile(path.join(project, ".ahp"), "registration.json", effectsBackend(log, [{ type: "deny", reason: "no" }], ["tool.before"]))
+      const prompt = JSON.stringify({ session_id: "s", cwd: path.join(project, "src"), hook_event_name: "UserPromptSubmit", prompt: "hi" })
+      for (let i = 0; i < 2; i++) {
+        const run = yield* runHook(["claude-code"], prompt, { dir })
+        assert.strictEqual(run.stdout, "{}\n", run.stderr)
+      }
+      assert.deepStrictEqual(startedPids(log), [])
+      assert.strictEqual(fs.readdirSync(path.join(dir, "cache")).length, 1, "the compiled registration is cached")
+      const denied = yield* runHook(["claude-code"], bash("claude-code", "ls", { cwd: path.join(project, "src") }), { dir })
+      assert.strictEqual(answerOf(denied).hookSpecificOutput.permissionDecision, "deny")
+      assert.strictEqual(startedPids(log).length, 1)
+    }))
+
+  it.scoped("--verbose traces each backend, its failure policy and the decision on stderr, one line each", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const log = path.join(dir, "backend.log")
+      const audit = path.join(dir, "audit.log")
+      const reg = writeFile(dir, "registration.json", registration(
+        {
+          id: "com.example.broken",
+          transport: scriptedStdio("garbage", log),
+          subscriptions: [intercept(["tool.before"])]
+        },
+        {
+          id: "com.example.guard",
+          transport: scriptedStdio(`effects=${JSON.stringify([{ type: "deny", reason: "destructive" }])}`, log),
+          subscriptions: [intercept(["tool.before"], { id: "guard" })]
+        },
+        { id: "com.example.audit", transport: scriptedStdio("ok", audit, "per_event"), subscriptions: [observe(["tool.*"])] }
+      ))
+      const run = yield* runHook(["claude-code", "--registration", reg], bash("claude-code", "rm -rf /"), {
+        dir,
+        env: { AHP_HOOK_VERBOSE: "1" }
+      })
+      const lines = run.stderr.split("\n").filter((l) => l !== "")
+      assert.strictEqual(lines.length, 5, run.stderr)
+      assert.match(lines[0]!, /^ahp: claude-code PreToolUse → tool\.before cc_[0-9a-f]+: Bash: rm -rf \//)
+      assert.match(lines[1]!, /com\.example\.broken\/0 \(intercept, fail-open.*malformed.*fail-open: recorded/)
+      assert.match(lines[2]!, /com\.example\.guard\/guard .*deny "destructive".*accepted/)
+      assert.match(lines[3]!, /com\.example\.audit\/0 \(observe\): delivered/)
+      assert.match(lines[4]!, /⇒ deny, "destructive" \(by com\.example\.guard\/guard\) → \{"hookSpecificOutput"/)
+      assert.isTrue(noneAlive(log) && noneAlive(audit))
+      assert.strictEqual(logEntries(audit).filter((e) => e.event === "message").length, 1)
+    }))
+})

@@ -1,0 +1,117 @@
+/**
+ * `ahp hook install|uninstall` run as a user runs it, against settings files that already
+ * hold content: every key kept, a backup written, idempotent, reversible; and the pure merge.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { HostEvents } from "@effect-ahp/hosts"
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as Install from "../src/hook/Install.js"
+import { runHook } from "./hookSupport.js"
+import { tempDir, writeFile } from "./support.js"
+
+const original = {
+  model: "opus",
+  permissions: { allow: ["Bash(npm test)"], deny: ["Read(./.env)"] },
+  env: { BIG: "__BIG__" },
+  hooks: {
+    PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "./my-guard.sh", timeout: 5 }] }],
+    Notification: [{ hooks: [{ type: "command", command: "notify-send hi" }] }]
+  },
+  statusLine: { type: "command", command: "echo" }
+}
+const existingText = JSON.stringify(original, null, 2).replace("\"__BIG__\"", "12345678901234567890")
+const existing = JSON.parse(existingText)
+
+const readJson = (file: string) => JSON.parse(fs.readFileSync(file, "utf8"))
+const backups = (file: string) => fs.readdirSync(path.dirname(file)).filter((f) => f.startsWith(`${path.basename(file)}.ahp-backup-`))
+
+describe("ahp hook install / uninstall", () => {
+  it.scoped("claude-code --project merges into existing settings, backs up, is idempotent and reversible", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const project = path.join(dir, "project")
+      fs.mkdirSync(path.join(project, ".claude"), { recursive: true })
+      const file = writeFile(path.join(project, ".claude"), "settings.json", existingText)
+      const first = yield* runHook(["install", "claude-code", "--project"], "", { dir, cwd: project })
+      assert.strictEqual(first.code, 0, first.stderr)
+      assert.include(first.stdout, `claude-code: ${file}: installed the hook for PreToolUse, PermissionRequest`)
+      assert.include(first.stdout, "backup: ")
+      const installed = readJson(file)
+      assert.strictEqual(installed.model, "opus")
+      assert.deepStrictEqual(installed.permissions, existing.permissions)
+      assert.deepStrictEqual(installed.statusLine, existing.statusLine)
+      assert.include(fs.readFileSync(file, "utf8"), "12345678901234567890", "numbers are kept exactly")
+      assert.deepStrictEqual(installed.hooks.PreToolUse[0], existing.hooks.PreToolUse[0], "the user's hook is kept")
+      for (const event of HostEvents.installed("claude-code")) {
+        const ours = (installed.hooks[event.name] as Array<any>).flatMap((g) => g.hooks).filter((h: any) =>
+          Install.isOurs(h, "claude-code")
+        )
+        assert.strictEqual(ours.length, 1, event.name)
+        assert.match(ours[0].command, / claude-code/)
+        if (event.name === "SessionEnd") assert.isUndefined(ours[0].timeout)
+        else {
+          assert.strictEqual(ours[0].timeout, 30)
+          assert.include(ours[0].command, "--timeout 30")
+        }
+      }
+      assert.strictEqual(installed.hooks.Notification[0].hooks[0].command, "notify-send hi")
+      const [backup] = backups(file)
+      assert.strictEqual(fs.readFileSync(path.join(path.dirname(file), backup!), "utf8"), existingText)
+
+      const second = yield* runHook(["install", "claude-code"], "", { dir, cwd: project })
+      assert.strictEqual(second.code, 0)
+      assert.include(second.stdout, "already installed; nothing changed")
+      assert.deepStrictEqual(readJson(file), installed)
+      assert.strictEqual(backups(file).length, 1)
+
+      const removed = yield* runHook(["uninstall", "claude-code", "--project"], "", { dir, cwd: project })
+      assert.strictEqual(removed.code, 0, removed.stderr)
+      assert.deepStrictEqual(readJson(file), existing)
+      assert.strictEqual(backups(file).length, 2)
+    }))
+
+  it.scoped("codex --user writes $CODEX_HOME/hooks.json (a new file) and says to trust it", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const codexHome = path.join(dir, "codex-home")
+      const run = yield* runHook(["install", "codex", "--user", "--timeout", "12", "--fail-closed"], "", {
+        dir,
+        env: { CODEX_HOME: codexHome }
+      })
+      assert.strictEqual(run.code, 0, run.stderr)
+      const hooks = readJson(path.join(codexHome, "hooks.json")).hooks
+      assert.deepStrictEqual(Object.keys(hooks), HostEvents.installed("codex").map((e) => e.name))
+      assert.strictEqual(hooks.PreToolUse[0].hooks[0].timeout, 12)
+      assert.match(hooks.PreToolUse[0].hooks[0].command, / codex --timeout 12 --fail-closed$/)
+      assert.isUndefined(hooks.Interrupt[0].hooks[0].timeout)
+      assert.include(run.stdout, "(a new file)")
+      assert.include(run.stdout, "trust it")
+    }))
+
+  it.scoped("a settings file that is not a JSON object, or a hooks value that is not an object, is left alone", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const broken = writeFile(dir, "broken.json", "{ \"model\": ")
+      const run = yield* runHook(["install", "claude-code", "--settings", broken], "", { dir })
+      assert.strictEqual(run.code, 2, "could not do it")
+      assert.include(run.stderr, "is not a JSON object; nothing was changed")
+      assert.strictEqual(fs.readFileSync(broken, "utf8"), "{ \"model\": ")
+      const odd = writeFile(dir, "odd.json", { hooks: ["x"] })
+      const refused = yield* runHook(["install", "claude-code", "--settings", odd], "", { dir })
+      assert.strictEqual(refused.code, 2)
+      assert.include(refused.stderr, "\"hooks\" is not an object")
+      assert.deepStrictEqual(backups(odd), [])
+    }))
+
+  it("recognises its own entries, not others", () => {
+    const ours = (command: string, host: HostEvents.HostName = "claude-code") => Install.isOurs({ type: "command", command }, host)
+    assert.isTrue(ours("ahp hook claude-code"))
+    assert.isTrue(ours("'/usr/bin/node' '/opt/ahp/dist/hook/ahp-hook.mjs' claude-code --timeout 30"), "an entry of an earlier build")
+    assert.isTrue(ours("node /x/dist/ahp.mjs hook codex", "codex"))
+    assert.isFalse(ours("node /x/dist/ahp.mjs hook codex"))
+    assert.isFalse(ours("./my-guard.sh claude-code"))
+    assert.isFalse(ours("echo ahp hook claude-codex"))
+  })
+})

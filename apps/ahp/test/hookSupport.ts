@@ -1,0 +1,101 @@
+/**
+ * Running `ahp hook` the way Claude Code and Codex run a command hook: the payload on
+ * stdin, the environment, and the host's timeout (the process is killed when it passes, as
+ * the host kills a hook that overruns). Every run gets its own home, cache and runtime
+ * folders, so no registration, cache entry or bridge socket of the machine is used.
+ */
+import { Effect } from "effect"
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { bundle, isAlive, logEntries } from "./support.js"
+
+/** The words after `node` that run `ahp hook` from the bundle built by the global setup. */
+export const hookCommand: ReadonlyArray<string> = [bundle, "hook"]
+
+/** How a hook run ended. */
+export interface HookRun {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+  readonly elapsedMs: number
+  /** Whether the host's timeout killed it. */
+  readonly killed: boolean
+}
+
+/** Options of a hook run. */
+export interface HookOptions {
+  /** The folder for the run's home, cache and runtime folders (and the working directory). */
+  readonly dir: string
+  readonly env?: Record<string, string>
+  readonly cwd?: string
+  /** The host's timeout (default 60 s). */
+  readonly timeoutMs?: number
+  /** The command words before the arguments (default `node <bundle> hook`). */
+  readonly command?: ReadonlyArray<string>
+}
+
+/** The isolated environment of a run in `dir`. */
+export const hookEnv = (dir: string, extra: Record<string, string> = {}): Record<string, string> => {
+  const env: Record<string, string> = {}
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !key.startsWith("AHP_") && key !== "CLAUDE_PROJECT_DIR" && key !== "XDG_RUNTIME_DIR") {
+      env[key] = value
+    }
+  }
+  for (const sub of ["home", "cache", "run"]) fs.mkdirSync(path.join(dir, sub), { recursive: true, mode: 0o700 })
+  return {
+    ...env,
+    HOME: path.join(dir, "home"),
+    AHP_CACHE_DIR: path.join(dir, "cache"),
+    XDG_RUNTIME_DIR: path.join(dir, "run"),
+    NO_COLOR: "1",
+    ...extra
+  }
+}
+
+/** Runs `node <bundle> hook args…` with `payload` on stdin, as a host runs a command hook. */
+export const runHook = (args: ReadonlyArray<string>, payload: string, options: HookOptions): Effect.Effect<HookRun> =>
+  Effect.async<HookRun>((resume) => {
+    const started = Date.now()
+    const child = spawn(process.execPath, [...(options.command ?? hookCommand), ...args], {
+      cwd: options.cwd ?? options.dir,
+      env: hookEnv(options.dir, options.env),
+      stdio: ["pipe", "pipe", "pipe"]
+    })
+    let stdout = ""
+    let stderr = ""
+    let killed = false
+    const timer = setTimeout(() => {
+      killed = true
+      child.kill("SIGKILL")
+    }, options.timeoutMs ?? 60_000)
+    child.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text))
+    child.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text))
+    child.stdin.on("error", () => {})
+    child.stdin.end(payload)
+    child.on("close", (code) => {
+      clearTimeout(timer)
+      resume(Effect.succeed({ code, stdout, stderr, elapsedMs: Date.now() - started, killed }))
+    })
+    return Effect.sync(() => child.kill("SIGKILL"))
+  })
+
+/** The one JSON object a hook printed (`undefined` for empty stdout). */
+export const answerOf = (run: HookRun): any => {
+  if (run.stdout === "") return undefined
+  const lines = run.stdout.split("\n")
+  if (lines.length !== 2 || lines[1] !== "") throw new Error(`expected one JSON line on stdout: ${JSON.stringify(run)}`)
+  return JSON.parse(lines[0]!)
+}
+
+/** The pids a scripted backend logged as started. */
+export const startedPids = (log: string): Array<number> =>
+  logEntries(log).filter((e) => e.event === "start").map((e) => e.pid as number)
+
+/** Whether every process a scripted backend logged has ended. */
+export const noneAlive = (log: string): boolean => startedPids(log).every((pid) => !isAlive(pid))
+
+/** The events (`params.event`) a scripted backend received, requests and notifications. */
+export const received = (log: string): Array<any> =>
+  logEntries(log).filter((e) => e.event === "message").map((e) => e.message?.params?.event).filter((e) => e !== undefined)

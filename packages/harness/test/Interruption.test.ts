@@ -1,0 +1,150 @@
+import { Client, Transport } from "@effect-ahp/harness"
+import { assert, describe, it } from "@effect/vitest"
+import { Deferred, Effect, Exit, Fiber, Scope } from "effect"
+import { answer, heldExchange, intercept, observe, openHooks, registration, toolBefore, within } from "./support.js"
+
+const A = "com.example.a"
+const SLOW = "com.example.slow"
+const FAST = "com.example.fast"
+
+/** An observer whose deliveries never complete and whose interruption is held until `gate` (if any) opens. */
+const slowObserver = (started: Deferred.Deferred<void>, gate?: Deferred.Deferred<void>) => {
+  const { run, state } = heldExchange(started, gate)
+  const backend: Transport.InProcessBackend = { request: () => Effect.never, notify: () => run }
+  return { state, backend }
+}
+
+const allowing: Transport.InProcessBackend = {
+  request: (m) => answer({ type: "allow" }, { type: "return", value: 1 })(m, 0),
+  notify: () => Effect.void
+}
+
+const fast = (log: Array<string>): Transport.InProcessBackend => ({
+  request: () => Effect.never,
+  notify: () => Effect.sync(() => log.push("fast"))
+})
+
+const reg = registration([
+  { id: A, subscriptions: [intercept(["tool.before"])] },
+  { id: FAST, subscriptions: [observe(["tool.before"])] },
+  { id: SLOW, subscriptions: [observe(["tool.before"])] }
+])
+
+/** Builds the service in a scope the test closes itself; deliveries are bounded by 60 s. */
+const open = (backends: Record<string, Transport.InProcessBackend>) =>
+  openHooks(reg, Transport.layerInProcess(backends), { observationTimeoutMs: 60_000 })
+
+describe("interruption during observation", () => {
+  it.live("the interrupt option ends pending deliveries at once: interrupted, and the decision never grants", () =>
+    Effect.gen(function*() {
+      const started = yield* Deferred.make<void>()
+      const slow = slowObserver(started)
+      const log: Array<string> = []
+      const { dispatch, scope } = yield* open({ [A]: allowing, [FAST]: fast(log), [SLOW]: slow.backend })
+      const result = yield* within(3000, "the interrupted call", dispatch({ interrupt: Deferred.await(started) }))
+      assert.isTrue(result.interrupted)
+      assert.strictEqual(result.decision.permission, "none")
+      assert.isUndefined(result.decision.candidate)
+      assert.deepStrictEqual(result.decision.effects.map((a) => a.effect.type), [])
+      assert.deepStrictEqual(result.observations.map((o) => [o.backend, o.outcome]), [[FAST, "delivered"], [SLOW, "interrupted"]])
+      assert.deepStrictEqual(yield* result.observationsDone, result.observations)
+      assert.deepStrictEqual(log, ["fast"])
+      yield* Scope.close(scope, Exit.void)
+      assert.strictEqual(slow.state.retired, 1)
+    }), 15_000)
+
+  it.live("an interruption does not wait for a delivery to retire its I/O; the service's scope does", () =>
+    Effect.gen(function*() {
+      const started = yield* Deferred.make<void>()
+      const gate = yield* Deferred.make<void>()
+      const slow = slowObserver(started, gate)
+      const { dispatch, scope } = yield* open({ [A]: allowing, [FAST]: fast([]), [SLOW]: slow.backend })
+      const result = yield* within(3000, "the interrupted call", dispatch({ interrupt: Deferred.await(started) }))
+      assert.isTrue(result.interrupted)
+      assert.strictEqual(slow.state.retired, 0)
+      yield* Deferred.succeed(gate, undefined)
+      yield* within(3000, "the close", Scope.close(scope, Exit.void))
+      assert.strictEqual(slow.state.retired, 1)
+    }), 15_000)
+
+  it.live("interrupting the fiber running dispatch during observation returns at once", () =>
+    Effect.gen(function*() {
+      const started = yield* Deferred.make<void>()
+      const gate = yield* Deferred.make<void>()
+      const slow = slowObserver(started, gate)
+      const { dispatch, scope } = yield* open({ [A]: allowing, [FAST]: fast([]), [SLOW]: slow.backend })
+      const fiber = yield* Effect.fork(dispatch())
+      yield* Deferred.await(started)
+      yield* within(3000, "the interruption", Fiber.interrupt(fiber))
+      yield* Deferred.succeed(gate, undefined)
+      yield* within(3000, "the close", Scope.close(scope, Exit.void))
+      assert.strictEqual(slow.state.retired, 1)
+    }), 15_000)
+
+  it.live("an observation timeout does not wait for the delivery to retire its I/O", () =>
+    Effect.gen(function*() {
+      const started = yield* Deferred.make<void>()
+      const gate = yield* Deferred.make<void>()
+      const slow = slowObserver(started, gate)
+      const { dispatch, scope } = yield* openHooks(
+        reg,
+        Transport.layerInProcess({ [A]: allowing, [FAST]: fast([]), [SLOW]: slow.backend }),
+        { observationTimeoutMs: 50 }
+      )
+      const result = yield* within(3000, "the call", dispatch())
+      assert.isFalse(result.interrupted)
+      assert.strictEqual(result.decision.permission, "allow")
+      assert.deepStrictEqual(result.observations.map((o) => o.outcome), ["delivered", "timeout"])
+      yield* Deferred.succeed(gate, undefined)
+      yield* within(3000, "the close", Scope.close(scope, Exit.void))
+      assert.strictEqual(slow.state.retired, 1)
+    }), 15_000)
+
+  it.live("an interrupt that completes once is honoured in every phase (it is run once per call)", () =>
+    Effect.gen(function*() {
+      const started = yield* Deferred.make<void>()
+      const slow = slowObserver(started)
+      let runs = 0
+      const { dispatch, scope } = yield* open({ [A]: allowing, [FAST]: fast([]), [SLOW]: slow.backend })
+      const interrupt = Effect.zipRight(Effect.sync(() => runs++), Deferred.await(started))
+      const result = yield* within(3000, "the interrupted call", dispatch({ interrupt }))
+      assert.isTrue(result.interrupted)
+      assert.strictEqual(runs, 1)
+      yield* Scope.close(scope, Exit.void)
+    }), 15_000)
+
+  it.live("an interrupt that has already happened is seen before anything is sent", () =>
+    Effect.gen(function*() {
+      const started = yield* Deferred.make<void>()
+      const log: Array<string> = []
+      const recording: Transport.InProcessBackend = {
+        request: (m) => Effect.zipRight(Effect.sync(() => log.push("request")), allowing.request(m)),
+        notify: () => Effect.sync(() => log.push("notify"))
+      }
+      const { dispatch, scope } = yield* open({ [A]: recording, [FAST]: fast(log), [SLOW]: slowObserver(started).backend })
+      const result = yield* dispatch({ interrupt: Effect.void })
+      assert.isTrue(result.interrupted)
+      assert.strictEqual(result.decision.permission, "none")
+      assert.deepStrictEqual(result.observations, [])
+      assert.deepStrictEqual(log, [])
+      yield* Scope.close(scope, Exit.void)
+    }))
+
+  it("an abort signal during observation yields interrupted (Promise facade)", async () => {
+    const started = Effect.runSync(Deferred.make<void>())
+    const slow = slowObserver(started)
+    const client = await Client.make(
+      reg,
+      Transport.layerInProcess({ [A]: allowing, [FAST]: fast([]), [SLOW]: slow.backend }),
+      { observationTimeoutMs: 60_000 }
+    )
+    const controller = new AbortController()
+    void Effect.runPromise(Deferred.await(started)).then(() => controller.abort())
+    const result = await client.dispatch("tool.before", toolBefore(), { signal: controller.signal })
+    assert.isTrue(result.interrupted)
+    assert.strictEqual(result.decision.permission, "none")
+    assert.deepStrictEqual(result.observations.map((o) => o.outcome), ["delivered", "interrupted"])
+    await client.close()
+    assert.strictEqual(slow.state.retired, 1)
+  }, 15_000)
+})

@@ -1,0 +1,383 @@
+/**
+ * The stdio transport against hostile processes: process groups with grandchildren that
+ * ignore SIGTERM, exit statuses, stderr tails and redaction, the relative-path and
+ * environment rules, start-up, and what `delivered` means. Every test that spawns checks
+ * with `ps` that nothing carrying its log path is left.
+ */
+import { StdioTransport } from "@effect-ahp/node"
+import type { Json, Registration } from "@effect-ahp/protocol"
+import { NodeContext } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Exit, Scope } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { processesWith } from "../../../test/support/processes.mjs"
+import {
+  hostile,
+  hostileScript,
+  isAlive,
+  notification,
+  okResponse,
+  readLog,
+  reasonOf,
+  request,
+  startedPids,
+  stdio,
+  tempFile,
+  waitForLog,
+  waitUntil,
+  withDeadline
+} from "./utils.js"
+
+/** Per test: these spawn several processes each, on a machine that may be loaded. */
+const timeout = 30_000
+
+const detailOf = <A, R>(self: Effect.Effect<A, { readonly detail?: string; readonly _tag: string }, R>) =>
+  Effect.map(Effect.flip(self), (e) => e.detail ?? e._tag)
+
+/** A scope the test closes with `close`, which then checks with `ps` that no process carrying `marker` is left. */
+const closable = (marker: string) =>
+  Effect.gen(function*() {
+    const scope = yield* Scope.make()
+    yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
+    const close = Effect.gen(function*() {
+      yield* Scope.close(scope, Exit.void).pipe(withDeadline(10_000), Effect.orDie)
+      assert.deepStrictEqual(processesWith(marker), [], "no process of this test is left")
+    })
+    return { scope, close }
+  })
+
+/** Connects `transport` (given a fresh log file) in a `closable` scope marked by the log's path. */
+const open = (
+  transport: (log: string) => Registration.StdioTransport,
+  options: StdioTransport.Options = {},
+  connection: StdioTransport.Connection = {}
+) =>
+  Effect.gen(function*() {
+    const log = yield* tempFile("hostile.log")
+    const { close, scope } = yield* closable(log)
+    const endpoint = yield* StdioTransport.connect(transport(log), { killGrace: "300 millis", ...options }, connection)
+      .pipe(Scope.extend(scope))
+    return { endpoint, log, close }
+  })
+
+const grandchildren = (log: string) =>
+  Effect.map(readLog(log), (entries) => entries.filter((e) => e.event === "grandchild").map((e) => e.pid as number))
+
+const messages = (log: string) =>
+  Effect.map(readLog(log), (entries) => entries.filter((e) => e.event === "message").map((e) => e.message as Json.JsonObject))
+
+describe("stdio process groups", () => {
+  it.scopedLive("persistent: a deadline stops the child's grandchild that ignores SIGTERM; the call does not wait", () =>
+    Effect.gen(function*() {
+      const { close, endpoint, log } = yield* open(
+        (log) => hostile("persistent", "--grandchild", "quiet", "--answer", "none", "--log", log),
+        { killGrace: "2500 millis", startupTimeout: "0 millis" }
+      )
+      yield* endpoint.start!
+      const { pid } = yield* waitForLog(log, (e) => e.event === "grandchild")
+      const started = Date.now()
+      assert.strictEqual(yield* reasonOf(endpoint.request(request(1)).pipe(withDeadline(200))), "Deadline")
+      assert.isBelow(Date.now() - started, 200 + 1200, "the deadline does not wait for the kill grace")
+      yield* waitUntil("the grandchild to be stopped", () => !isAlive(pid))
+      yield* close
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+
+  it.scopedLive("persistent: closing stops the grandchild too, after the child itself exited on its own", () =>
+    Effect.gen(function*() {
+      const { close, endpoint, log } = yield* open((log) => hostile("persistent", "--grandchild", "hold", "--log", log))
+      assert.deepStrictEqual(yield* endpoint.request(request(1)), okResponse(1))
+      assert.strictEqual((yield* grandchildren(log)).length, 1)
+      yield* close
+      assert.isTrue((yield* readLog(log)).some((e) => e.event === "eof"), "the child itself exited at the end of its stdin")
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+
+  it.scopedLive("per_event: every exchange stops its grandchild; none leaks, one per event", () =>
+    Effect.gen(function*() {
+      const { close, endpoint, log } = yield* open((log) =>
+        hostile("per_event", "--grandchild", "quiet", "--log", log)
+      )
+      for (const id of [1, 2, 3, 4]) assert.deepStrictEqual(yield* endpoint.request(request(id)), okResponse(id))
+      yield* endpoint.notify(notification())
+      const pids = yield* grandchildren(log)
+      assert.strictEqual(pids.length, 5)
+      yield* waitUntil("every grandchild to be stopped", () => pids.every((pid) => !isAlive(pid)))
+      assert.deepStrictEqual(processesWith(log), [], "nothing left before the endpoint closes")
+      yield* close
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+
+  it.scopedLive("a grandchild holding stdout holds up neither an answer nor the failure of a child that exited", () =>
+    Effect.gen(function*() {
+      const answering = yield* open((log) => hostile("per_event", "--grandchild", "hold", "--log", log))
+      assert.deepStrictEqual(yield* answering.endpoint.request(request(1)).pipe(withDeadline(5000)), okResponse(1))
+      yield* answering.close
+      for (const lifecycle of ["per_event", "persistent"] as const) {
+        const exiting = yield* open((log) => hostile(lifecycle, "--grandchild", "hold", "--stderr-exit", "bye", "--log", log))
+        assert.strictEqual(yield* reasonOf(exiting.endpoint.request(request(1)).pipe(withDeadline(3000))), "exited", lifecycle)
+        yield* exiting.close
+      }
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+})
+
+describe("stdio exit status", () => {
+  it.scopedLive("per_event: an answer followed by a nonzero exit is an exited failure", () =>
+    Effect.gen(function*() {
+      const { close, endpoint } = yield* open((log) => hostile("per_event", "--answer", "allow", "--exit", "1", "--log", log))
+      const error = yield* Effect.flip(endpoint.request(request(1)))
+      assert.strictEqual(error.reason, "exited")
+      assert.match(error.detail, /answered, but ended with exit code 1/)
+      yield* close
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+
+  it.scopedLive("per_event: an answer without an exit within the grace is an exited failure", () =>
+    Effect.gen(function*() {
+      const { close, endpoint, log } = yield* open((log) => stdio("per_event", "ok", "--linger", "--log", log), {
+        exitGrace: "300 millis"
+      })
+      const error = yield* Effect.flip(endpoint.request(request(1)))
+      assert.strictEqual(error.reason, "exited")
+      assert.match(error.detail, /answered, but did not exit within 300 ms/)
+      const [pid] = yield* startedPids(log)
+      yield* waitUntil("the lingering child to be stopped", () => !isAlive(pid!))
+      yield* close
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+
+  it.scopedLive("per_event: a notification is delivered on exit 0 only", () =>
+    Effect.gen(function*() {
+      const ok = yield* open((log) => hostile("per_event", "--log", log))
+      yield* ok.endpoint.notify(notification({ n: 1 }))
+      assert.deepStrictEqual((yield* messages(ok.log)).map((m) => m.params), [{ n: 1 }])
+      yield* ok.close
+      const failing = yield* open((log) => hostile("per_event", "--eof-exit", "4", "--log", log))
+      const error = yield* Effect.flip(failing.endpoint.notify(notification()))
+      assert.strictEqual(error.reason, "exited")
+      assert.match(error.detail, /ended with exit code 4/)
+      yield* failing.close
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+})
+
+describe("stdio diagnostics", () => {
+  const secret = "s3cr3t-token-value"
+
+  it.scopedLive("a failure carries the stderr tail with configured secrets redacted (both lifecycles)", () =>
+    Effect.gen(function*() {
+      for (const lifecycle of ["persistent", "per_event"] as const) {
+        const { close, endpoint } = yield* open((log) => ({
+          ...hostile(lifecycle, "--stderr-exit", `fatal: cannot load schema (token ${secret}, ref ref-value-9)`, "--log", log),
+          "org.effect-ahp.env": { set: { POLICY_TOKEN: secret } }
+        }), {}, { secrets: () => ["ref-value-9"] })
+        const detail = yield* detailOf(endpoint.request(request(1)))
+        assert.include(detail, "fatal: cannot load schema", lifecycle)
+        assert.include(detail, "exit code 1", lifecycle)
+        assert.notInclude(detail, secret, lifecycle)
+        assert.notInclude(detail, "ref-value-9", lifecycle)
+        assert.include(detail, "(token [redacted], ref [redacted])", lifecycle)
+        const diagnostics = yield* endpoint.diagnostics!
+        assert.include(diagnostics, "fatal: cannot load schema")
+        assert.notInclude(diagnostics, secret)
+        yield* close
+      }
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+
+  it.scopedLive("the tail is bounded, and a secret cut by its start is still redacted", () =>
+    Effect.gen(function*() {
+      // The last 2048 bytes start 6 bytes into the secret.
+      const text = `${secret}${"x".repeat(2048 - (secret.length - 6) - 7)}the end`
+      const { close, endpoint } = yield* open((log) => ({
+        ...hostile("per_event", "--stderr-exit", text, "--log", log),
+        "org.effect-ahp.env": { set: { POLICY_TOKEN: secret } }
+      }))
+      const detail = yield* detailOf(endpoint.request(request(1)))
+      assert.match(detail, /stderr \(last 2048 of \d+ bytes\): "\[redacted\]x+the end"/)
+      assert.notInclude(detail, secret.slice(-6))
+      yield* close
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+
+  it.scopedLive("a command that cannot be started is named", () =>
+    Effect.gen(function*() {
+      const missing = yield* StdioTransport.connect({ type: "stdio", command: "/nonexistent/ahp-backend", lifecycle: "persistent" })
+      assert.strictEqual(yield* detailOf(missing.request(request(1))), "could not start /nonexistent/ahp-backend: no such file (ENOENT)")
+      const nul = yield* StdioTransport.connect({ type: "stdio", command: "/bin/ahp\u0000x", lifecycle: "persistent" })
+      assert.strictEqual(yield* detailOf(nul.request(request(1))), "could not start /bin/ahp\\u0000x: refused by Node")
+      const bare = yield* StdioTransport.connect({ type: "stdio", command: "ahp-no-such-backend", lifecycle: "per_event" })
+      assert.strictEqual(
+        yield* detailOf(bare.request(request(1))),
+        "could not start ahp-no-such-backend: not found in the child's PATH (ENOENT)"
+      )
+    }), timeout)
+})
+
+describe("stdio paths and environment", () => {
+  /** A folder with an executable copy of the hostile backend at `bin/backend.mjs` and a folder `work`. */
+  const folder = Effect.map(tempFile("registration.json"), (file) => {
+    const dir = path.dirname(file)
+    fs.mkdirSync(path.join(dir, "bin"))
+    fs.mkdirSync(path.join(dir, "work"))
+    const copy = path.join(dir, "bin", "backend.mjs")
+    fs.writeFileSync(copy, `#!${process.execPath}\n${fs.readFileSync(hostileScript, "utf8").replace(/^#!.*\n/, "")}`)
+    fs.chmodSync(copy, 0o755)
+    return dir
+  })
+
+  const envOf = (log: string) => Effect.map(waitForLog(log, (e) => e.event === "env"), (e) => e as unknown as {
+    readonly env: Record<string, string>
+    readonly cwd: string
+  })
+
+  it.scopedLive("relative paths resolve against the registration's directory; args against the working directory", () =>
+    Effect.gen(function*() {
+      const dir = yield* folder
+      const { close, scope } = yield* closable(dir)
+      const endpoint = yield* StdioTransport.connect({
+        type: "stdio",
+        command: "./bin/backend.mjs",
+        args: ["--introspect", "--log", "run.log"],
+        lifecycle: "persistent"
+      }, { directory: dir }).pipe(Scope.extend(scope))
+      assert.deepStrictEqual(yield* endpoint.request(request(1)), okResponse(1))
+      assert.strictEqual((yield* envOf(path.join(dir, "run.log"))).cwd, dir)
+      const inWork = yield* StdioTransport.connect({
+        type: "stdio",
+        command: "../bin/backend.mjs",
+        args: ["--introspect", "--log", "run.log"],
+        cwd: "work",
+        lifecycle: "per_event"
+      }, { directory: dir }).pipe(Scope.extend(scope))
+      assert.deepStrictEqual(yield* inWork.request(request(2)), okResponse(2))
+      assert.strictEqual((yield* envOf(path.join(dir, "work", "run.log"))).cwd, path.join(dir, "work"))
+      yield* close
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+
+  it.scopedLive("without the registration's directory, a relative command or cwd is refused, named", () =>
+    Effect.gen(function*() {
+      const command = yield* StdioTransport.connect({ type: "stdio", command: "./bin/backend.mjs", lifecycle: "persistent" })
+      const refused = yield* Effect.flip(command.request(request(1)))
+      assert.strictEqual(refused.reason, "spawn")
+      assert.match(refused.detail, /the command \.\/bin\/backend\.mjs is a relative path, but the registration's directory/)
+      const cwd = yield* StdioTransport.connect({ ...hostile("per_event"), cwd: "work" })
+      assert.match(yield* detailOf(cwd.request(request(1))), /the working directory work is a relative path/)
+      assert.strictEqual(yield* reasonOf(cwd.notify(notification())), "spawn")
+    }), timeout)
+
+  it.scopedLive("the child gets PATH, HOME, the options' env and the registration's extension — nothing else", () =>
+    Effect.gen(function*() {
+      process.env.AHP_STDIO_TEST_INHERITED = "inherited-value"
+      process.env.AHP_STDIO_TEST_HIDDEN = "hidden-value"
+      const { close, endpoint, log } = yield* open((log) => ({
+        ...hostile("persistent", "--introspect", "--log", log),
+        "org.effect-ahp.env": { inherit: ["AHP_STDIO_TEST_INHERITED", "AHP_STDIO_TEST_UNSET"], set: { LOG_LEVEL: "debug" } }
+      }), { env: { FROM_OPTIONS: "1" } })
+      yield* endpoint.start!
+      const { env } = yield* envOf(log)
+      const { PATH: _path, HOME: _home, ...rest } = env
+      assert.deepStrictEqual(rest, { FROM_OPTIONS: "1", AHP_STDIO_TEST_INHERITED: "inherited-value", LOG_LEVEL: "debug" })
+      assert.strictEqual(env.PATH, process.env.PATH)
+      yield* close
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+})
+
+describe("stdio persistent start-up", () => {
+  it.scopedLive("start runs the child ahead of the first call, which then gets its whole deadline", () =>
+    Effect.gen(function*() {
+      const { close, endpoint, log } = yield* open((log) => hostile("persistent", "--startup", "2000", "--log", log))
+      yield* endpoint.start!
+      yield* waitForLog(log, (e) => e.event === "ready")
+      assert.deepStrictEqual(yield* endpoint.request(request(1)).pipe(withDeadline(1000)), okResponse(1))
+      assert.deepStrictEqual(yield* endpoint.request(request(2)).pipe(withDeadline(1000)), okResponse(2))
+      assert.strictEqual((yield* startedPids(log)).length, 1)
+      yield* close
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+
+  it.scopedLive("a deadline while the child starts up keeps it: the next request is answered by the same child", () =>
+    Effect.gen(function*() {
+      const { close, endpoint, log } = yield* open((log) => hostile("persistent", "--startup", "1000", "--log", log))
+      yield* endpoint.start!
+      assert.strictEqual(yield* reasonOf(endpoint.request(request(1)).pipe(withDeadline(200))), "Deadline")
+      assert.strictEqual(yield* reasonOf(endpoint.request(request(2)).pipe(withDeadline(200))), "Deadline")
+      assert.deepStrictEqual(yield* endpoint.request(request(3)).pipe(withDeadline(10_000)), okResponse(3))
+      assert.strictEqual((yield* startedPids(log)).length, 1, "never retired and restarted")
+      assert.deepStrictEqual((yield* messages(log)).map((m) => m.id), [1, 3], "one outstanding request at a time")
+      yield* close
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+
+  it.scopedLive("a child that never answers is retired once the start-up window has passed", () =>
+    Effect.gen(function*() {
+      const { close, endpoint, log } = yield* open(
+        (log) => hostile("persistent", "--answer", "none", "--log", log),
+        { startupTimeout: "600 millis" }
+      )
+      yield* endpoint.start!
+      assert.strictEqual(yield* reasonOf(endpoint.request(request(1)).pipe(withDeadline(200))), "Deadline")
+      const [first] = yield* startedPids(log)
+      assert.strictEqual(yield* reasonOf(endpoint.request(request(2)).pipe(withDeadline(1500))), "Deadline")
+      yield* waitUntil("a fresh child to start", () => Effect.runSync(startedPids(log)).length >= 2)
+      const pids = yield* startedPids(log)
+      assert.strictEqual(pids.length, 2, "a fresh child took the request once the window had passed")
+      yield* waitUntil("the stuck child to be stopped", () => !isAlive(first!))
+      yield* close
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+
+  it.scopedLive("a start that fails fails again, named, on the call that needs it", () =>
+    Effect.gen(function*() {
+      const endpoint = yield* StdioTransport.connect({ type: "stdio", command: "/nonexistent/ahp-slow", lifecycle: "persistent" })
+      assert.strictEqual(yield* reasonOf(endpoint.start!), "spawn")
+      assert.match(yield* detailOf(endpoint.request(request(1))), /could not start \/nonexistent\/ahp-slow/)
+    }), timeout)
+})
+
+describe("stdio observation delivery", () => {
+  it.scopedLive("persistent: a notification its child cannot take (stdin closed) is not delivered", () =>
+    Effect.gen(function*() {
+      const { close, endpoint, log } = yield* open((log) => hostile("persistent", "--close-stdin", "--log", log))
+      yield* endpoint.start!
+      yield* waitForLog(log, (e) => e.event === "stdin-closed")
+      const error = yield* Effect.flip(endpoint.notify(notification()).pipe(withDeadline(3000)))
+      assert.strictEqual(error._tag === "TransportError" ? error.reason : error._tag, "exited")
+      yield* close
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+
+  it.scopedLive("persistent: closing gives a slow observer the observation timeout to read and exit", () =>
+    Effect.gen(function*() {
+      const { close, endpoint, log } = yield* open(
+        (log) => hostile("persistent", "--startup", "1200", "--log", log),
+        {},
+        { observationTimeoutMs: 5000 }
+      )
+      yield* endpoint.notify(notification({ n: 1 }))
+      yield* close
+      assert.deepStrictEqual((yield* messages(log)).map((m) => m.params), [{ n: 1 }])
+      assert.isTrue((yield* readLog(log)).some((e) => e.event === "eof"), "it read to the end of its stdin and exited")
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+
+  it.scopedLive("one-shot: a notification is delivered once the child has read it and exited with status 0", () =>
+    Effect.gen(function*() {
+      const { close, endpoint, log } = yield* open(
+        (log) => hostile("persistent", "--startup", "800", "--log", log),
+        { oneShot: true }
+      )
+      yield* endpoint.start!
+      const started = Date.now()
+      yield* endpoint.notify(notification({ n: 1 })).pipe(withDeadline(10_000))
+      assert.isAtLeast(Date.now() - started, 500, "it waited for the slow child")
+      assert.deepStrictEqual((yield* messages(log)).map((m) => m.params), [{ n: 1 }])
+      yield* close
+      const failing = yield* open((log) => hostile("persistent", "--eof-exit", "3", "--log", log), { oneShot: true })
+      const error = yield* Effect.flip(failing.endpoint.notify(notification()))
+      assert.strictEqual(error.reason, "exited")
+      assert.match(error.detail, /ended with exit code 3 after the end of its stdin/)
+      yield* failing.close
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+
+  it.scopedLive("one-shot: a notification its child did not read in time is not delivered, and the child is stopped", () =>
+    Effect.gen(function*() {
+      const { close, endpoint, log } = yield* open(
+        (log) => hostile("persistent", "--startup", "3000", "--log", log),
+        { oneShot: true }
+      )
+      assert.strictEqual(yield* reasonOf(endpoint.notify(notification()).pipe(withDeadline(500))), "Deadline")
+      const [pid] = yield* startedPids(log)
+      yield* waitUntil("the slow child to be stopped", () => !isAlive(pid!))
+      assert.deepStrictEqual(yield* messages(log), [], "it never read the observation")
+      yield* close
+    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+})
