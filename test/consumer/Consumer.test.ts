@@ -229,7 +229,7 @@ describe.sequential("the packed packages, installed as a user installs them", ()
       await step("type-checking and compiling the consumer with tsc", process.execPath, [tsc, "-p", "tsconfig.json"], consumer)
     }))
 
-  it.live("runs the consumer with plain node: an in-process backend and a stdio backend decide", () =>
+  it.live("runs the consumer with plain node: an in-process backend and a stdio backend decide, also for a Claude Code hook payload", () =>
     Effect.promise(async () => {
       const { consumer } = ready()
       const ran = await step("running the compiled consumer", process.execPath, [path.join("out", "main.js")], consumer)
@@ -238,7 +238,15 @@ describe.sequential("the packed packages, installed as a user installs them", ()
         decision: "deny",
         reason: "destructive command",
         messages: ["seen in process"],
-        errors: 0
+        errors: 0,
+        claudeCode: {
+          hookSpecificOutput: {
+            hookEventName: "PreToolUse",
+            permissionDecision: "deny",
+            permissionDecisionReason: "destructive command"
+          },
+          systemMessage: "seen in process"
+        }
       })
     }))
 

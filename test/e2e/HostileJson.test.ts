@@ -304,7 +304,7 @@ describe("time linear in the answer", () => {
 describe("the CLI", () => {
   const cli = (args: ReadonlyArray<string>) =>
     Effect.async<{ readonly code: number | null; readonly stdout: string }>((resume) => {
-      const child = ChildProcess.spawn(process.execPath, [path.join(root, "scripts", "ahp.mjs"), ...args], {
+      const child = ChildProcess.spawn(process.execPath, [path.join(root, "apps", "ahp", "bin", "ahp.mjs"), ...args], {
         cwd: root,
         stdio: ["ignore", "pipe", "inherit"]
       })
@@ -333,7 +333,7 @@ describe("the CLI", () => {
       const deep = path.join(dir, "deep.json")
       fs.writeFileSync(deep, `{"type":"tool.before","x":${nestedText(10_000)}}`)
       const refused = yield* cli(["dispatch", "--registration", reg, "--event", deep])
-      assert.strictEqual(refused.code, 1)
+      assert.strictEqual(refused.code, 2)
       const output = Either.getOrThrow(Json.parse(refused.stdout)) as Json.JsonObject
       assert.strictEqual(output.error, "input")
       assert.match(String(output.message), /nested deeper than 512 levels at line 1 column \d+/)

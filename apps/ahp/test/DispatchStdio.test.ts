@@ -117,7 +117,7 @@ describe("ahp inspect with a failing stdio backend", () => {
       }
       const args = ["inspect", "--backend", writeFile(dir, "backend.json", backend), "--event", writeFile(dir, "event.json", toolBefore("ls"))]
       const text = yield* runCli(args)
-      assert.strictEqual(text.code, 3, text.stderr)
+      assert.strictEqual(text.code, 1, text.stderr)
       assert.include(text.stdout, "Error: cannot compile policy.schema.json")
       const json = output(yield* runCli([...args, "--json"]))
       assert.strictEqual(json.classification, "failure")
