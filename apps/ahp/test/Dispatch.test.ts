@@ -282,8 +282,9 @@ describe("ahp dispatch", () => {
         ["an invalid event", ["--registration", reg, "--event", writeFile(dir, "invalid.json", { type: "tool.before", tool: {} })], /not a valid tool.before event/],
         ["an invalid state", ["--registration", reg, "--event", good, "--state", writeFile(dir, "state.json", { permission: "maybe" })], /state file .* is not valid/]
       ]
-      for (const [name, args, message] of cases) {
-        const run = yield* runCli(["dispatch", ...args])
+      // side by side: each is a whole process start, which a loaded machine makes slow
+      const runs = yield* Effect.forEach(cases, ([, args]) => runCli(["dispatch", ...args]), { concurrency: "unbounded" })
+      for (const [[name, , message], run] of cases.map((c, i) => [c, runs[i]!] as const)) {
         assert.strictEqual(run.code, 2, name)
         const out = output(run)
         assert.strictEqual(out.error, "input", name)
