@@ -2,39 +2,8 @@ import { Attachments, Backend, Http } from "@effect-ahp/backend"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Either, Layer, Option } from "effect"
 import * as Crypto from "node:crypto"
-import * as NodeHttp from "node:http"
-
-interface Reply {
-  readonly status: number
-  readonly headers: NodeHttp.IncomingHttpHeaders
-  readonly body: string
-}
-
-/** One request with Node's own HTTP client; `chunked` streams the body without a length. */
-const send = (
-  url: string,
-  options: {
-    readonly method?: string
-    readonly headers?: NodeHttp.OutgoingHttpHeaders
-    readonly body?: Uint8Array
-    readonly chunked?: boolean
-  }
-) =>
-  Effect.async<Reply, Error>((resume) => {
-    const request = NodeHttp.request(url, { method: options.method ?? "POST", headers: options.headers ?? {} }, (response) => {
-      const chunks: Array<Buffer> = []
-      response.on("data", (chunk: Buffer) => chunks.push(chunk))
-      response.on("end", () =>
-        resume(Effect.succeed({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString() })))
-    })
-    request.on("error", (error) => resume(Effect.fail(error)))
-    if (options.chunked === true && options.body !== undefined) {
-      request.write(options.body)
-      request.end()
-    } else {
-      request.end(options.body)
-    }
-  })
+import type * as NodeHttp from "node:http"
+import { send } from "./TestHttp.js"
 
 const sha256 = (bytes: Uint8Array) => Crypto.createHash("sha256").update(bytes).digest("hex")
 

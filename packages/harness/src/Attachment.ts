@@ -178,30 +178,34 @@ const hex = (digest: ArrayBuffer): string => {
 export const sha256 = (data: Uint8Array): Effect.Effect<string> =>
   Effect.map(Effect.promise(() => crypto.subtle.digest("SHA-256", data)), hex)
 
-/** The chunks of `chunks` as one new array, or `undefined` once more than `maxBytes` arrived (reading stops there). */
+/**
+ * The chunks of `chunks` copied into one new array, or `undefined` once more than
+ * `maxBytes` arrived (reading stops there). The buffer doubles as it fills, up to the limit.
+ */
 const collect = (
   chunks: Stream.Stream<Uint8Array, unknown>,
   maxBytes: number
 ): Effect.Effect<Uint8Array | undefined, unknown> =>
   Effect.suspend(() => {
-    const parts: Array<Uint8Array> = []
+    let buffer = new Uint8Array(0)
     let size = 0
+    let over = false
     return Stream.runForEachWhile(chunks, (chunk) =>
       Effect.sync(() => {
-        size += chunk.length
-        if (size > maxBytes) return false
-        parts.push(chunk)
-        return true
-      })).pipe(Effect.map(() => {
-        if (size > maxBytes) return undefined
-        const out = new Uint8Array(size)
-        let offset = 0
-        for (const part of parts) {
-          out.set(part, offset)
-          offset += part.length
+        const end = size + chunk.length
+        if (end > maxBytes) {
+          over = true
+          return false
         }
-        return out
-      }))
+        if (end > buffer.length) {
+          const grown = new Uint8Array(Math.min(maxBytes, Math.max(end, buffer.length * 2)))
+          grown.set(buffer.subarray(0, size))
+          buffer = grown
+        }
+        buffer.set(chunk, size)
+        size = end
+        return true
+      })).pipe(Effect.map(() => over ? undefined : buffer.slice(0, size)))
   })
 
 /**
