@@ -63,9 +63,7 @@ const needed = (options: Options): Array<string> => {
  * budget and of the time bound. A failed snapshot is kept as the failure of every delivery
  * that needs it.
  */
-const snapshots = (
-  options: Options
-): Effect.Effect<ReadonlyMap<string, Either.Either<Attachment.Snapshot, Attachment.AttachmentError>>> =>
+const snapshots = (options: Options): Effect.Effect<Snapshots> =>
   Effect.gen(function*() {
     const taken = new Map<string, Either.Either<Attachment.Snapshot, Attachment.AttachmentError>>()
     const sources = options.sources
@@ -94,52 +92,61 @@ const uploadError = (reason: Uploads.UploadFailure, detail: string) => new Uploa
  * @internal
  */
 export const make = (options: Options): Effect.Effect<Prepare> =>
-  Effect.map(snapshots(options), (taken): Prepare => (route, pending) =>
-    Effect.suspend((): Effect.Effect<ReadonlyMap<string, string>, PrepareError> => {
-      const ids = [...new Set(pending.map((p) => p.id))]
-      const ready: Array<readonly [string, Attachment.Snapshot]> = []
-      for (const id of ids) {
-        const snapshot = taken.get(id)
-        if (snapshot === undefined) {
-          return Effect.fail(
-            new Attachment.AttachmentError({
-              reason: "attachment-missing",
-              detail: `no source was supplied for attachment ${id}`
-            })
-          )
-        }
-        if (Either.isLeft(snapshot)) return Effect.fail(snapshot.left)
-        ready.push([id, snapshot.right])
-      }
-      const config = route.subscription.upload
-      if (config === undefined) {
-        return Effect.fail(uploadError("upload-unconfigured", "the subscription selects attachments as body but has no upload endpoint"))
-      }
-      if (Option.isNone(options.uploads)) {
-        return Effect.fail(uploadError("upload-unavailable", "no upload client is available in this runtime"))
-      }
-      const uploads = options.uploads.value
-      const maxBytes = Json.toNumber(config.maxBytes)
-      const timeoutMs = Json.toNumber(config.timeoutMs)
-      const tooLarge = ready.find(([, snapshot]) => snapshot.size > maxBytes)
-      if (tooLarge !== undefined) {
+  options.sources === undefined
+    ? Effect.succeed(withSnapshots(options, none))
+    : Effect.map(snapshots(options), (taken) => withSnapshots(options, taken))
+
+type Snapshots = ReadonlyMap<string, Either.Either<Attachment.Snapshot, Attachment.AttachmentError>>
+
+const none: Snapshots = new Map()
+
+/** How each subscription gets its references, given the call's snapshots. */
+const withSnapshots = (options: Options, taken: Snapshots): Prepare => (route, pending) =>
+  Effect.suspend((): Effect.Effect<ReadonlyMap<string, string>, PrepareError> => {
+    const ids = [...new Set(pending.map((p) => p.id))]
+    const ready: Array<readonly [string, Attachment.Snapshot]> = []
+    for (const id of ids) {
+      const snapshot = taken.get(id)
+      if (snapshot === undefined) {
         return Effect.fail(
-          uploadError("upload-too-large", `attachment ${tooLarge[0]} exceeds the upload limit of ${maxBytes} bytes`)
+          new Attachment.AttachmentError({
+            reason: "attachment-missing",
+            detail: `no source was supplied for attachment ${id}`
+          })
         )
       }
-      return Effect.forEach(ready, ([id, snapshot]) =>
-        options.permits.withPermits(1)(
-          uploads.upload({ backend: route.backend.id, subscription: route.label, config, snapshot })
-        ).pipe(
-          Effect.flatMap((receipt) => {
-            const problem = Uploads.verify(receipt, snapshot)
-            return problem === undefined ? Effect.succeed([id, receipt.ref] as const) : Effect.fail(problem)
-          })
-        ), { concurrency: "unbounded" }).pipe(
-          Effect.timeoutFail({
-            duration: Duration.millis(timeoutMs),
-            onTimeout: () => uploadError("upload-timeout", `the uploads did not complete within ${timeoutMs} ms`)
-          }),
-          Effect.map((refs): ReadonlyMap<string, string> => new Map(refs))
-        )
-    }))
+      if (Either.isLeft(snapshot)) return Effect.fail(snapshot.left)
+      ready.push([id, snapshot.right])
+    }
+    const config = route.subscription.upload
+    if (config === undefined) {
+      return Effect.fail(uploadError("upload-unconfigured", "the subscription selects attachments as body but has no upload endpoint"))
+    }
+    if (Option.isNone(options.uploads)) {
+      return Effect.fail(uploadError("upload-unavailable", "no upload client is available in this runtime"))
+    }
+    const uploads = options.uploads.value
+    const maxBytes = Json.toNumber(config.maxBytes)
+    const timeoutMs = Json.toNumber(config.timeoutMs)
+    const tooLarge = ready.find(([, snapshot]) => snapshot.size > maxBytes)
+    if (tooLarge !== undefined) {
+      return Effect.fail(
+        uploadError("upload-too-large", `attachment ${tooLarge[0]} exceeds the upload limit of ${maxBytes} bytes`)
+      )
+    }
+    return Effect.forEach(ready, ([id, snapshot]) =>
+      options.permits.withPermits(1)(
+        uploads.upload({ backend: route.backend.id, subscription: route.label, config, snapshot })
+      ).pipe(
+        Effect.flatMap((receipt) => {
+          const problem = Uploads.verify(receipt, snapshot)
+          return problem === undefined ? Effect.succeed([id, receipt.ref] as const) : Effect.fail(problem)
+        })
+      ), { concurrency: "unbounded" }).pipe(
+        Effect.timeoutFail({
+          duration: Duration.millis(timeoutMs),
+          onTimeout: () => uploadError("upload-timeout", `the uploads did not complete within ${timeoutMs} ms`)
+        }),
+        Effect.map((refs): ReadonlyMap<string, string> => new Map(refs))
+      )
+  })
