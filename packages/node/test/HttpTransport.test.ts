@@ -234,12 +234,19 @@ describe("HttpTransport authentication", () => {
       assert.strictEqual((yield* httpRequests(backend.log)).length, 2)
     }).pipe(Effect.provide(TestLayer)))
 
-  it.scopedLive("no authentication: a 401 fails with unauthorized after one attempt", () =>
+  it.scopedLive("no authentication: a 401 without protected resource metadata fails with credential, never retried", () =>
     Effect.gen(function*() {
       const backend = yield* httpBackend("401-always")
       const endpoint = yield* connect(backend.url)
-      assert.strictEqual((yield* failureOf(endpoint.request(request(1)))).reason, "unauthorized")
-      assert.strictEqual((yield* httpRequests(backend.log)).length, 1)
+      const error = yield* failureOf(endpoint.request(request(1)))
+      assert.strictEqual(error.reason, "credential")
+      assert.include(error.message, "no protected resource metadata")
+      const seen = (yield* httpRequests(backend.log)).map((e) => [e.method, e.path])
+      assert.deepStrictEqual(seen, [
+        ["POST", "/hooks"],
+        ["GET", "/.well-known/oauth-protected-resource/hooks"],
+        ["GET", "/.well-known/oauth-protected-resource"]
+      ])
     }).pipe(Effect.provide(TestLayer)))
 
   it.scopedLive("a missing or empty credential fails with credential and nothing is sent", () =>
