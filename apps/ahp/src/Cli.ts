@@ -5,6 +5,7 @@
  */
 import { Command } from "@effect/cli"
 import { Effect } from "effect"
+import * as Auth from "./Auth.js"
 import * as Conformance from "./Conformance.js"
 import * as Demo from "./Demo.js"
 import * as Dispatch from "./Dispatch.js"
@@ -22,7 +23,7 @@ import * as Validate from "./Validate.js"
  * @category commands
  */
 export const root = Command.make("ahp").pipe(
-  Command.withDescription("Agent Hooks Protocol tools: validate, dispatch, inspect, serve, demo, conformance, hook, bridge"),
+  Command.withDescription("Agent Hooks Protocol tools: validate, dispatch, inspect, serve, demo, conformance, hook, bridge, auth"),
   Command.withSubcommands([
     Validate.command,
     Dispatch.command,
@@ -31,6 +32,7 @@ export const root = Command.make("ahp").pipe(
     Demo.command,
     Conformance.command,
     Bridge.command,
+    Auth.command,
     Command.make("hook").pipe(Command.withDescription("Run as a Claude Code or Codex hook (see `ahp hook --help`)"))
   ])
 )
