@@ -206,6 +206,29 @@ describe("HttpAuth: protected resource discovery", () => {
       assert.strictEqual(w.grants.length, 2)
     }).pipe(Effect.provide(Secrets)))
 
+  it("a discovered URL keeps to the rules of what named it: no downgrade, no way into loopback or private hosts", () => {
+    const cases: ReadonlyArray<readonly [string, string, boolean]> = [
+      ["https://as.test/m", "https://rs.test/hooks", true],
+      ["http://as.test/m", "https://rs.test/hooks", false],
+      ["http://127.0.0.1:9/m", "https://127.0.0.1:8/hooks", false],
+      ["https://127.0.0.1:9/m", "https://127.0.0.1:8/hooks", true],
+      ["http://127.0.0.1:9/m", "http://127.0.0.1:8/hooks", true],
+      ["https://localhost/m", "https://rs.test/hooks", false],
+      ["https://192.168.1.2/m", "https://rs.test/hooks", false],
+      ["https://172.20.0.1/m", "https://rs.test/hooks", false],
+      ["https://169.254.169.254/m", "https://rs.test/hooks", false],
+      ["https://[::1]/m", "https://rs.test/hooks", false],
+      ["https://[fd00::1]/m", "https://rs.test/hooks", false],
+      ["https://172.32.0.1/m", "https://rs.test/hooks", true],
+      ["https://u:p@as.test/m", "https://rs.test/hooks", false]
+    ]
+    for (const [url, anchor, accepted] of cases) {
+      const checked = oauthInternal.checkDiscovered(url, new URL(anchor), "metadata URL")
+      assert.strictEqual(checked._tag === "Right", accepted, `${url} from ${anchor}`)
+      if (checked._tag === "Left") assert.strictEqual(checked.left.reason, "credential")
+    }
+  })
+
   it("parses Bearer challenges among others, quoted or not", () => {
     const parse = (v: string | Array<string>) => oauthInternal.parseChallenges(v)
     assert.deepStrictEqual(parse(`Basic realm="x", Bearer realm="a,b", resource_metadata="https://r/p", scope="a b"`), {
