@@ -39,6 +39,7 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
@@ -327,23 +328,12 @@ export const make = (services: Services, options: Options = {}): Effect.Effect<H
     const discover = (config: oauth.OAuthConfig, target: Target, challenge: oauth.Challenge) =>
       Effect.gen(function*() {
         const resource = yield* oauth.discoverResource(config, target.url, challenge)
-        const client = resource.authorizationServers
-          .map((issuer) => clients.find((c) => c.issuer === issuer))
-          .find((c) => c !== undefined)
-        if (client === undefined) {
-          return yield* oauth.credentialFailure(
-            "the endpoint's protected resource names no authorization server this harness has an OAuth client for"
-          )
-        }
-        const permitted = client.scopes ?? []
-        if (challenge.scopes !== undefined && !challenge.scopes.every((s) => permitted.includes(s))) {
-          return yield* oauth.credentialFailure("the endpoint asks for scopes this harness's OAuth client may not request")
-        }
+        const selected = yield* Either.mapLeft(oauth.selectClient(resource, challenge, clients), oauth.credentialFailure)
         return {
-          key: { issuer: client.issuer, resource: resource.resource, clientId: client.clientId },
-          scopes: challenge.scopes ?? permitted,
-          flow: client.flow,
-          clientSecretRef: client.clientSecretRef
+          key: selected.key,
+          scopes: selected.scopes,
+          flow: selected.client.flow,
+          clientSecretRef: selected.client.clientSecretRef
         } satisfies Grant
       })
 

@@ -192,29 +192,15 @@ export const target = (
     }
     const challenge = oauth.parseChallenges(probe.headers["www-authenticate"])
     const resource = yield* Effect.mapError(oauth.discoverResource(config, url, challenge), discovery)
-    const client = resource.authorizationServers
-      .map((issuer) => pkceClients(options).find((c) => c.issuer === issuer))
-      .find((c) => c !== undefined)
-    if (client === undefined) {
-      return yield* new LoginError({
-        backend: backend.id,
-        reason: "discovery",
-        detail: "the endpoint's protected resource names no authorization server with a configured login client"
-      })
-    }
-    const permitted = client.scopes ?? []
-    if (challenge.scopes !== undefined && !challenge.scopes.every((s) => permitted.includes(s))) {
-      return yield* new LoginError({
-        backend: backend.id,
-        reason: "discovery",
-        detail: "the endpoint asks for scopes the login client may not request"
-      })
-    }
+    const selected = yield* Either.mapLeft(
+      oauth.selectClient(resource, challenge, pkceClients(options)),
+      (detail) => new LoginError({ backend: backend.id, reason: "discovery", detail })
+    )
     return {
       backend: backend.id,
-      key: { issuer: client.issuer, resource: resource.resource, clientId: client.clientId },
-      scopes: challenge.scopes ?? permitted,
-      clientSecretRef: client.clientSecretRef
+      key: selected.key,
+      scopes: selected.scopes,
+      clientSecretRef: selected.client.clientSecretRef
     }
   })
 

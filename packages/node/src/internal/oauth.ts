@@ -316,6 +316,58 @@ export const discoverResource = (
   })
 
 /**
+ * What `selectClient` needs of a configured client.
+ *
+ * @internal
+ */
+export interface LocalClient {
+  readonly issuer: string
+  readonly clientId: string
+  readonly scopes?: ReadonlyArray<string> | undefined
+}
+
+/**
+ * A client selected for a resource, and what a token is requested for.
+ *
+ * @internal
+ */
+export interface Selected<C> {
+  readonly client: C
+  readonly key: { readonly issuer: string; readonly resource: string; readonly clientId: string }
+  readonly scopes: ReadonlyArray<string>
+}
+
+/**
+ * The local client for a discovered resource: the first authorization server it names (in
+ * its order) for which `clients` has one (exact issuer match), provided every scope the
+ * challenge asks for is among the client's `scopes`. With it, what a token is requested
+ * for: issuer, resource, client, and the scopes (the challenge's, else the client's).
+ *
+ * @internal
+ */
+export const selectClient = <C extends LocalClient>(
+  resource: ProtectedResource,
+  challenge: Challenge,
+  clients: ReadonlyArray<C>
+): Either.Either<Selected<C>, string> => {
+  const client = resource.authorizationServers
+    .map((issuer) => clients.find((c) => c.issuer === issuer))
+    .find((c) => c !== undefined)
+  if (client === undefined) {
+    return Either.left("the endpoint's protected resource names no authorization server with a configured OAuth client")
+  }
+  const permitted = client.scopes ?? []
+  if (challenge.scopes !== undefined && !challenge.scopes.every((s) => permitted.includes(s))) {
+    return Either.left("the endpoint asks for scopes the configured OAuth client may not request")
+  }
+  return Either.right({
+    client,
+    key: { issuer: client.issuer, resource: resource.resource, clientId: client.clientId },
+    scopes: challenge.scopes ?? permitted
+  })
+}
+
+/**
  * The metadata locations to try for an issuer, in order: RFC 8414 (path inserted after
  * the well-known prefix), OpenID Connect with path insertion, OpenID Connect appended.
  *
