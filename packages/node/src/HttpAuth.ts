@@ -322,7 +322,10 @@ export const make = (services: Services, options: Options = {}): Effect.Effect<H
       grant: Grant,
       backend: string,
       rejected: Option.Option<Redacted.Redacted<string>>
-    ) => grant.flow === "client_credentials" ? clientCredentials(config, grant, rejected) : login(config, grant, backend, rejected)
+    ) =>
+      grant.flow === "client_credentials"
+        ? clientCredentials(config, grant, rejected)
+        : login(config, grant, backend, rejected)
 
     /** Discovery after a 401 on an endpoint without a binding. */
     const discover = (config: oauth.OAuthConfig, target: Target, challenge: oauth.Challenge) =>

@@ -230,7 +230,8 @@ const listen = (backend: string, state: string) =>
           const params = url.searchParams
           if (params.get("state") !== state) {
             answer(400, "The login failed: the answer does not belong to this login. You can close this window.")
-            return complete(Effect.fail(new LoginError({ backend, reason: "state", detail: "the redirect's state does not match" })))
+            const forged = new LoginError({ backend, reason: "state", detail: "the redirect's state does not match" })
+            return complete(Effect.fail(forged))
           }
           const error = params.get("error")
           const code = params.get("code")
@@ -313,7 +314,10 @@ export const loginTarget = (
         ...(login.scopes.length > 0 ? [["scope", login.scopes.join(" ")]] : [])
       ] as const
     ) authorize.searchParams.set(name, value)
-    yield* Effect.mapError((yield* Browser).open(authorize.href), (error) => new LoginError({ backend, reason: error.reason, detail: error.detail }))
+    yield* Effect.mapError(
+      (yield* Browser).open(authorize.href),
+      (error) => new LoginError({ backend, reason: error.reason, detail: error.detail })
+    )
     const redirect = yield* Effect.timeoutFail(received, {
       duration: options.timeout ?? Duration.minutes(5),
       onTimeout: () => new LoginError({ backend, reason: "timeout", detail: "no answer came back from the browser in time" })
