@@ -19,10 +19,11 @@ const payload = JSON.stringify({
   tool_use_id: "toolu_1"
 })
 
+/** The backend runs in the registration's directory, named relatively (resolved against the file's directory). */
 const policy = (log: string, effects: ReadonlyArray<unknown>) =>
   registration({
     id: "com.example.policy",
-    transport: scriptedStdio(`effects=${JSON.stringify(effects)}`, log),
+    transport: { ...scriptedStdio(`effects=${JSON.stringify(effects)}`, log), cwd: "." },
     subscriptions: [intercept(["tool.before"], { failurePolicy: "fail-closed" })]
   })
 

@@ -349,6 +349,28 @@ describe("deadlines, failures and bad input", () => {
       assert.deepStrictEqual(fs.readdirSync(path.join(dir, "cache")), [], "an invalid registration is never cached")
     }))
 
+  it.scoped("a backend's relative cwd resolves against the registration's directory, not the hook's", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const conf = path.join(dir, "conf")
+      const elsewhere = path.join(dir, "elsewhere")
+      fs.mkdirSync(conf)
+      fs.mkdirSync(elsewhere)
+      const reg = writeFile(conf, "registration.json", registration({
+        id: "com.example.policy",
+        transport: {
+          ...scriptedStdio(`effects=${JSON.stringify([{ type: "deny", reason: "destructive" }])}`, "backend.log"),
+          cwd: ".."
+        },
+        subscriptions: [intercept(["tool.before"], { failurePolicy: "fail-closed" })]
+      }))
+      const run = yield* runHook(["claude-code", "--registration", reg], bash("claude-code", "rm -rf /"), { dir, cwd: elsewhere })
+      assert.strictEqual(answerOf(run).hookSpecificOutput.permissionDecisionReason, "destructive", run.stderr)
+      const log = path.join(dir, "backend.log")
+      assert.strictEqual(startedPids(log).length, 1, "the relative log path names the registration's parent directory")
+      assert.isTrue(noneAlive(log))
+    }))
+
   it.scoped("the project default is found from the payload's cwd; an event nothing selects starts no backend", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir

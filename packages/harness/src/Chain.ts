@@ -13,18 +13,21 @@
  *
  * A deadline is absolute: what is not published by the deadline is a `timeout`, even when
  * the response arrived in time and was still being parsed, validated or staged when it
- * passed. The chain goes on at the deadline; an exchange interrupted there (or with the
- * call) retires its I/O on its own fiber, owned by `Input.retiring`, awaited for a short
- * grace only.
+ * passed. The chain goes on at the deadline: an exchange interrupted there (or with the
+ * call) retires its I/O on its own fiber, which the chain awaits for at most 100 ms and
+ * then hands to `Input.retiring` — the Hooks service's scope, whose closing awaits it — so
+ * a slow kill or reap never delays the decision.
  *
  * Progress is kept in a `Ref` owned by the caller, so an interrupted chain leaves exactly
  * what was accepted before the interruption (a staged but unpublished response is lost).
  *
  * Every request of one call carries the event's id (the wire requires the intercept
  * request's id to equal its event's id), so two subscriptions of one backend receive the
- * same id: a late duplicate of the first reply could only be told apart from the second
- * reply by its content. Transports serialise requests per endpoint and drop frames that
- * arrive while nothing is pending, which narrows but cannot close that window.
+ * same id: a late reply to the first could only be told apart from the reply to the second
+ * by its content. The transports close that window: an HTTP reply belongs to its own POST,
+ * and a persistent stdio child either is retired when a request is abandoned or, kept
+ * while it starts up, is sent a request with the abandoned one's id only after that late
+ * reply has arrived (and been dropped).
  *
  * @since 0.1.0
  */

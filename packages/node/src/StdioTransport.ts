@@ -38,8 +38,10 @@
  *   bad lines in a row get the child retired. A child that exits is replaced on the next
  *   message. A request abandoned at its deadline retires the child (the next message
  *   starts a fresh one) — unless the child is still starting up: it has not answered yet
- *   and is younger than `startupTimeout`. Such a child is kept, its late answer dropped,
- *   and the next request waits for that answer before it is written. A notification is
+ *   and is younger than `startupTimeout`. Such a child is kept and takes the next request
+ *   at once; the late answer to the abandoned request is told apart by its id and dropped.
+ *   Only a request with that same id (another subscription of the backend in the same
+ *   call) waits for the late answer before it is written. A notification is
  *   `delivered` once its whole line has been written into the child's stdin (taken by the
  *   operating system, not merely queued): the binding has no acknowledgement, and a
  *   running child reads what is in its stdin unless it ends first. With `oneShot` a

@@ -27,7 +27,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Transport } from "@effect-ahp/harness"
-import { NodeTransports } from "@effect-ahp/node"
+import { NodeTransports, StdioTransport } from "@effect-ahp/node"
 import { HostEvents, Hosts } from "@effect-ahp/hosts"
 import { Json } from "@effect-ahp/protocol"
 import { Console, Context, Effect, Either, Exit, Layer, Option, Ref, Schema, Scope, Stream } from "effect"
@@ -313,7 +313,9 @@ export const run = (options: BridgeOptions): Effect.Effect<void, never, Io.ExitC
       )
       return yield* Io.exitWith(Io.exitCodes.configuration)
     }
-    const transports = yield* Layer.build(Budget.layer.pipe(Layer.provide(NodeTransports.layerNode())))
+    const transports = yield* Layer.build(Budget.layer.pipe(Layer.provide(NodeTransports.layerNode({
+      stdio: { directory: StdioTransport.directoryOf(located.file) }
+    }))))
     const state = yield* makeState(located.file).pipe(Effect.provide(transports))
     const serveOn = (listen: Net.ListenOptions) =>
       Layer.build(

@@ -15,6 +15,7 @@ import type { Registry } from "@effect-ahp/harness"
 import { type HostEvents, Hosts } from "@effect-ahp/hosts"
 import { Json } from "@effect-ahp/protocol"
 import { Duration, Effect, Either, Exit, Fiber, Layer } from "effect"
+import * as path from "node:path"
 import * as Budget from "./Budget.js"
 import type * as Cache from "./Cache.js"
 import * as LazyTransports from "./LazyTransports.js"
@@ -65,12 +66,17 @@ const issuesText = (error: Registry.ConfigurationError): string => {
  * The transports of a one-shot hook. A backend process gets half the margin before the
  * host's timeout (at most 2 s) to finish what was sent to it and exit once the answer is
  * written, then it is stopped: the hook must exit before the host's timeout, or the host
- * discards its answer.
+ * discards its answer. A stdio backend's relative paths resolve against the directory of the
+ * registration file (the file is located as an absolute path), as with `ahp dispatch`.
  */
-const transports = (exitGraceMs: number) =>
+const transports = (exitGraceMs: number, registration: Locate.Located) =>
   Budget.layer.pipe(
     Layer.provide(LazyTransports.layer({
-      stdio: { exitGrace: Duration.millis(exitGraceMs), killGrace: Duration.millis(150) }
+      stdio: {
+        exitGrace: Duration.millis(exitGraceMs),
+        killGrace: Duration.millis(150),
+        directory: registration._tag === "Missing" ? undefined : path.dirname(registration.file)
+      }
     }))
   )
 
@@ -129,7 +135,7 @@ const program = (request: Request): Effect.Effect<Result> => {
         )
       }
     }).pipe(Effect.tap(answered(request)))
-  ).pipe(Effect.provide(transports(request.exitGraceMs)))
+  ).pipe(Effect.provide(transports(request.exitGraceMs, request.registration)))
 }
 
 /**

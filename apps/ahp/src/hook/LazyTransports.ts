@@ -44,12 +44,13 @@ export const layer = (options: Options = {}): Layer.Layer<Transport.Transports> 
           ))
       )
       return Transport.Transports.of({
-        connect: (backend) => {
+        connect: (backend, connectOptions) => {
           const transport = backend.transport
           return transport.type === "stdio"
             ? Effect.flatMap(
               Effect.promise(() => import("@effect-ahp/node/StdioTransport")),
-              (StdioTransport) => StdioTransport.connect(transport, options.stdio)
+              (StdioTransport) =>
+                StdioTransport.connect(transport, options.stdio, { ...connectOptions, backend: backend.id })
             )
             : Effect.flatMap(http, ({ HttpTransport, context }) =>
               Effect.provide(HttpTransport.connect(transport, backend.authentication), context))

@@ -8,13 +8,16 @@
  * answered before (or has been up longer than `startupTimeout`) is then retired — killed
  * and reaped in the background, in the endpoint's scope — and the next message starts a
  * fresh one. A child still starting up (no answer yet, younger than `startupTimeout`) is
- * kept: its answer to the abandoned request is dropped, and the next request waits for it
- * (one outstanding request at a time), so a backend slower to start than its timeout is
- * not retired and restarted on every call.
+ * kept, so a backend slower to start than its timeout is not retired and restarted on
+ * every call. Its answer to the abandoned request is told apart by its id and dropped
+ * (it shows the child is up); the next request is written at once, so a child that was
+ * up after all and is merely slow on (or stuck with) that one request answers the next
+ * ones. Only a request with the same id as an abandoned one (another subscription of the
+ * same backend in the same call) waits for that answer first: it could not be told apart.
  *
  * @internal
  */
-import { Framing } from "@effect-ahp/protocol"
+import { Framing, JsonRpc } from "@effect-ahp/protocol"
 import type { Json } from "@effect-ahp/protocol"
 import * as Tracing from "@effect-ahp/harness/Tracing"
 import type * as TransportApi from "@effect-ahp/harness/Transport"
@@ -37,10 +40,17 @@ type Answer = Effect.Effect<Json.JsonValue, TransportApi.TransportError>
 
 interface Pending {
   readonly id: Json.JsonValue
-  /** Replaced by a no-op when the request is abandoned. */
-  resume: (answer: Answer) => void
+  readonly resume: (answer: Answer) => void
   /** How many notifications the child had been sent before this request. */
   readonly notifiedBefore: number
+}
+
+/** A request abandoned at its deadline while its child was starting up; its answer is still due. */
+interface Abandoned {
+  readonly id: Json.JsonValue
+  readonly notifiedBefore: number
+  /** Completed when its answer arrives or the child is retired. */
+  readonly done: Deferred.Deferred<void>
 }
 
 interface Live {
@@ -53,8 +63,8 @@ interface Live {
   /** Set once the child has started. */
   process: child.Child | undefined
   pending: Pending | undefined
-  /** Completed when an abandoned request is settled; set while one is outstanding. */
-  idle: Deferred.Deferred<void> | undefined
+  /** The requests abandoned while it was starting up whose answers have not arrived. */
+  abandoned: Array<Abandoned>
   malformed: number
   /** Whether it has answered a request (it is up). */
   answered: boolean
@@ -67,18 +77,26 @@ interface Live {
   draining: boolean
 }
 
-const noop = () => {}
-
-/** Hands the pending request (if any) its answer, and releases a request waiting for it. */
+/** Hands the pending request (if any) its answer. */
 const settle = (live: Live, answer: Answer): void => {
   const pending = live.pending
   live.pending = undefined
   pending?.resume(answer)
-  const idle = live.idle
-  if (idle !== undefined) {
-    live.idle = undefined
-    Deferred.unsafeDone(idle, Exit.void)
-  }
+}
+
+/** The late answer to an abandoned request arrived: it is dropped, and shows the child is up. */
+const lateAnswer = (live: Live, id: Json.JsonValue): void => {
+  const at = live.abandoned.findIndex((a) => JsonRpc.sameId(a.id, id))
+  if (at === -1) return
+  const [abandoned] = live.abandoned.splice(at, 1)
+  live.answered = true
+  live.read = Math.max(live.read, abandoned!.notifiedBefore)
+  Deferred.unsafeDone(abandoned!.done, Exit.void)
+}
+
+/** Releases every request waiting for an abandoned one's answer (the child is retired). */
+const releaseAbandoned = (live: Live): void => {
+  for (const abandoned of live.abandoned.splice(0)) Deferred.unsafeDone(abandoned.done, Exit.void)
 }
 
 /** @internal */
@@ -101,6 +119,7 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
       if (live.retiring) return Deferred.await(live.gone)
       live.retiring = true
       settle(live, Effect.fail(stdio.closedError))
+      releaseAbandoned(live)
       return Effect.zipRight(Scope.close(live.scope, Exit.void), Deferred.done(live.gone, Exit.void))
     }))
 
@@ -130,6 +149,7 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
       if (live === undefined) return Effect.void
       if (live.retiring) return Deferred.await(live.gone)
       settle(live, Effect.fail(stdio.closedError))
+      releaseAbandoned(live)
       const process = live.process!
       process.endInput()
       const unread = live.notified > live.read && !config.oneShot
@@ -153,6 +173,7 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
         return false
       case "Unrelated":
         live.malformed = 0
+        if (outcome.id !== undefined && live.abandoned.length > 0) lateAnswer(live, outcome.id)
         return false
       default: {
         live.malformed += 1
@@ -191,13 +212,20 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
   const starting = (live: Live): boolean =>
     !live.answered && clock.unsafeCurrentTimeMillis() - live.startedAt < startupMillis
 
-  /** The deadline of the pending request expired: keep a starting child, retire any other. */
+  /**
+   * The pending request was abandoned (its deadline expired): a starting child is kept and
+   * the request's answer is awaited as a late one; any other child is retired.
+   */
   const abandon = (live: Live): void => {
     const pending = live.pending
     if (pending === undefined || !live.alive) return
     if (starting(live)) {
-      pending.resume = noop
-      live.idle = Deferred.unsafeMake<void>(FiberId.none)
+      live.pending = undefined
+      live.abandoned.push({
+        id: pending.id,
+        notifiedBefore: pending.notifiedBefore,
+        done: Deferred.unsafeMake<void>(FiberId.none)
+      })
     } else retireLater(live)
   }
 
@@ -210,7 +238,7 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
       abandon: Effect.sync(() => abandon(live)),
       process: undefined,
       pending: undefined,
-      idle: undefined,
+      abandoned: [],
       malformed: 0,
       answered: false,
       notified: 0,
@@ -270,13 +298,16 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
       return live.abandon
     })
 
-  /** Sends on a usable child, first waiting (within its start-up) for an abandoned request. */
+  /**
+   * Sends on a usable child, first waiting (within its start-up) for the answer to an
+   * abandoned request with the same id, which could not be told apart from this one's.
+   */
   const attempt = (id: Json.JsonValue, line: string): Answer =>
     Effect.flatMap(ensure, (live) => {
-      const idle = live.idle
-      if (idle === undefined) return send(live, id, line)
+      const same = live.abandoned.find((a) => JsonRpc.sameId(a.id, id))
+      if (same === undefined) return send(live, id, line)
       const left = startupMillis - (clock.unsafeCurrentTimeMillis() - live.startedAt)
-      return Deferred.await(idle).pipe(
+      return Deferred.await(same.done).pipe(
         Effect.timeout(Duration.millis(Math.max(0, left))),
         // Still no answer after the start-up window: the child is stuck; start afresh.
         Effect.catchTag("TimeoutException", () => Effect.sync(() => retireLater(live))),

@@ -12,12 +12,17 @@ import * as Either from "effect/Either"
 /** @internal */
 export type Verdict =
   | { readonly _tag: "Response"; readonly value: Json.JsonValue }
-  | { readonly _tag: "Unrelated"; readonly detail: string }
+  | {
+    readonly _tag: "Unrelated"
+    readonly detail: string
+    /** The id of a response to another request (absent for anything else). */
+    readonly id?: Json.JsonValue | undefined
+  }
   | { readonly _tag: "Malformed"; readonly detail: string }
 
 const malformed = (detail: string): Verdict => ({ _tag: "Malformed", detail })
 
-const unrelated = (detail: string): Verdict => ({ _tag: "Unrelated", detail })
+const unrelated = (detail: string, id?: Json.JsonValue): Verdict => ({ _tag: "Unrelated", detail, id })
 
 const has = (object: Json.JsonObject, key: string) => Object.prototype.hasOwnProperty.call(object, key)
 
@@ -36,7 +41,9 @@ export const classify = (value: Json.JsonValue, id: Json.JsonValue | undefined):
   const result = has(value, "result")
   const error = has(value, "error")
   if (!result && !error) return malformed("received an object that is not a JSON-RPC message")
-  if (!JsonRpc.sameId(value.id, id)) return unrelated("received a response with another id")
+  if (!JsonRpc.sameId(value.id, id)) {
+    return unrelated("received a response with another id", value.id)
+  }
   if (value.jsonrpc !== "2.0") return malformed("the response is not a JSON-RPC 2.0 message")
   if (result && error) return malformed("the response carries both result and error")
   return { _tag: "Response", value }
