@@ -208,6 +208,35 @@ const conformance = CommandLine.make({
   run: (options): Run => load(() => import("./Conformance.js"), (m) => m.run(options))
 })
 
+const auth = CommandLine.make({
+  name: "auth",
+  summary: "OAuth logins for HTTP backends: login BACKEND, logout BACKEND, status",
+  details: [
+    "login opens the browser (authorization code with PKCE, redirect to 127.0.0.1) and keeps the token in",
+    "the per-user token file (AHP_OAUTH_TOKENS, else ahp/oauth-tokens.json under XDG_STATE_HOME or",
+    "~/.local/state, mode 0600). A backend without an oauth binding needs --issuer and --client-id."
+  ],
+  exitCodes: [
+    [0, "logged in, logged out, or the status printed"],
+    [1, "the login failed, logout found no login, or the registration cannot be read"],
+    [2, "a usage error, an unknown backend or an unusable registration"],
+    interrupted
+  ],
+  options: {
+    registration: CommandLine.text("registration", "FILE", "the registration document (JSON)"),
+    issuer: CommandLine.optionalText("issuer", "URL", "for a backend without an oauth binding: the login client's issuer"),
+    clientId: CommandLine.optionalText("client-id", "ID", "for a backend without an oauth binding: the login client's id"),
+    scope: CommandLine.optionalText("scope", "SCOPES", "space-separated scopes the login client may request"),
+    timeout: CommandLine.integer("timeout", "SECONDS", "how long login waits for the browser's answer", {
+      min: 1,
+      default: 300
+    }),
+    noBrowser: CommandLine.flag("no-browser", "login only prints the URL to open")
+  },
+  args: CommandLine.atLeastOne("ACTION [BACKEND]", "login BACKEND, logout BACKEND or status"),
+  run: (options, args): Run => load(() => import("./Auth.js"), (m) => m.run(options, args))
+})
+
 const bridge = CommandLine.make({
   name: "bridge",
   summary: "Keep a registration's backends running and answer Claude Code and Codex hooks fast",
@@ -274,7 +303,7 @@ export const program: CommandLine.Program<Run> = {
   name: "ahp",
   version: packageJson.version,
   summary: "Agent Hooks Protocol tools",
-  commands: [validate, dispatch, inspect, serve, demo, conformance, hook, bridge],
+  commands: [validate, dispatch, inspect, serve, demo, conformance, hook, bridge, auth],
   exitCodes: [
     [0, "the command did its job (a deny decision included)"],
     [1, "it ran and found problems in its subject: invalid documents, failing checks, a failing backend"],

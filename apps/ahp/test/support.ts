@@ -35,6 +35,7 @@ export interface Running {
   readonly child: ChildProcess
   readonly done: Effect.Effect<Run>
   readonly stdout: () => string
+  readonly stderr: () => string
 }
 
 /** How to run the command line: where, with which extra environment, what on stdin. */
@@ -70,7 +71,7 @@ export const startCli = (
     child.stderr!.setEncoding("utf8").on("data", (text: string) => (stderr += text))
     if (options.input !== undefined) child.stdin!.end(options.input)
     child.on("close", (code, signal) => Deferred.unsafeDone(done, Effect.succeed({ code, signal, stdout, stderr })))
-    return { child, done: Deferred.await(done), stdout: () => stdout }
+    return { child, done: Deferred.await(done), stdout: () => stdout, stderr: () => stderr }
   })
 
 /** Runs `node <bundle> args…` to the end. */

@@ -12,23 +12,14 @@
  * - `https` is required, except plain `http` to loopback hosts; other URLs are
  *   `unsupported` before anything is sent. Refused, reset or lost connections are
  *   `connection`.
- * - Authentication follows the backend's explicit binding, resolved through the
- *   `CredentialResolver` for every dispatch:
- *   - `bearer`: the token is resolved before sending (missing or empty: `credential`,
- *     nothing sent, never an anonymous fallback) and sent in exactly one `Authorization`
- *     header. After a 401 the token is resolved again (it may have been rotated) and the
- *     identical body is sent once more; a second 401 is `unauthorized`.
- *   - `oauth` with `client_credentials`: a token is acquired from the issuer's token
- *     endpoint (discovered from its metadata), cached until shortly before it expires, and
- *     invalidated and re-acquired once after a 401. The learned token endpoint must use
- *     `https` (plain `http` only when the issuer itself is a loopback `http` URL) and the
- *     issuer's origin unless `tokenEndpointOrigins` allows its own; otherwise the exchange
- *     fails with `credential` and the client secret is sent nowhere.
- *     `authorization_code_pkce` needs user interaction and fails with `unsupported`.
- *   - no binding: the request is sent without credentials and a 401 is `unauthorized`.
- *     The RFC 9728 protected-resource discovery that could follow such a 401 is not
- *     implemented.
- *
+ * - Authentication follows the backend's explicit binding, or discovery without one, through
+ *   an `HttpAuth` authorizer (see there): the first attempt carries what the authorizer
+ *   gives (for `bearer` a token resolved for every dispatch: missing or empty is
+ *   `credential`, nothing sent, never an anonymous fallback); after a 401 its challenge
+ *   yields the credential for exactly one retry of the identical body (a rotated bearer
+ *   token, a new OAuth token, or one found by RFC 9728 discovery when there is no binding)
+ *   or fails the call; a second 401 is `unauthorized`.
+
  * Exchanges go through an undici `Dispatcher` (the `Dispatcher` service: by default one
  * keep-alive `Agent` per layer), driven directly rather than through the platform's
  * `HttpClient`, whose per-request machinery measured at about twice the cost of the
@@ -49,7 +40,6 @@ import type { Registration } from "@effect-ahp/protocol"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
 import * as Undici from "undici"
 import * as Context from "effect/Context"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -57,9 +47,10 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Credentials from "./Credentials.js"
+import * as HttpAuth from "./HttpAuth.js"
 import * as http from "./internal/http.js"
-import * as oauth from "./internal/oauth.js"
 import * as response from "./internal/response.js"
+import * as TokenStore from "./TokenStore.js"
 
 /**
  * The undici dispatcher HTTP backends (and OAuth servers) are reached through.
@@ -93,73 +84,27 @@ export const layerDispatcher: Layer.Layer<Dispatcher> = Layer.scoped(
  * @since 0.1.0
  * @category models
  */
-export interface Options {
-  /** Largest accepted response body, in bytes (also for OAuth metadata and tokens). */
+export interface Options extends HttpAuth.Options {
+  /** Largest accepted response body, in bytes. */
   readonly maxBodyBytes?: number | undefined
-  /** How long before `expires_in` an OAuth access token is replaced. */
-  readonly tokenRefreshMargin?: Duration.DurationInput | undefined
-  /**
-   * Origins (or URLs, of which the origin counts) where an OAuth token endpoint learned
-   * from an issuer's metadata may be besides the issuer's own origin. None by default.
-   */
-  readonly tokenEndpointOrigins?: ReadonlyArray<string> | undefined
 }
 
 /**
- * The default options: 8 MiB bodies, tokens replaced 30 s before they expire.
+ * The default options: 8 MiB bodies (and `HttpAuth.defaults`).
  *
  * @since 0.1.0
  * @category constants
  */
 export const defaults = {
-  maxBodyBytes: 8 * 1024 * 1024,
-  tokenRefreshMargin: Duration.seconds(30)
+  ...HttpAuth.defaults,
+  maxBodyBytes: 8 * 1024 * 1024
 } as const
 
-/**
- * How an exchange obtains its `Authorization` value, and whether a 401 earns one retry.
- *
- * @internal
- */
-export interface Authorizer {
-  readonly credential: Effect.Effect<Option.Option<Redacted.Redacted<string>>, TransportApi.TransportError>
-  readonly invalidate: Effect.Effect<void>
-  readonly retryOnce: boolean
-}
-
-const anonymous: Authorizer = { credential: Effect.succeedNone, invalidate: Effect.void, retryOnce: false }
-
-const usableToken = /^[\x21-\x7e]+$/
-
-/**
- * The authorizer of a `bearer` binding: the token resolved for every exchange (and again
- * after a 401), refused unless it is printable ASCII without spaces.
- *
- * @internal
- */
-export const bearer = (credentials: Credentials.CredentialResolver["Type"], binding: Registration.Bearer): Authorizer => {
-  const reference: Credentials.Reference = binding.tokenEnv !== undefined
-    ? { kind: "env", name: binding.tokenEnv }
-    : { kind: "ref", name: binding.tokenRef ?? "" }
-  return {
-    credential: credentials.resolve(reference).pipe(
-      Effect.mapError((error) => http.failure("credential", `the bearer token is unavailable: ${error.message}`)),
-      Effect.filterOrFail(
-        (token) => usableToken.test(Redacted.value(token)),
-        () => http.failure("credential", `the bearer token from ${Credentials.describe(reference)} is not usable`)
-      ),
-      Effect.asSome
-    ),
-    invalidate: Effect.void,
-    retryOnce: true
-  }
-}
-
-type Attempt<A> = { readonly _tag: "Done"; readonly value: A } | { readonly _tag: "Unauthorized" }
+type Attempt<A> =
+  | { readonly _tag: "Done"; readonly value: A }
+  | { readonly _tag: "Unauthorized"; readonly wwwAuthenticate: string | ReadonlyArray<string> | undefined }
 
 type Interpret<A> = (incoming: http.Incoming) => Effect.Effect<A, TransportApi.TransportError>
-
-const unauthorizedAttempt: Attempt<never> = { _tag: "Unauthorized" }
 
 const statusFailure = (status: number, expected: string) =>
   status >= 300 && status < 400
@@ -203,8 +148,50 @@ const traceHeaders: Effect.Effect<Readonly<Record<string, string>>> = Effect.tra
 )
 
 /**
+ * What `connect` knows about the backend besides its transport.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Connection {
+  /** The backend's id, named in errors (e.g. the login command); `backend` by default. */
+  readonly backend?: string | undefined
+}
+
+/**
+ * The `HttpAuth` service from the dispatcher, the credential resolver and (when there is
+ * one) the `TokenStore` in context.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerAuth = (
+  options: HttpAuth.Options = {}
+): Layer.Layer<HttpAuth.HttpAuth, never, Dispatcher | Credentials.CredentialResolver> =>
+  Layer.effect(HttpAuth.HttpAuth, makeAuth(options))
+
+/**
+ * Builds an `HttpAuth` from the dispatcher, the credential resolver and (when there is
+ * one) the `TokenStore` in context.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeAuth = (
+  options: HttpAuth.Options = {}
+): Effect.Effect<HttpAuth.HttpAuth["Type"], never, Dispatcher | Credentials.CredentialResolver> =>
+  Effect.gen(function*() {
+    const dispatcher = yield* Dispatcher
+    const credentials = yield* Credentials.CredentialResolver
+    const store = yield* Effect.serviceOption(TokenStore.TokenStore)
+    return yield* HttpAuth.make({ dispatcher, credentials, store }, options)
+  })
+
+/**
  * Connects an HTTP backend for the lifetime of the current scope. Connecting sends
  * nothing; URL and authentication problems surface on each call, before anything is sent.
+ * Authorization goes through the `HttpAuth` in context (so its token cache is shared with
+ * every endpoint using it), or through one of the endpoint's own built from `options`.
  *
  * @since 0.1.0
  * @category constructors
@@ -212,7 +199,8 @@ const traceHeaders: Effect.Effect<Readonly<Record<string, string>>> = Effect.tra
 export const connect = (
   transport: Registration.HttpTransport,
   authentication: Registration.Authentication | undefined,
-  options: Options = {}
+  options: Options = {},
+  connection: Connection = {}
 ): Effect.Effect<
   TransportApi.Endpoint,
   never,
@@ -223,43 +211,20 @@ export const connect = (
     const inFlight = new http.InFlight()
     yield* Effect.addFinalizer(() => Effect.sync(() => inFlight.close(closedError)))
     const dispatcher = yield* Dispatcher
-    const credentials = yield* Credentials.CredentialResolver
     const maxBodyBytes = options.maxBodyBytes ?? defaults.maxBodyBytes
     const target = http.checkTarget(transport.url, "backend")
-
-    let authorizer: Either.Either<Authorizer, TransportApi.TransportError> = Either.right(anonymous)
-    if (authentication?.type === "bearer") {
-      authorizer = Either.right(bearer(credentials, authentication))
-    } else if (authentication?.type === "oauth" && authentication.flow === "client_credentials") {
-      const tokens = yield* oauth.clientCredentials({
-        dispatcher,
-        credentials,
-        maxBodyBytes,
-        refreshMargin: Duration.decode(options.tokenRefreshMargin ?? defaults.tokenRefreshMargin),
-        inFlight,
-        tokenEndpointOrigins: oauth.originsOf(options.tokenEndpointOrigins ?? [])
-      }, authentication)
-      authorizer = Either.right({
-        credential: Effect.asSome(tokens.get),
-        invalidate: tokens.invalidate,
-        retryOnce: true
-      })
-    } else if (authentication?.type === "oauth") {
-      authorizer = Either.left(
-        http.failure(
-          "unsupported",
-          "the OAuth authorization_code_pkce flow needs user interaction, which is unavailable"
-        )
-      )
-    }
+    const shared = yield* Effect.serviceOption(HttpAuth.HttpAuth)
+    const auth = Option.isSome(shared) ? shared.value : yield* makeAuth(options)
+    const authorizer = Either.map(target, (url) =>
+      auth.authorizer({ url, authentication, backend: connection.backend ?? "backend", purpose: "event" }, inFlight))
 
     const attempt = <A>(
       url: URL,
       body: string,
-      auth: Authorizer,
+      credential: Option.Option<Redacted.Redacted<string>>,
       interpret: Interpret<A>
     ): Effect.Effect<Attempt<A>, TransportApi.TransportError> =>
-      Effect.flatMap(Effect.zip(auth.credential, traceHeaders), ([credential, headers]) =>
+      Effect.flatMap(traceHeaders, (headers) =>
         http.exchange(dispatcher, {
           url,
           method: "POST",
@@ -270,7 +235,7 @@ export const connect = (
         }, maxBodyBytes, "backend", inFlight).pipe(
           Effect.flatMap((incoming): Effect.Effect<Attempt<A>, TransportApi.TransportError> =>
             incoming.status === 401
-              ? Effect.succeed(unauthorizedAttempt)
+              ? Effect.succeed({ _tag: "Unauthorized", wwwAuthenticate: incoming.headers["www-authenticate"] })
               : Effect.map(interpret(incoming), (value) => ({ _tag: "Done", value }))
           )
         ))
@@ -284,13 +249,14 @@ export const connect = (
         const encoded = Json.encode(message)
         if (Either.isLeft(encoded)) return Effect.fail(response.unencodable(encoded.left))
         const body = encoded.right
-        return Effect.flatMap(attempt(url, body, auth, interpret), (first) => {
-          if (first._tag === "Done") return Effect.succeed(first.value)
-          if (!auth.retryOnce) return Effect.fail(unauthorized())
-          return auth.invalidate.pipe(
-            Effect.zipRight(attempt(url, body, auth, interpret)),
-            Effect.flatMap((second) => second._tag === "Done" ? Effect.succeed(second.value) : Effect.fail(unauthorized()))
-          )
+        return Effect.gen(function*() {
+          const credential = yield* auth.credential
+          const first = yield* attempt(url, body, credential, interpret)
+          if (first._tag === "Done") return first.value
+          const retry = yield* auth.challenge({ wwwAuthenticate: first.wwwAuthenticate, credential })
+          const second = yield* attempt(url, body, Option.some(retry), interpret)
+          if (second._tag === "Done") return second.value
+          return yield* unauthorized()
         })
       })
 

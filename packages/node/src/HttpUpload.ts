@@ -12,14 +12,13 @@
  *   A receipt body over `maxReceiptBytes` is not read further (`upload-receipt`). `202`,
  *   `204` and every other status are `upload-status`, any 3xx `upload-redirect` (never
  *   followed), a refused or lost connection `upload-connection`.
- * - Authentication is the subscription's `upload.auth` alone, resolved independently of
- *   the backend's event authentication (never inherited): `bearer` (resolved for every
- *   upload, again after a 401, then retried once), `oauth` with `client_credentials` (a
- *   token per subscription, re-acquired once after a 401). `authorization_code_pkce` is
- *   `upload-unsupported`. Without `upload.auth` the upload is sent without credentials; a
- *   401 then asks the `UploadAuth` service for a credential to retry once with. The
- *   default (`UploadAuth.anonymous`) has none, so the 401 is `upload-unauthorized`: OAuth
- *   protected-resource discovery plugs in there.
+ * - Authentication is the subscription's `upload.auth` alone, through the `HttpAuth` in
+ *   context (or one of its own) with purpose `upload`, so it is independent of the
+ *   backend's event authentication (never inherited): `bearer`, `oauth` with either flow,
+ *   and, without `upload.auth`, an upload sent without credentials whose 401 starts OAuth
+ *   protected-resource discovery on the upload endpoint. A 401 earns one retry with the
+ *   credential `HttpAuth` gives for it; when it gives none (no binding and no usable
+ *   discovery), or the retry is refused, the upload is `upload-unauthorized`.
  *
  * Closing the layer aborts uploads in flight; they and later ones fail with
  * `upload-closed`. Details never hold credentials, receipt bodies or header values.
@@ -30,9 +29,6 @@ import * as Tracing from "@effect-ahp/harness/Tracing"
 import * as Uploads from "@effect-ahp/harness/Uploads"
 import type * as TransportApi from "@effect-ahp/harness/Transport"
 import { Json, Upload } from "@effect-ahp/protocol"
-import type { Registration } from "@effect-ahp/protocol"
-import * as Context from "effect/Context"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -41,42 +37,9 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Credentials from "./Credentials.js"
+import * as HttpAuth from "./HttpAuth.js"
 import * as HttpTransport from "./HttpTransport.js"
 import * as http from "./internal/http.js"
-import * as oauth from "./internal/oauth.js"
-
-/**
- * What `UploadAuth` is told after an upload endpoint without `upload.auth` answered 401.
- *
- * @since 0.1.0
- * @category models
- */
-export interface Challenge {
-  readonly endpoint: URL
-  readonly backend: string
-  readonly subscription: string
-  /** The `WWW-Authenticate` header of the 401, if any. */
-  readonly wwwAuthenticate: string | undefined
-}
-
-/**
- * The seam for upload endpoints without `upload.auth`: after a 401, a credential to retry
- * the upload once with (for example from OAuth protected-resource discovery on that
- * endpoint), or none. It must never hand out the backend's event credentials.
- *
- * @since 0.1.0
- * @category tags
- */
-export class UploadAuth extends Context.Tag("@effect-ahp/node/HttpUpload/UploadAuth")<UploadAuth, {
-  readonly challenge: (challenge: Challenge) => Effect.Effect<Option.Option<Redacted.Redacted<string>>, Uploads.UploadError>
-}>() {
-  /**
-   * No credential for anyone: a 401 from an endpoint without `upload.auth` is final.
-   *
-   * @since 0.1.0
-   */
-  static readonly anonymous: Layer.Layer<UploadAuth> = Layer.succeed(UploadAuth, { challenge: () => Effect.succeedNone })
-}
 
 /**
  * Tuning for the upload client. Every field is optional; see `defaults`.
@@ -84,13 +47,9 @@ export class UploadAuth extends Context.Tag("@effect-ahp/node/HttpUpload/UploadA
  * @since 0.1.0
  * @category models
  */
-export interface Options {
+export interface Options extends HttpAuth.Options {
   /** Largest receipt body read, in bytes. */
   readonly maxReceiptBytes?: number | undefined
-  /** As for `HttpTransport`: how long before `expires_in` an OAuth token is replaced. */
-  readonly tokenRefreshMargin?: Duration.DurationInput | undefined
-  /** As for `HttpTransport`: other origins an OAuth token endpoint may have. */
-  readonly tokenEndpointOrigins?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -187,38 +146,9 @@ export const make = (
     const inFlight = new http.InFlight()
     yield* Effect.addFinalizer(() => Effect.sync(() => inFlight.close(closedError)))
     const dispatcher = yield* HttpTransport.Dispatcher
-    const credentials = yield* Credentials.CredentialResolver
-    const discovery = Option.getOrElse(
-      yield* Effect.serviceOption(UploadAuth),
-      (): UploadAuth["Type"] => ({ challenge: () => Effect.succeedNone })
-    )
+    const shared = yield* Effect.serviceOption(HttpAuth.HttpAuth)
+    const httpAuth = Option.isSome(shared) ? shared.value : yield* HttpTransport.makeAuth(options)
     const maxReceiptBytes = options.maxReceiptBytes ?? defaults.maxReceiptBytes
-    const refreshMargin = Duration.decode(options.tokenRefreshMargin ?? HttpTransport.defaults.tokenRefreshMargin)
-    const tokenEndpointOrigins = oauth.originsOf(options.tokenEndpointOrigins ?? [])
-    // One token source per subscription with an oauth upload binding.
-    const tokenSources = new Map<string, oauth.TokenSource>()
-
-    const authorizer = (
-      request: Uploads.Request
-    ): Effect.Effect<HttpTransport.Authorizer | undefined, Uploads.UploadError> => {
-      const auth: Registration.Authentication | undefined = request.config.auth
-      if (auth === undefined) return Effect.succeed(undefined)
-      if (auth.type === "bearer") return Effect.succeed(HttpTransport.bearer(credentials, auth))
-      if (auth.flow !== "client_credentials") {
-        return Effect.fail(
-          fail("upload-unsupported", "the OAuth authorization_code_pkce flow needs user interaction, which is unavailable")
-        )
-      }
-      const key = `${request.backend}#${request.subscription}`
-      const known = tokenSources.get(key)
-      const source = known === undefined
-        ? Effect.tap(
-          oauth.clientCredentials({ dispatcher, credentials, maxBodyBytes: maxReceiptBytes, refreshMargin, inFlight, tokenEndpointOrigins }, auth),
-          (created) => Effect.sync(() => tokenSources.set(key, created))
-        )
-        : Effect.succeed(known)
-      return Effect.map(source, (tokens) => ({ credential: Effect.asSome(tokens.get), invalidate: tokens.invalidate, retryOnce: true }))
-    }
 
     const post = (url: URL, request: Uploads.Request, credential: Option.Option<Redacted.Redacted<string>>) => {
       const snapshot = request.snapshot
@@ -235,11 +165,6 @@ export const make = (
       )
     }
 
-    const wwwAuthenticate = (incoming: http.Incoming): string | undefined => {
-      const value = incoming.headers["www-authenticate"]
-      return Array.isArray(value) ? value[0] : value
-    }
-
     const traceUpload = Tracing.withSpanWhenTraced("HttpUpload.upload")
     const upload = (request: Uploads.Request): Effect.Effect<Upload.Receipt, Uploads.UploadError> =>
       Effect.suspend(() => {
@@ -254,44 +179,34 @@ export const make = (
         const unauthorized = fail("upload-unauthorized", "the upload endpoint rejected the credentials (HTTP 401)", 401)
         const confirm = (incoming: http.Incoming) =>
           Either.match(receiptOf(incoming, request.snapshot, maxReceiptBytes), { onLeft: Effect.fail, onRight: Effect.succeed })
-        return Effect.flatMap(authorizer(request), (auth) => {
-          if (auth === undefined) {
-            return Effect.flatMap(post(url, request, Option.none()), (incoming) => {
-              if (incoming.status !== 401) return confirm(incoming)
-              const challenge = {
-                endpoint: url,
-                backend: request.backend,
-                subscription: request.subscription,
-                wwwAuthenticate: wwwAuthenticate(incoming)
-              }
-              return Effect.flatMap(discovery.challenge(challenge), Option.match({
-                onNone: () => Effect.fail(unauthorized),
-                onSome: (token) =>
-                  Effect.flatMap(post(url, request, Option.some(token)), (second) =>
-                    second.status === 401 ? Effect.fail(unauthorized) : confirm(second))
-              }))
-            })
-          }
-          const attempt = Effect.flatMap(
-            Effect.mapError(auth.credential, fromTransport),
-            (credential) => post(url, request, credential)
+        const auth = httpAuth.authorizer(
+          { url, authentication: request.config.auth, backend: request.backend, purpose: "upload" },
+          inFlight
+        )
+        const retry = (rejected: http.Incoming, credential: Option.Option<Redacted.Redacted<string>>) =>
+          auth.challenge({ wwwAuthenticate: rejected.headers["www-authenticate"], credential }).pipe(
+            Effect.mapError((error) =>
+              error.reason === "credential" || error.reason === "unauthorized"
+                ? fail("upload-unauthorized", `the upload endpoint answered 401 and no credential is usable: ${error.detail}`, 401)
+                : fromTransport(error)
+            ),
+            Effect.flatMap((token) => post(url, request, Option.some(token))),
+            Effect.flatMap((second) => second.status === 401 ? Effect.fail(unauthorized) : confirm(second))
           )
-          return Effect.flatMap(attempt, (incoming) => {
-            if (incoming.status !== 401) return confirm(incoming)
-            if (!auth.retryOnce) return Effect.fail(unauthorized)
-            return Effect.zipRight(auth.invalidate, attempt).pipe(
-              Effect.flatMap((second) => second.status === 401 ? Effect.fail(unauthorized) : confirm(second))
-            )
-          })
-        })
+        return Effect.mapError(auth.credential, fromTransport).pipe(
+          Effect.flatMap((credential) =>
+            Effect.flatMap(post(url, request, credential), (incoming) =>
+              incoming.status === 401 ? retry(incoming, credential) : confirm(incoming))
+          )
+        )
       }).pipe(traceUpload)
 
     return Uploads.Uploads.of({ upload })
   })
 
 /**
- * The upload client, requiring the dispatcher and a credential resolver (and using an
- * `UploadAuth` from context when there is one).
+ * The upload client, requiring the dispatcher and a credential resolver (and using the
+ * `HttpAuth` and `TokenStore` from context when there are).
  *
  * @since 0.1.0
  * @category layers

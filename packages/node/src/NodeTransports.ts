@@ -16,9 +16,11 @@ import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as AttachmentFiles from "./AttachmentFiles.js"
 import * as Credentials from "./Credentials.js"
+import * as HttpAuth from "./HttpAuth.js"
 import * as HttpTransport from "./HttpTransport.js"
 import * as HttpUpload from "./HttpUpload.js"
 import * as StdioTransport from "./StdioTransport.js"
+import * as TokenStore from "./TokenStore.js"
 
 /**
  * Options per binding.
@@ -49,16 +51,20 @@ export type Requirements = Credentials.CredentialResolver | HttpTransport.Dispat
  * each endpoint lives in the scope of the `connect` call, never in a scope that happened to
  * be in context when the service was built. A stdio endpoint redacts from its stderr tails
  * the configured `secrets` and the values of the environment variables named by the
- * `tokenEnv` of every backend connected through the service.
+ * `tokenEnv` of every backend connected through the service. HTTP endpoints share one
+ * `HttpAuth` (built from `options.http` and the `TokenStore` in context, if any), so OAuth
+ * tokens and what discovery learned are cached for as long as the service lives.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const make = (options: Options = {}): Effect.Effect<TransportApi.Transports["Type"], never, Requirements> =>
   Effect.map(
-    Effect.map(
+    Effect.zipWith(
       Effect.context<Requirements>(),
-      Context.pick(Credentials.CredentialResolver, HttpTransport.Dispatcher)
+      HttpTransport.makeAuth(options.http),
+      (context, auth) =>
+        Context.add(Context.pick(Credentials.CredentialResolver, HttpTransport.Dispatcher)(context), HttpAuth.HttpAuth, auth)
     ),
     (context) => {
       const configured = (options.secrets ?? []).map((secret) => Redacted.isRedacted(secret) ? Redacted.value(secret) : secret)
@@ -78,7 +84,7 @@ export const make = (options: Options = {}): Effect.Effect<TransportApi.Transpor
           const endpoint: Effect.Effect<TransportApi.Endpoint, never, Requirements | Scope.Scope> =
             transport.type === "stdio"
               ? StdioTransport.connect(transport, options.stdio, { ...connectOptions, backend: backend.id, secrets })
-              : HttpTransport.connect(transport, backend.authentication, options.http)
+              : HttpTransport.connect(transport, backend.authentication, options.http, { backend: backend.id })
           return Effect.provide(endpoint, context)
         }
       })
@@ -97,9 +103,10 @@ export const layer = (
 
 /**
  * The service with the Node platform: a keep-alive undici dispatcher (never follows
- * redirects) and `Credentials.layerEnv(credentialRefs)`, whose values are also redacted
- * from stdio stderr tails; with them the attachment upload client (`HttpUpload`, its
- * `UploadAuth` from context if any) and file sources (`AttachmentFiles`).
+ * redirects), `Credentials.layerEnv(credentialRefs)`, whose values are also redacted
+ * from stdio stderr tails, and the per-user `TokenStore.layerConfig()` of OAuth logins; with
+ * them the attachment upload client (`HttpUpload`, its `UploadAuth` from context if any) and
+ * file sources (`AttachmentFiles`).
  *
  * @since 0.1.0
  * @category layers
@@ -117,5 +124,7 @@ export const layerNode = (
     HttpUpload.layer(options.upload),
     AttachmentFiles.layer
   ).pipe(
-    Layer.provide(Layer.merge(HttpTransport.layerDispatcher, Credentials.layerEnv(options.credentialRefs)))
+    Layer.provide(
+      Layer.mergeAll(HttpTransport.layerDispatcher, Credentials.layerEnv(options.credentialRefs), TokenStore.layerConfig())
+    )
   )

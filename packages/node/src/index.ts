@@ -17,6 +17,13 @@ export * as AttachmentFiles from "./AttachmentFiles.js"
 export * as Credentials from "./Credentials.js"
 
 /**
+ * Authorization of HTTP endpoints: bearer, OAuth presets, RFC 9728 discovery after a 401.
+ *
+ * @since 0.1.0
+ */
+export * as HttpAuth from "./HttpAuth.js"
+
+/**
  * The HTTP binding: POST per message, status rules, bearer and OAuth client credentials.
  *
  * @since 0.1.0
@@ -38,8 +45,22 @@ export * as HttpUpload from "./HttpUpload.js"
 export * as NodeTransports from "./NodeTransports.js"
 
 /**
+ * Interactive OAuth login (authorization code with PKCE), logout and status.
+ *
+ * @since 0.1.0
+ */
+export * as OAuthLogin from "./OAuthLogin.js"
+
+/**
  * The stdio binding: persistent and per-event child processes speaking JSON lines.
  *
  * @since 0.1.0
  */
 export * as StdioTransport from "./StdioTransport.js"
+
+/**
+ * The per-user store of OAuth login tokens.
+ *
+ * @since 0.1.0
+ */
+export * as TokenStore from "./TokenStore.js"

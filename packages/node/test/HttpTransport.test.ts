@@ -2,12 +2,11 @@ import { Hooks } from "@effect-ahp/harness"
 import { Credentials, HttpTransport, NodeTransports } from "@effect-ahp/node"
 import type { Registration } from "@effect-ahp/protocol"
 import { NodeContext } from "@effect/platform-node"
-import * as Undici from "@effect/platform-node/Undici"
 import { assert, describe, it } from "@effect/vitest"
 import { Data, Duration, Effect, Exit, Fiber, Layer, Ref, Scope, Tracer } from "effect"
-import * as nodeHttp from "node:http"
 import * as net from "node:net"
 import * as oauthInternal from "../src/internal/oauth.js"
+import { clientSecret, loopback, routedDispatcher } from "./oauthWorld.js"
 import { httpBackend, httpRequests, notification, okResponse, readLog, request, waitForLog } from "./utils.js"
 
 class Deadline extends Data.TaggedError("Deadline") {}
@@ -234,12 +233,19 @@ describe("HttpTransport authentication", () => {
       assert.strictEqual((yield* httpRequests(backend.log)).length, 2)
     }).pipe(Effect.provide(TestLayer)))
 
-  it.scopedLive("no authentication: a 401 fails with unauthorized after one attempt", () =>
+  it.scopedLive("no authentication: a 401 without protected resource metadata fails with credential, never retried", () =>
     Effect.gen(function*() {
       const backend = yield* httpBackend("401-always")
       const endpoint = yield* connect(backend.url)
-      assert.strictEqual((yield* failureOf(endpoint.request(request(1)))).reason, "unauthorized")
-      assert.strictEqual((yield* httpRequests(backend.log)).length, 1)
+      const error = yield* failureOf(endpoint.request(request(1)))
+      assert.strictEqual(error.reason, "credential")
+      assert.include(String(error), "no protected resource metadata")
+      const seen = (yield* httpRequests(backend.log)).map((e) => [e.method, e.path])
+      assert.deepStrictEqual(seen, [
+        ["POST", "/hooks"],
+        ["GET", "/.well-known/oauth-protected-resource/hooks"],
+        ["GET", "/.well-known/oauth-protected-resource"]
+      ])
     }).pipe(Effect.provide(TestLayer)))
 
   it.scopedLive("a missing or empty credential fails with credential and nothing is sent", () =>
@@ -327,55 +333,6 @@ describe("HttpTransport authentication", () => {
       assert.deepStrictEqual(yield* httpRequests(backend.log), [])
     }).pipe(Effect.provide(TestLayer)))
 })
-
-/** A request seen by a `loopback` server. */
-interface Seen {
-  readonly method: string
-  readonly path: string
-  readonly authorization: string | undefined
-  readonly body: string
-}
-
-/** A plain-HTTP server on 127.0.0.1 answering with `answer` and recording every request. */
-const loopback = (answer: (seen: Seen) => { readonly status: number; readonly json?: unknown }) =>
-  Effect.acquireRelease(
-    Effect.async<{ readonly server: nodeHttp.Server; readonly origin: string; readonly seen: Array<Seen> }>((resume) => {
-      const seen: Array<Seen> = []
-      const server = nodeHttp.createServer((req, res) => {
-        let body = ""
-        req.setEncoding("utf8").on("data", (chunk: string) => (body += chunk)).on("end", () => {
-          const request = { method: req.method ?? "", path: req.url ?? "", authorization: req.headers.authorization, body }
-          seen.push(request)
-          const { json, status } = answer(request)
-          const text = json === undefined ? "" : JSON.stringify(json)
-          res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) }).end(text)
-        })
-      })
-      server.listen(0, "127.0.0.1", () =>
-        resume(Effect.succeed({ server, origin: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`, seen })))
-    }),
-    ({ server }) =>
-      Effect.async<void>((resume) => {
-        server.closeAllConnections()
-        server.close(() => resume(Effect.void))
-      })
-  )
-
-/**
- * A dispatcher (for the scope) that reaches the given origins (e.g. `https://issuer.test`)
- * at loopback servers, so tests can stand for https hosts without certificates.
- */
-const routedDispatcher = (routes: Readonly<Record<string, string>>) =>
-  Effect.map(
-    Effect.acquireRelease(Effect.sync(() => new Undici.Agent()), (agent) => Effect.promise(() => agent.destroy())),
-    (agent) =>
-      agent.compose((dispatch) => (options, handler) => {
-        const routed = routes[String(options.origin)]
-        return dispatch(routed === undefined ? options : { ...options, origin: routed }, handler)
-      })
-  )
-
-const clientSecret = "client-secret-value"
 
 /** An authorization server for `https://issuer.test` whose metadata names `tokenEndpoint`; it also serves the backend. */
 const issuerNaming = (tokenEndpoint: string) =>

@@ -1,5 +1,5 @@
 import { Attachment, Uploads } from "@effect-ahp/harness"
-import { Credentials, HttpTransport, HttpUpload } from "@effect-ahp/node"
+import { Credentials, HttpAuth, HttpTransport, HttpUpload } from "@effect-ahp/node"
 import type { Registration } from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Deferred, Duration, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
@@ -89,7 +89,7 @@ const request = (
 const BaseLayer = Layer.merge(HttpTransport.layerDispatcher, Credentials.layerTest({ UPLOAD_TOKEN: secret }))
 
 /** The client, built in the current scope (closing it closes the client and its dispatcher). */
-const client = (auth?: Layer.Layer<HttpUpload.UploadAuth>) =>
+const client = (auth?: Layer.Layer<HttpAuth.HttpAuth>) =>
   Effect.map(
     Layer.build(HttpUpload.layer().pipe(Layer.provide(auth === undefined ? BaseLayer : Layer.merge(BaseLayer, auth)))),
     Context.get(Uploads.Uploads)
@@ -165,22 +165,30 @@ describe("HttpUpload", () => {
       }
     }))
 
-  it.scopedLive("without upload.auth a 401 is upload-unauthorized, with no retry and no credential", () =>
+  it.scopedLive("without upload.auth a 401 is upload-unauthorized when discovery finds no usable client; the upload is not retried", () =>
     Effect.gen(function*() {
       const server = yield* uploadServer(() => ({ status: 401, headers: { "www-authenticate": "Bearer resource_metadata=\"x\"" } }))
       const uploads = yield* client()
       const error = yield* failureOf(uploads.upload(yield* request(`${server.origin}/u`)))
       assert.strictEqual(error.reason, "upload-unauthorized")
       assert.strictEqual(error.status, 401)
-      assert.strictEqual(server.seen.length, 1)
-      assert.isUndefined(server.seen[0]!.headers.authorization)
+      const posts = server.seen.filter((s) => s.path === "/u")
+      assert.strictEqual(posts.length, 1)
+      assert.isUndefined(posts[0]!.headers.authorization)
     }))
 
-  it.scopedLive("the UploadAuth seam: a 401 asks it for a credential and the upload is retried once with it", () =>
+  it.scopedLive("upload authorization goes through HttpAuth for the upload purpose: a 401 earns one retry with its credential", () =>
     Effect.gen(function*() {
-      const challenges: Array<HttpUpload.Challenge> = []
-      const auth = Layer.succeed(HttpUpload.UploadAuth, {
-        challenge: (challenge) => Effect.sync(() => challenges.push(challenge)).pipe(Effect.as(Option.some(Redacted.make(secret))))
+      const targets: Array<HttpAuth.Target> = []
+      const rejections: Array<HttpAuth.Rejection> = []
+      const auth = Layer.succeed(HttpAuth.HttpAuth, {
+        authorizer: (target) => {
+          targets.push(target)
+          return {
+            credential: Effect.succeedNone,
+            challenge: (rejection) => Effect.sync(() => rejections.push(rejection)).pipe(Effect.as(Redacted.make(secret)))
+          }
+        }
       })
       const server = yield* uploadServer((seen) =>
         seen.headers.authorization === `Bearer ${secret}` ? receipt()(seen) : { status: 401, headers: { "www-authenticate": "Bearer realm=\"u\"" } }
@@ -189,9 +197,10 @@ describe("HttpUpload", () => {
       const result = yield* uploads.upload(yield* request(`${server.origin}/u?q=1`))
       assert.strictEqual(result.size, bytes.length)
       assert.deepStrictEqual(server.seen.map((s) => s.headers.authorization), [undefined, `Bearer ${secret}`])
-      assert.deepStrictEqual(challenges.map((c) => [c.endpoint.href, c.backend, c.wwwAuthenticate]), [
-        [`${server.origin}/u?q=1`, "com.example.policy", "Bearer realm=\"u\""]
+      assert.deepStrictEqual(targets.map((t) => [t.url.href, t.backend, t.purpose, t.authentication]), [
+        [`${server.origin}/u?q=1`, "com.example.policy", "upload", undefined]
       ])
+      assert.deepStrictEqual(rejections.map((r) => [r.wwwAuthenticate, Option.isNone(r.credential)]), [["Bearer realm=\"u\"", true]])
       const refused = yield* uploadServer(() => ({ status: 401 }))
       const error = yield* failureOf(uploads.upload(yield* request(`${refused.origin}/u`)))
       assert.strictEqual(error.reason, "upload-unauthorized")

@@ -21,12 +21,17 @@ export interface Options {
 }
 
 const loadHttp = Effect.promise(() =>
-  Promise.all([import("@effect-ahp/node/HttpTransport"), import("@effect-ahp/node/Credentials")])
+  Promise.all([
+    import("@effect-ahp/node/HttpTransport"),
+    import("@effect-ahp/node/Credentials"),
+    import("@effect-ahp/node/TokenStore")
+  ])
 )
 
 /**
- * The `Transports` service importing each binding on first use. The HTTP dispatcher is
- * built once, for the lifetime of the layer.
+ * The `Transports` service importing each binding on first use. The HTTP dispatcher and
+ * authorization (`HttpAuth`, with the per-user store of `ahp auth login` tokens) are built
+ * once, for the lifetime of the layer.
  *
  * @since 0.1.0
  * @category layers
@@ -37,11 +42,13 @@ export const layer = (options: Options = {}): Layer.Layer<Transport.Transports> 
     Effect.gen(function*() {
       const scope = yield* Effect.scope
       const http = yield* Effect.cached(
-        Effect.flatMap(loadHttp, ([HttpTransport, Credentials]) =>
-          Effect.map(
-            Layer.buildWithScope(Layer.merge(HttpTransport.layerDispatcher, Credentials.layerEnv()), scope),
+        Effect.flatMap(loadHttp, ([HttpTransport, Credentials, TokenStore]) => {
+          const platform = Layer.mergeAll(HttpTransport.layerDispatcher, Credentials.layerEnv(), TokenStore.layerConfig())
+          return Effect.map(
+            Layer.buildWithScope(Layer.provideMerge(HttpTransport.layerAuth(), platform), scope),
             (context) => ({ HttpTransport, context })
-          ))
+          )
+        })
       )
       return Transport.Transports.of({
         connect: (backend, connectOptions) => {
@@ -53,7 +60,7 @@ export const layer = (options: Options = {}): Layer.Layer<Transport.Transports> 
                 StdioTransport.connect(transport, options.stdio, { ...connectOptions, backend: backend.id })
             )
             : Effect.flatMap(http, ({ HttpTransport, context }) =>
-              Effect.provide(HttpTransport.connect(transport, backend.authentication), context))
+              Effect.provide(HttpTransport.connect(transport, backend.authentication, {}, { backend: backend.id }), context))
         }
       })
     })

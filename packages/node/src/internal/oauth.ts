@@ -1,20 +1,28 @@
 /**
- * OAuth 2.0 client credentials for an explicit `oauth` binding: authorization server
- * metadata discovery (RFC 8414, then OpenID Connect, in MCP's order), a token request
- * bound to the protected resource (RFC 8707), and a token cache that expires shortly
- * before `expires_in` and can be invalidated after a 401.
+ * The OAuth 2.0 pieces of HTTP endpoint authentication:
  *
- * A token endpoint learned from metadata obeys the rules of a configured URL and cannot
- * downgrade its issuer: `https`, or plain `http` to a loopback host only when the issuer
- * itself is a plain-`http` loopback URL; no user information; the issuer's own origin,
- * unless its origin is listed in `tokenEndpointOrigins`. Otherwise the exchange fails with
- * `credential` before the client secret is sent anywhere.
+ * - `WWW-Authenticate` challenges (`Bearer` parameters: `resource_metadata`, `scope`);
+ * - RFC 9728 protected-resource discovery: the challenge's `resource_metadata`, otherwise
+ *   the well-known locations in MCP's order (path-specific, then origin root), with the
+ *   resource identifier validated as RFC 9728 §3.3 requires;
+ * - authorization server metadata (RFC 8414, then OpenID Connect, in MCP's order) whose
+ *   `issuer` must equal the expected issuer exactly;
+ * - token requests (client credentials, authorization code, refresh) bound to the protected
+ *   resource (RFC 8707).
+ *
+ * Everything learned from a server is untrusted. A discovered URL obeys the rules of a
+ * configured URL (`http.checkTarget`), cannot downgrade from `https` to plain `http`, and
+ * cannot lead to a loopback or private address unless the URL it was learned from is on
+ * one itself. A token endpoint must also be on its issuer's origin unless
+ * `tokenEndpointOrigins` allows its own; otherwise the exchange fails with `credential`
+ * before a client secret, code or refresh token is sent anywhere. Metadata and token
+ * answers are read up to `maxMetadataBytes`. Details never contain tokens, secrets or text
+ * the servers sent.
  *
  * @internal
  */
 import type * as TransportApi from "@effect-ahp/harness/Transport"
 import { Json } from "@effect-ahp/protocol"
-import type { Registration } from "@effect-ahp/protocol"
 import type * as Undici from "undici"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -22,69 +30,137 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as SynchronizedRef from "effect/SynchronizedRef"
-import * as Credentials from "../Credentials.js"
 import * as http from "./http.js"
-
-/** @internal */
-export interface TokenSource {
-  readonly get: Effect.Effect<Redacted.Redacted<string>, TransportApi.TransportError>
-  readonly invalidate: Effect.Effect<void>
-}
 
 /** @internal */
 export interface OAuthConfig {
   readonly dispatcher: Undici.Dispatcher
-  readonly credentials: Credentials.CredentialResolver["Type"]
-  readonly maxBodyBytes: number
+  /** The largest metadata or token answer read, in bytes. */
+  readonly maxMetadataBytes: number
   readonly refreshMargin: Duration.Duration
-  /** The endpoint's exchanges in flight: closing the endpoint also aborts a token request. */
+  /** The endpoint's exchanges in flight: closing the endpoint also aborts OAuth requests. */
   readonly inFlight?: http.InFlight | undefined
   /** Origins a token endpoint may have besides its issuer's (as `URL.origin` strings). */
   readonly tokenEndpointOrigins?: ReadonlySet<string> | undefined
 }
 
-interface Cached {
-  readonly token: Redacted.Redacted<string>
-  readonly expiresAt: number | undefined
-}
+/** @internal */
+export const credentialFailure = (detail: string) => http.failure("credential", detail)
 
-const credentialFailure = (detail: string) => http.failure("credential", detail)
+// ---------------------------------------------------------------------------------------
+// Challenges
+// ---------------------------------------------------------------------------------------
 
 /**
- * The metadata locations to try for an issuer, in order: RFC 8414 (path inserted after
- * the well-known prefix), OpenID Connect with path insertion, OpenID Connect appended.
+ * What a `Bearer` challenge says.
  *
  * @internal
  */
-export const metadataUrls = (issuer: URL): Array<string> => {
-  const path = issuer.pathname === "/" ? "" : issuer.pathname.replace(/\/$/, "")
-  const urls = [
-    `${issuer.origin}/.well-known/oauth-authorization-server${path}`,
-    `${issuer.origin}/.well-known/openid-configuration${path}`,
-    `${issuer.origin}${path}/.well-known/openid-configuration`
-  ]
-  return urls.filter((url, i) => urls.indexOf(url) === i)
+export interface Challenge {
+  readonly resourceMetadata: string | undefined
+  readonly scopes: ReadonlyArray<string> | undefined
 }
 
-/** Sends `outgoing`; a 200 JSON object answer is its value, any other answer is none. */
-const readJsonObject = (
-  config: OAuthConfig,
-  outgoing: http.Outgoing,
-  what: string
-): Effect.Effect<Option.Option<Json.JsonObject>, TransportApi.TransportError> =>
-  Effect.flatMap(http.exchange(config.dispatcher, outgoing, config.maxBodyBytes, what, config.inFlight), (incoming) => {
-    if (incoming.status !== 200 || !http.isJson(incoming)) return Effect.succeedNone
-    if (incoming.body === undefined) return Effect.fail(http.oversized(what, config.maxBodyBytes))
-    return Effect.succeed(Either.match(Json.parseBytes(incoming.body), {
-      onLeft: () => Option.none(),
-      onRight: (value) => Json.isObject(value) ? Option.some(value) : Option.none()
-    }))
-  })
+const tchar = /[!#$%&'*+\-.^_`|~0-9A-Za-z]/
 
-const acceptJson = { accept: "application/json" } as const
+/**
+ * The parameters of the `Bearer` challenge(s) among the `WWW-Authenticate` values (RFC 9110
+ * §11.6.1 syntax: `scheme param=token, param="quoted", …`, several challenges separated by
+ * commas). A value that cannot be parsed is ignored from where it stops making sense;
+ * parameters of other schemes are ignored.
+ *
+ * @internal
+ */
+export const parseChallenges = (values: string | ReadonlyArray<string> | undefined): Challenge => {
+  const params = new Map<string, string>()
+  for (const value of values === undefined ? [] : typeof values === "string" ? [values] : values) {
+    let i = 0
+    let scheme: string | undefined = undefined
+    const skip = (chars: RegExp) => {
+      while (i < value.length && chars.test(value[i]!)) i++
+    }
+    const token = (): string => {
+      const start = i
+      while (i < value.length && tchar.test(value[i]!)) i++
+      return value.slice(start, i)
+    }
+    while (i < value.length) {
+      skip(/[\s,]/)
+      const name = token()
+      if (name === "") break
+      skip(/[ \t]/)
+      if (value[i] !== "=") {
+        // A new challenge: its scheme, possibly followed by its first parameter.
+        scheme = name.toLowerCase()
+        continue
+      }
+      i++
+      skip(/[ \t]/)
+      let param: string
+      if (value[i] === "\"") {
+        i++
+        let text = ""
+        while (i < value.length && value[i] !== "\"") {
+          if (value[i] === "\\" && i + 1 < value.length) i++
+          text += value[i]
+          i++
+        }
+        i++
+        param = text
+      } else {
+        const start = i
+        while (i < value.length && !/[\s,]/.test(value[i]!)) i++
+        param = value.slice(start, i)
+      }
+      const key = name.toLowerCase()
+      if (scheme === "bearer" && !params.has(key)) params.set(key, param)
+    }
+  }
+  const scope = params.get("scope")
+  return {
+    resourceMetadata: params.get("resource_metadata"),
+    scopes: scope === undefined ? undefined : scope.split(" ").filter((s) => s !== "")
+  }
+}
 
-const noOrigins: ReadonlySet<string> = new Set()
+// ---------------------------------------------------------------------------------------
+// Destination rules for discovered URLs
+// ---------------------------------------------------------------------------------------
+
+const privateV4 = /^(?:10\.|127\.|169\.254\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.|0\.)/
+
+/** Whether a URL host is loopback or private (by name or literal address). */
+const isLocal = (hostname: string): boolean => {
+  if (hostname === "localhost" || hostname.endsWith(".localhost")) return true
+  if (/^\d{1,3}(?:\.\d{1,3}){3}$/.test(hostname)) return privateV4.test(hostname)
+  if (hostname.startsWith("[")) {
+    const v6 = hostname.slice(1, -1).toLowerCase()
+    return v6 === "::1" || v6 === "::" || /^f[cd]/.test(v6) || /^fe[89ab]/.test(v6) || v6.startsWith("::ffff:")
+  }
+  return false
+}
+
+/**
+ * Checks a URL learned from a server against the URL it was learned from (`anchor`): the
+ * rules of a configured URL, no downgrade from `https`, and no loopback or private host
+ * unless the anchor's host is one. Every refusal is `credential`.
+ *
+ * @internal
+ */
+export const checkDiscovered = (url: string, anchor: URL, what: string): Either.Either<URL, TransportApi.TransportError> => {
+  const target = http.checkTarget(url, what)
+  if (Either.isLeft(target)) {
+    return Either.left(credentialFailure(`the ${what} must be an https URL (plain http only on loopback)`))
+  }
+  const parsed = target.right
+  if (parsed.protocol !== "https:" && anchor.protocol === "https:") {
+    return Either.left(credentialFailure(`the ${what} must use https like the URL it was learned from`))
+  }
+  if (isLocal(parsed.hostname) && !isLocal(anchor.hostname)) {
+    return Either.left(credentialFailure(`the ${what} points to a loopback or private address`))
+  }
+  return Either.right(parsed)
+}
 
 /**
  * The origins of a list of URLs (or origins), as `URL.origin` gives them; entries that are
@@ -99,6 +175,8 @@ export const originsOf = (urls: ReadonlyArray<string>): ReadonlySet<string> => {
   }
   return origins
 }
+
+const noOrigins: ReadonlySet<string> = new Set()
 
 /**
  * Checks a token endpoint learned from `issuer`'s metadata: the rules of a configured URL
@@ -126,53 +204,287 @@ export const checkTokenEndpoint = (
   return Either.right(url)
 }
 
-const discover = (config: OAuthConfig, issuer: string) =>
+// ---------------------------------------------------------------------------------------
+// Metadata
+// ---------------------------------------------------------------------------------------
+
+const acceptJson = { accept: "application/json" } as const
+
+/** Sends `outgoing`; a 200 JSON object answer is its value, any other answer is none. */
+const readJsonObject = (
+  config: OAuthConfig,
+  outgoing: http.Outgoing,
+  what: string
+): Effect.Effect<Option.Option<Json.JsonObject>, TransportApi.TransportError> =>
+  Effect.flatMap(http.exchange(config.dispatcher, outgoing, config.maxMetadataBytes, what, config.inFlight), (incoming) => {
+    if (incoming.status !== 200 || !http.isJson(incoming)) return Effect.succeedNone
+    if (incoming.body === undefined) return Effect.fail(http.oversized(what, config.maxMetadataBytes))
+    return Effect.succeed(Either.match(Json.parseBytes(incoming.body), {
+      onLeft: () => Option.none(),
+      onRight: (value) => Json.isObject(value) ? Option.some(value) : Option.none()
+    }))
+  })
+
+const getJson = (config: OAuthConfig, url: URL, what: string) =>
+  readJsonObject(config, { url, method: "GET", headers: acceptJson }, what)
+
+/** The resource identifier of a URL: without fragment (and as `URL.href` normalizes it). */
+const resourceOf = (url: URL): string => {
+  const copy = new URL(url.href)
+  copy.hash = ""
+  return copy.href
+}
+
+/** Whether `value` names the resource `expected` (compared as normalized URLs). */
+const sameResource = (value: string, expected: string): boolean =>
+  URL.canParse(value) && resourceOf(new URL(value)) === expected
+
+/**
+ * The RFC 9728 well-known locations of an endpoint's metadata in MCP's order: the path
+ * inserted after the well-known prefix (when there is a path), then the origin root.
+ *
+ * @internal
+ */
+export const protectedResourceUrls = (endpoint: URL): Array<{ readonly url: string; readonly root: boolean }> => {
+  const path = endpoint.pathname === "/" ? "" : endpoint.pathname.replace(/\/$/, "")
+  const root = `${endpoint.origin}/.well-known/oauth-protected-resource`
+  return path === "" ? [{ url: root, root: true }] : [{ url: `${root}${path}`, root: false }, { url: root, root: true }]
+}
+
+/**
+ * What a protected resource's metadata says, once validated.
+ *
+ * @internal
+ */
+export interface ProtectedResource {
+  /** The resource identifier tokens are requested for (RFC 8707). */
+  readonly resource: string
+  /** The authorization servers it names, in its order. */
+  readonly authorizationServers: ReadonlyArray<string>
+}
+
+/**
+ * Validates protected-resource metadata fetched for `endpoint`: its `resource` must be the
+ * endpoint's URL (or, for metadata found at the origin root, the origin), and it must name
+ * at least one authorization server.
+ */
+const validateResource = (
+  metadata: Json.JsonObject,
+  endpoint: URL,
+  root: boolean
+): Either.Either<ProtectedResource, TransportApi.TransportError> => {
+  const resource = metadata.resource
+  const expected = resourceOf(endpoint)
+  const origin = `${endpoint.origin}/`
+  if (typeof resource !== "string" || !(sameResource(resource, expected) || (root && sameResource(resource, origin)))) {
+    return Either.left(credentialFailure("the protected resource metadata names a different resource than the endpoint"))
+  }
+  const servers = metadata.authorization_servers
+  if (!Array.isArray(servers) || servers.length === 0 || !servers.every((s) => typeof s === "string")) {
+    return Either.left(credentialFailure("the protected resource metadata names no authorization server"))
+  }
+  return Either.right({ resource, authorizationServers: servers as ReadonlyArray<string> })
+}
+
+/**
+ * RFC 9728 discovery for an endpoint after a 401: the challenge's `resource_metadata` when
+ * present (and only it), otherwise the well-known locations in order; a location that does
+ * not answer 200 with a JSON object is skipped. Fails with `credential` when no valid
+ * metadata is found or the metadata found is invalid.
+ *
+ * @internal
+ */
+export const discoverResource = (
+  config: OAuthConfig,
+  endpoint: URL,
+  challenge: Challenge
+): Effect.Effect<ProtectedResource, TransportApi.TransportError> =>
+  Effect.gen(function*() {
+    if (challenge.resourceMetadata !== undefined) {
+      const url = yield* checkDiscovered(challenge.resourceMetadata, endpoint, "protected resource metadata URL")
+      const metadata = yield* getJson(config, url, "protected resource metadata")
+      if (Option.isNone(metadata)) {
+        return yield* credentialFailure("the protected resource metadata named by the challenge is unavailable")
+      }
+      return yield* validateResource(metadata.value, endpoint, false)
+    }
+    for (const { root, url } of protectedResourceUrls(endpoint)) {
+      const metadata = yield* getJson(config, new URL(url), "protected resource metadata")
+      if (Option.isSome(metadata)) return yield* validateResource(metadata.value, endpoint, root)
+    }
+    return yield* credentialFailure("the endpoint is protected but publishes no protected resource metadata")
+  })
+
+/**
+ * What `selectClient` needs of a configured client.
+ *
+ * @internal
+ */
+export interface LocalClient {
+  readonly issuer: string
+  readonly clientId: string
+  readonly scopes?: ReadonlyArray<string> | undefined
+}
+
+/**
+ * A client selected for a resource, and what a token is requested for.
+ *
+ * @internal
+ */
+export interface Selected<C> {
+  readonly client: C
+  readonly key: { readonly issuer: string; readonly resource: string; readonly clientId: string }
+  readonly scopes: ReadonlyArray<string>
+}
+
+/**
+ * The local client for a discovered resource: the first authorization server it names (in
+ * its order) for which `clients` has one (exact issuer match), provided every scope the
+ * challenge asks for is among the client's `scopes`. With it, what a token is requested
+ * for: issuer, resource, client, and the scopes (the challenge's, else the client's).
+ *
+ * @internal
+ */
+export const selectClient = <C extends LocalClient>(
+  resource: ProtectedResource,
+  challenge: Challenge,
+  clients: ReadonlyArray<C>
+): Either.Either<Selected<C>, string> => {
+  const client = resource.authorizationServers
+    .map((issuer) => clients.find((c) => c.issuer === issuer))
+    .find((c) => c !== undefined)
+  if (client === undefined) {
+    return Either.left("the endpoint's protected resource names no authorization server with a configured OAuth client")
+  }
+  const permitted = client.scopes ?? []
+  if (challenge.scopes !== undefined && !challenge.scopes.every((s) => permitted.includes(s))) {
+    return Either.left("the endpoint asks for scopes the configured OAuth client may not request")
+  }
+  return Either.right({
+    client,
+    key: { issuer: client.issuer, resource: resource.resource, clientId: client.clientId },
+    scopes: challenge.scopes ?? permitted
+  })
+}
+
+/**
+ * The metadata locations to try for an issuer, in order: RFC 8414 (path inserted after
+ * the well-known prefix), OpenID Connect with path insertion, OpenID Connect appended.
+ *
+ * @internal
+ */
+export const metadataUrls = (issuer: URL): Array<string> => {
+  const path = issuer.pathname === "/" ? "" : issuer.pathname.replace(/\/$/, "")
+  const urls = [
+    `${issuer.origin}/.well-known/oauth-authorization-server${path}`,
+    `${issuer.origin}/.well-known/openid-configuration${path}`,
+    `${issuer.origin}${path}/.well-known/openid-configuration`
+  ]
+  return urls.filter((url, i) => urls.indexOf(url) === i)
+}
+
+/**
+ * What an authorization server's metadata says, once validated.
+ *
+ * @internal
+ */
+export interface AuthorizationServer {
+  readonly issuer: string
+  readonly tokenEndpoint: URL
+  /** Absent when the metadata names none (or one that breaks the rules of discovered URLs). */
+  readonly authorizationEndpoint: URL | undefined
+  readonly codeChallengeMethods: ReadonlyArray<string>
+}
+
+/**
+ * Fetches and validates an issuer's metadata: the first location answering a JSON object
+ * decides; its `issuer` must equal `issuer` exactly and its token endpoint pass
+ * `checkTokenEndpoint`.
+ *
+ * @internal
+ */
+export const discoverIssuer = (
+  config: OAuthConfig,
+  issuer: string
+): Effect.Effect<AuthorizationServer, TransportApi.TransportError> =>
   Effect.gen(function*() {
     const issuerUrl = yield* http.checkTarget(issuer, "OAuth issuer")
     for (const url of metadataUrls(issuerUrl)) {
-      const metadata = yield* readJsonObject(
-        config,
-        { url: new URL(url), method: "GET", headers: acceptJson },
-        "authorization server metadata"
-      )
+      const metadata = yield* getJson(config, new URL(url), "authorization server metadata")
       if (Option.isNone(metadata)) continue
-      if (metadata.value.issuer !== issuer) {
+      const found = metadata.value
+      if (found.issuer !== issuer) {
         return yield* credentialFailure("the authorization server metadata names a different issuer")
       }
-      const endpoint = metadata.value.token_endpoint
-      if (typeof endpoint !== "string") {
+      if (typeof found.token_endpoint !== "string") {
         return yield* credentialFailure("the authorization server metadata has no token endpoint")
       }
-      return yield* checkTokenEndpoint(endpoint, issuerUrl, config.tokenEndpointOrigins ?? noOrigins)
+      const tokenEndpoint = yield* checkTokenEndpoint(
+        found.token_endpoint,
+        issuerUrl,
+        config.tokenEndpointOrigins ?? noOrigins
+      )
+      const authorization = typeof found.authorization_endpoint === "string"
+        ? Either.getRight(checkDiscovered(found.authorization_endpoint, issuerUrl, "authorization endpoint"))
+        : Option.none()
+      const methods = found.code_challenge_methods_supported
+      return {
+        issuer,
+        tokenEndpoint,
+        authorizationEndpoint: Option.getOrUndefined(authorization),
+        codeChallengeMethods: Array.isArray(methods) ? methods.filter((m): m is string => typeof m === "string") : []
+      } satisfies AuthorizationServer
     }
     return yield* credentialFailure("no authorization server metadata was found for the issuer")
   })
 
-const requestToken = (config: OAuthConfig, oauth: Registration.OAuth, endpoint: URL) =>
+// ---------------------------------------------------------------------------------------
+// Tokens
+// ---------------------------------------------------------------------------------------
+
+/**
+ * A token issued by a token endpoint.
+ *
+ * @internal
+ */
+export interface Token {
+  readonly accessToken: Redacted.Redacted<string>
+  readonly refreshToken: Redacted.Redacted<string> | undefined
+  /** When to stop using it (`expires_in` less the refresh margin), in epoch milliseconds. */
+  readonly expiresAt: number | undefined
+}
+
+const usable = /^[\x21-\x7e]+$/
+
+/**
+ * Whether a token can still be used at `now`.
+ *
+ * @internal
+ */
+export const isFresh = (token: { readonly expiresAt?: number | undefined }, now: number): boolean =>
+  token.expiresAt === undefined || now < token.expiresAt
+
+/**
+ * Sends a token request (`application/x-www-form-urlencoded`) to a checked token endpoint
+ * and validates the answer: a usable bearer access token, an optional refresh token.
+ *
+ * @internal
+ */
+export const requestToken = (
+  config: OAuthConfig,
+  endpoint: URL,
+  form: ReadonlyArray<readonly [string, string]>
+): Effect.Effect<Token, TransportApi.TransportError> =>
   Effect.gen(function*() {
-    const secret = oauth.clientSecretRef === undefined
-      ? Option.none<Redacted.Redacted<string>>()
-      : Option.some(
-        yield* config.credentials.resolve({ kind: "ref", name: oauth.clientSecretRef }).pipe(
-          Effect.mapError((error) => credentialFailure(`the OAuth client secret is unavailable: ${error.message}`))
-        )
-      )
-    const form: Array<[string, string]> = [
-      ["grant_type", "client_credentials"],
-      ["client_id", oauth.clientId],
-      ["resource", oauth.resource]
-    ]
-    if (Option.isSome(secret)) form.push(["client_secret", Redacted.value(secret.value)])
-    if (oauth.scopes !== undefined && oauth.scopes.length > 0) form.push(["scope", oauth.scopes.join(" ")])
     const answer = yield* readJsonObject(config, {
       url: endpoint,
       method: "POST",
       headers: { ...acceptJson, "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams(form).toString()
+      body: new URLSearchParams(form.map(([k, v]): [string, string] => [k, v])).toString()
     }, "token endpoint")
     if (Option.isNone(answer)) return yield* credentialFailure("the token endpoint did not issue a token")
-    const { access_token, expires_in, token_type } = answer.value
-    if (typeof access_token !== "string" || !/^[\x21-\x7e]+$/.test(access_token)) {
+    const { access_token, expires_in, refresh_token, token_type } = answer.value
+    if (typeof access_token !== "string" || !usable.test(access_token)) {
       return yield* credentialFailure("the token endpoint answered without a usable access token")
     }
     if (typeof token_type !== "string" || token_type.toLowerCase() !== "bearer") {
@@ -183,33 +495,30 @@ const requestToken = (config: OAuthConfig, oauth: Registration.OAuth, endpoint: 
     const expiresAt = lifetime === undefined
       ? undefined
       : now + lifetime - Math.min(Duration.toMillis(config.refreshMargin), lifetime / 2)
-    return { token: Redacted.make(access_token), expiresAt } satisfies Cached
+    return {
+      accessToken: Redacted.make(access_token),
+      refreshToken: typeof refresh_token === "string" && usable.test(refresh_token) ? Redacted.make(refresh_token) : undefined,
+      expiresAt
+    } satisfies Token
   })
 
 /**
- * A token source for the `client_credentials` flow. The token endpoint is discovered once
- * per endpoint; tokens are cached until shortly before they expire (or until invalidated;
- * a token without `expires_in` is kept until a 401 invalidates it).
+ * The form of a token request: its grant fields, then the client, the resource (RFC 8707),
+ * the scopes when there are any, and the client secret when there is one.
  *
  * @internal
  */
-export const clientCredentials = (config: OAuthConfig, oauth: Registration.OAuth): Effect.Effect<TokenSource> =>
-  Effect.gen(function*() {
-    const endpoint = yield* SynchronizedRef.make(Option.none<URL>())
-    const cache = yield* SynchronizedRef.make(Option.none<Cached>())
-    const tokenEndpoint = SynchronizedRef.modifyEffect(endpoint, (known) =>
-      Option.match(known, {
-        onSome: (url) => Effect.succeed([url, known] as const),
-        onNone: () => Effect.map(discover(config, oauth.issuer), (url) => [url, Option.some(url)] as const)
-      }))
-    const get = SynchronizedRef.modifyEffect(cache, (cached) =>
-      Effect.gen(function*() {
-        const now = yield* Clock.currentTimeMillis
-        if (Option.isSome(cached) && (cached.value.expiresAt === undefined || now < cached.value.expiresAt)) {
-          return [cached.value.token, cached] as const
-        }
-        const fresh = yield* Effect.flatMap(tokenEndpoint, (url) => requestToken(config, oauth, url))
-        return [fresh.token, Option.some(fresh)] as const
-      }))
-    return { get, invalidate: SynchronizedRef.set(cache, Option.none()) }
-  })
+export const tokenForm = (
+  grant: ReadonlyArray<readonly [string, string]>,
+  client: {
+    readonly clientId: string
+    readonly resource: string
+    readonly scopes: ReadonlyArray<string>
+    readonly secret: Option.Option<Redacted.Redacted<string>>
+  }
+): Array<readonly [string, string]> => {
+  const form: Array<readonly [string, string]> = [...grant, ["client_id", client.clientId], ["resource", client.resource]]
+  if (client.scopes.length > 0) form.push(["scope", client.scopes.join(" ")])
+  if (Option.isSome(client.secret)) form.push(["client_secret", Redacted.value(client.secret.value)])
+  return form
+}

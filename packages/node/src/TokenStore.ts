@@ -1,0 +1,251 @@
+/**
+ * The per-user store of OAuth tokens obtained by an interactive login
+ * (`authorization_code_pkce`), keyed by issuer, protected resource and client. Values are
+ * `Redacted` in memory; the file layer keeps them in one JSON file readable by its owner
+ * only (mode 0600, in a directory of mode 0700), replaced atomically on every change.
+ *
+ * The file's location comes from `Config`: `AHP_OAUTH_TOKENS` when set, otherwise
+ * `ahp/oauth-tokens.json` under `XDG_STATE_HOME`, otherwise under `HOME/.local/state`.
+ *
+ * @since 0.1.0
+ */
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
+import * as fs from "node:fs"
+import * as path from "node:path"
+
+/**
+ * What a stored token is for.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Key {
+  readonly issuer: string
+  readonly resource: string
+  readonly clientId: string
+}
+
+/**
+ * A stored token.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Entry extends Key {
+  readonly scopes: ReadonlyArray<string>
+  readonly accessToken: Redacted.Redacted<string>
+  readonly refreshToken: Redacted.Redacted<string> | undefined
+  /** When the access token stops being used, in epoch milliseconds; none: until rejected. */
+  readonly expiresAt: number | undefined
+}
+
+/**
+ * The store could not be read or written. The message names the file, never a token.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class TokenStoreError extends Schema.TaggedError<TokenStoreError>("@effect-ahp/node/TokenStoreError")(
+  "TokenStoreError",
+  {
+    reason: Schema.Literal("location", "read", "write", "format"),
+    file: Schema.optionalWith(Schema.String, { exact: true })
+  }
+) {
+  override get message(): string {
+    const file = this.file ?? "the OAuth token file"
+    switch (this.reason) {
+      case "location":
+        return "the OAuth token file location is not configured (set AHP_OAUTH_TOKENS, XDG_STATE_HOME or HOME)"
+      case "read":
+        return `${file} cannot be read`
+      case "write":
+        return `${file} cannot be written`
+      case "format":
+        return `${file} is not an OAuth token file`
+    }
+  }
+}
+
+/**
+ * The token store.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class TokenStore extends Context.Tag("@effect-ahp/node/TokenStore")<TokenStore, {
+  readonly get: (key: Key) => Effect.Effect<Option.Option<Entry>, TokenStoreError>
+  /** Adds or replaces the entry for its key. */
+  readonly put: (entry: Entry) => Effect.Effect<void, TokenStoreError>
+  /** Removes the entry for a key; succeeds with whether there was one. */
+  readonly remove: (key: Key) => Effect.Effect<boolean, TokenStoreError>
+  readonly list: Effect.Effect<ReadonlyArray<Entry>, TokenStoreError>
+}>() {}
+
+/**
+ * Whether two keys are the same.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const sameKey = (a: Key, b: Key): boolean =>
+  a.issuer === b.issuer && a.resource === b.resource && a.clientId === b.clientId
+
+const StoredEntry = Schema.Struct({
+  issuer: Schema.String,
+  resource: Schema.String,
+  clientId: Schema.String,
+  scopes: Schema.Array(Schema.String),
+  accessToken: Schema.String,
+  refreshToken: Schema.optionalWith(Schema.String, { exact: true }),
+  expiresAt: Schema.optionalWith(Schema.Number, { exact: true })
+})
+
+const StoredFile = Schema.parseJson(Schema.Struct({ version: Schema.Literal(1), tokens: Schema.Array(StoredEntry) }))
+
+const decodeFile = Schema.decodeUnknownEither(StoredFile)
+const encodeFile = Schema.encodeSync(StoredFile)
+
+const fromStored = (stored: typeof StoredEntry.Type): Entry => ({
+  issuer: stored.issuer,
+  resource: stored.resource,
+  clientId: stored.clientId,
+  scopes: stored.scopes,
+  accessToken: Redacted.make(stored.accessToken),
+  refreshToken: stored.refreshToken === undefined ? undefined : Redacted.make(stored.refreshToken),
+  expiresAt: stored.expiresAt
+})
+
+const toStored = (entry: Entry): typeof StoredEntry.Type => ({
+  issuer: entry.issuer,
+  resource: entry.resource,
+  clientId: entry.clientId,
+  scopes: entry.scopes,
+  accessToken: Redacted.value(entry.accessToken),
+  ...(entry.refreshToken === undefined ? {} : { refreshToken: Redacted.value(entry.refreshToken) }),
+  ...(entry.expiresAt === undefined ? {} : { expiresAt: entry.expiresAt })
+})
+
+/** Builds a store from reading and replacing the whole list; changes are serialized. */
+const fromList = (
+  read: Effect.Effect<ReadonlyArray<Entry>, TokenStoreError>,
+  write: (entries: ReadonlyArray<Entry>) => Effect.Effect<void, TokenStoreError>
+): Effect.Effect<TokenStore["Type"]> =>
+  Effect.map(Effect.makeSemaphore(1), (semaphore) => {
+    const change = <A>(f: (entries: ReadonlyArray<Entry>) => readonly [A, ReadonlyArray<Entry> | undefined]) =>
+      semaphore.withPermits(1)(
+        Effect.flatMap(read, (entries) => {
+          const [result, next] = f(entries)
+          return next === undefined ? Effect.succeed(result) : Effect.as(write(next), result)
+        })
+      )
+    return TokenStore.of({
+      get: (key) => Effect.map(read, (entries) => Option.fromNullable(entries.find((e) => sameKey(e, key)))),
+      put: (entry) => change((entries) => [undefined, [...entries.filter((e) => !sameKey(e, entry)), entry]]),
+      remove: (key) =>
+        change((entries) => {
+          const kept = entries.filter((e) => !sameKey(e, key))
+          return kept.length === entries.length ? [false, undefined] : [true, kept]
+        }),
+      list: read
+    })
+  })
+
+/**
+ * A store in one file (absent: no tokens). The file is written to a temporary file of mode
+ * 0600 beside it and renamed over it; its directory is created with mode 0700.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeFile = (file: string): Effect.Effect<TokenStore["Type"]> =>
+  fromList(
+    Effect.flatMap(
+      Effect.try({
+        try: () => fs.existsSync(file) ? fs.readFileSync(file, "utf8") : undefined,
+        catch: () => new TokenStoreError({ reason: "read", file })
+      }),
+      (text) => {
+        if (text === undefined) return Effect.succeed([])
+        const decoded = decodeFile(text)
+        return Either.isRight(decoded)
+          ? Effect.succeed(decoded.right.tokens.map(fromStored))
+          : Effect.fail(new TokenStoreError({ reason: "format", file }))
+      }
+    ),
+    (entries) =>
+      Effect.try({
+        try: () => {
+          const directory = path.dirname(file)
+          fs.mkdirSync(directory, { recursive: true, mode: 0o700 })
+          const temporary = path.join(directory, `.${path.basename(file)}.${process.pid}.tmp`)
+          fs.writeFileSync(temporary, encodeFile({ version: 1, tokens: entries.map(toStored) }), { mode: 0o600 })
+          fs.chmodSync(temporary, 0o600)
+          fs.renameSync(temporary, file)
+        },
+        catch: () => new TokenStoreError({ reason: "write", file })
+      })
+  )
+
+/**
+ * Where the token file is: `AHP_OAUTH_TOKENS`, otherwise `ahp/oauth-tokens.json` under
+ * `XDG_STATE_HOME`, otherwise under `HOME/.local/state`.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const fileConfig: Config.Config<string> = Config.string("AHP_OAUTH_TOKENS").pipe(
+  Config.orElse(() =>
+    Config.string("XDG_STATE_HOME").pipe(
+      Config.orElse(() => Config.map(Config.string("HOME"), (home) => path.join(home, ".local", "state")))
+    ).pipe(Config.map((state) => path.join(state, "ahp", "oauth-tokens.json")))
+  )
+)
+
+/**
+ * A store in the file `config` names (by default `fileConfig`). The location is read when
+ * the store is first used, so a layer without one configured only fails the calls that need
+ * it (with `location`).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerConfig = (config: Config.Config<string> = fileConfig): Layer.Layer<TokenStore> =>
+  Layer.effect(
+    TokenStore,
+    Effect.map(
+      Effect.cached(
+        Effect.flatMap(
+          Effect.mapError(config, () => new TokenStoreError({ reason: "location" })),
+          makeFile
+        )
+      ),
+      (store) =>
+        TokenStore.of({
+          get: (key) => Effect.flatMap(store, (s) => s.get(key)),
+          put: (entry) => Effect.flatMap(store, (s) => s.put(entry)),
+          remove: (key) => Effect.flatMap(store, (s) => s.remove(key)),
+          list: Effect.flatMap(store, (s) => s.list)
+        })
+    )
+  )
+
+/**
+ * A store in memory, for tests.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerMemory = (entries: ReadonlyArray<Entry> = []): Layer.Layer<TokenStore> =>
+  Layer.effect(
+    TokenStore,
+    Effect.flatMap(Ref.make(entries), (ref) => fromList(Ref.get(ref), (next) => Ref.set(ref, next)))
+  )
