@@ -105,7 +105,7 @@ export const layer = (
  * The service with the Node platform: a keep-alive undici dispatcher (never follows
  * redirects), `Credentials.layerEnv(credentialRefs)`, whose values are also redacted
  * from stdio stderr tails, and the per-user `TokenStore.layerConfig()` of OAuth logins; with
- * them the attachment upload client (`HttpUpload`, its `UploadAuth` from context if any) and
+ * them the attachment upload client (`HttpUpload`, authorizing through an `HttpAuth` of the same `options.http`) and
  * file sources (`AttachmentFiles`).
  *
  * @since 0.1.0
@@ -121,7 +121,7 @@ export const layerNode = (
 ): Layer.Layer<TransportApi.Transports | Uploads.Uploads | Attachment.Files> =>
   Layer.mergeAll(
     layer({ ...options, secrets: [...(options.secrets ?? []), ...Object.values(options.credentialRefs ?? {})] }),
-    HttpUpload.layer(options.upload),
+    HttpUpload.layer({ ...options.http, ...options.upload }),
     AttachmentFiles.layer
   ).pipe(
     Layer.provide(
