@@ -26,12 +26,14 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
 import * as Layer from "effect/Layer"
 import * as Random from "effect/Random"
 import * as Ref from "effect/Ref"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
+import * as Audit from "./Audit.js"
 import * as Boundary from "./Boundary.js"
 import * as Chain from "./Chain.js"
 import * as Tracing from "./Tracing.js"
@@ -234,6 +236,26 @@ export const make = (registration: unknown, options?: Options) =>
       endpoints.set(backend.id, yield* Effect.either(transports.connect(backend, { observationTimeoutMs })))
     }
     yield* startAll(endpoints)
+    // Without an Audit service in context a call does no audit work at all.
+    const audit = Option.getOrUndefined(yield* Effect.serviceOption(Audit.Audit))
+    const record = (
+      before: Json.JsonObject,
+      final: Chain.Progress,
+      result: Pick<DispatchResult, "decision" | "observations" | "interrupted">
+    ) =>
+      audit === undefined ? Effect.void : Effect.flatMap(
+        Effect.clockWith((clock) => clock.currentTimeMillis),
+        (settledAt) =>
+          audit.record({
+            before,
+            after: final.event,
+            steps: final.steps,
+            decision: result.decision,
+            observations: result.observations,
+            interrupted: result.interrupted,
+            settledAt
+          })
+      )
     const endpoint = (route: Registry.Route): Effect.Effect<Endpoint, TransportError> =>
       endpoints.get(route.backend.id) ??
         Effect.fail(new TransportError({ reason: "unsupported", detail: `backend ${route.backend.id} is not connected` }))
@@ -284,7 +306,7 @@ export const make = (registration: unknown, options?: Options) =>
       })
       if (recipients.length === 0) {
         const observations: ReadonlyArray<Observation.Observation> = []
-        return {
+        const result = {
           event: final.event,
           decision: Settlement.settle(final.state, { interrupted }),
           errors: final.failures,
@@ -292,6 +314,8 @@ export const make = (registration: unknown, options?: Options) =>
           interrupted,
           observationsDone: Effect.succeed(observations)
         } satisfies DispatchResult
+        yield* record(event, final, result)
+        return result
       }
       const deliveries = (owner: Retire.Owner) =>
         Observation.deliverAll(boundary, final.event, recipients, endpoint, {
@@ -303,10 +327,18 @@ export const make = (registration: unknown, options?: Options) =>
       if (observers !== undefined && observers !== "wait") {
         // The host's scope owns these deliveries, to the end of their retirement.
         const owner = yield* Scope.extend(Retire.makeOwner, observers.scope)
-        const fiber = yield* Effect.forkIn(Effect.map(deliveries(owner), (d) => d.observations), observers.scope)
+        const decision = Settlement.settle(final.state, { interrupted })
+        // The record waits for the deliveries' outcomes, in the host's scope.
+        const fiber = yield* Effect.forkIn(
+          Effect.tap(
+            Effect.map(deliveries(owner), (d) => d.observations),
+            (observations) => record(event, final, { decision, observations, interrupted })
+          ),
+          observers.scope
+        )
         return {
           event: final.event,
-          decision: Settlement.settle(final.state, { interrupted }),
+          decision,
           errors: final.failures,
           observations: Observation.pending(recipients),
           interrupted,
@@ -314,7 +346,7 @@ export const make = (registration: unknown, options?: Options) =>
         } satisfies DispatchResult
       }
       const delivered = yield* deliveries(retiring)
-      return {
+      const result = {
         event: final.event,
         decision: Settlement.settle(final.state, { interrupted: delivered.interrupted }),
         errors: final.failures,
@@ -322,6 +354,8 @@ export const make = (registration: unknown, options?: Options) =>
         interrupted: delivered.interrupted,
         observationsDone: Effect.succeed(delivered.observations)
       } satisfies DispatchResult
+      yield* record(event, final, result)
+      return result
     }, (effect, type) => Tracing.withSpanWhenTraced("Hooks.dispatch", { attributes: { "event.type": type } })(effect))
 
     const dispatch = (type: Event.EventType, input: Json.JsonObject | Input, dispatchOptions?: DispatchOptions) => {

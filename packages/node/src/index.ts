@@ -3,6 +3,13 @@
  */
 
 /**
+ * The decision audit's JSON Lines file sink.
+ *
+ * @since 0.1.0
+ */
+export * as AuditFile from "./AuditFile.js"
+
+/**
  * Resolving credential references to redacted secret values.
  *
  * @since 0.1.0
