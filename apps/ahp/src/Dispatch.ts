@@ -18,7 +18,7 @@
  *
  * @since 0.1.0
  */
-import { Grant, Hooks, type RouteFailure } from "@effect-ahp/harness"
+import { Grant, Hooks, type RouteFailure, Tracing } from "@effect-ahp/harness"
 import type { Observation } from "@effect-ahp/harness"
 import { NodeTransports, StdioTransport } from "@effect-ahp/node"
 import { Capabilities, Discovery, Event, Intercept, Issue, Json } from "@effect-ahp/protocol"
@@ -247,7 +247,11 @@ export const run = (options: Options): Effect.Effect<void, never, Io.ExitCode> =
       )
     )
     const scope = yield* Effect.scope
-    const result = yield* hooks.dispatch(inputs.event.type, inputs.event.input, {
+    const traced = Tracing.withTraceContext(
+      inputs.event.input,
+      Tracing.traceContextFrom(process.env.TRACEPARENT, process.env.TRACESTATE)
+    )
+    const result = yield* hooks.dispatch(inputs.event.type, traced, {
       state: inputs.state,
       elicitationSchema: inputs.elicitationSchema,
       interrupt: Deferred.await(interrupt),

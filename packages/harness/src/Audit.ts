@@ -25,23 +25,7 @@ import type * as Chain from "./Chain.js"
 import * as Observation from "./Observation.js"
 import { Code } from "./RouteFailure.js"
 import type * as Settlement from "./Settlement.js"
-
-/**
- * W3C trace context as carried in `extensions["org.w3c.trace_context"]`.
- *
- * @since 0.1.0
- * @category models
- */
-export const TraceContext = Schema.Struct({
-  traceparent: Schema.String,
-  tracestate: Schema.optionalWith(Schema.String, { exact: true })
-})
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type TraceContext = typeof TraceContext.Type
+import * as Tracing from "./Tracing.js"
 
 /**
  * What one interceptor's exchange came to: `accepted` (its response published effects),
@@ -120,7 +104,7 @@ export const Record = Schema.Struct({
     sessionId: Schema.optionalWith(Schema.String, { exact: true }),
     turnId: Schema.optionalWith(Schema.String, { exact: true }),
     callId: Schema.optionalWith(Schema.String, { exact: true }),
-    traceContext: Schema.optionalWith(TraceContext, { exact: true })
+    traceContext: Schema.optionalWith(Tracing.TraceContext, { exact: true })
   }),
   interceptors: Schema.Array(Interceptor),
   settlement: Settled,
@@ -192,21 +176,6 @@ export const hash = (value: Json.JsonValue): Effect.Effect<string> =>
 const idOf = (value: Json.JsonValue | undefined): string | undefined =>
   Json.isObject(value) && typeof value.id === "string" ? value.id : undefined
 
-/**
- * The trace context an event carries in `extensions["org.w3c.trace_context"]`, if valid.
- *
- * @since 0.1.0
- * @category tracing
- */
-export const traceContextOf = (event: Json.JsonObject): TraceContext | undefined => {
-  const extensions = event.extensions
-  const carried = Json.isObject(extensions) ? extensions["org.w3c.trace_context"] : undefined
-  if (!Json.isObject(carried) || typeof carried.traceparent !== "string") return undefined
-  return typeof carried.tracestate === "string"
-    ? { traceparent: carried.traceparent, tracestate: carried.tracestate }
-    : { traceparent: carried.traceparent }
-}
-
 const summary = (effect: HookEffect.HookEffect): typeof EffectSummary.Type => {
   const described = effect as { readonly type: HookEffect.Kind; readonly target?: unknown; readonly operation?: unknown }
   return {
@@ -252,7 +221,7 @@ const stopper = (steps: ReadonlyArray<Chain.Step>): Chain.Step | undefined =>
 export const toRecord = (entry: Entry, options?: { readonly content?: boolean | undefined }): Effect.Effect<Record> =>
   Effect.map(Effect.zip(hash(entry.before), hash(entry.after)), ([before, after]): Record => {
     const event = entry.before
-    const traceContext = traceContextOf(event)
+    const traceContext = Tracing.traceContextOf(event)
     const sessionId = idOf(event.session)
     const turnId = idOf(event.turn)
     const callId = idOf(event.call)

@@ -267,7 +267,12 @@ export const make = (registration: unknown, options?: Options) =>
       dispatchOptions: DispatchOptions | undefined,
       stop: Deferred.Deferred<void> | undefined
     ) {
-      const event = yield* prepare(type, input as Json.JsonObject, source)
+      // The current span (under an installed tracer) goes to the backends, unless the
+      // input already carries a trace context.
+      const event = Tracing.withTraceContext(
+        yield* prepare(type, input as Json.JsonObject, source),
+        yield* Tracing.currentTraceContext
+      )
       const boundary = Boundary.of(type)
       const routes = registry.routes(type)
       const granted = grant.events[type]?.intercept ?? { effects: [] }

@@ -184,13 +184,26 @@ const interpretNotification = (maxBodyBytes: number): Interpret<void> => (incomi
 
 const jsonHeaders: Readonly<Record<string, string>> = { "content-type": "application/json", accept: "application/json" }
 
-/** The `traceparent` of the current span under an installed tracer; nothing otherwise. */
-const traceHeaders: Effect.Effect<Readonly<Record<string, string>>> = Effect.tracerWith((tracer) =>
-  Tracing.isBuiltIn(tracer)
-    ? Effect.succeed(jsonHeaders)
-    : Effect.map(Effect.option(Effect.currentSpan), (span) =>
-      Option.isNone(span) ? jsonHeaders : { ...jsonHeaders, ...HttpTraceContext.toHeaders(span.value) })
-)
+/** The W3C trace context headers of the event's `org.w3c.trace_context` extension, if any. */
+const eventTraceHeaders = (body: Json.JsonObject): Readonly<Record<string, string>> => {
+  const context = Tracing.traceContextOfMessage(body)
+  if (context === undefined) return jsonHeaders
+  return context.tracestate === undefined
+    ? { ...jsonHeaders, traceparent: context.traceparent }
+    : { ...jsonHeaders, traceparent: context.traceparent, tracestate: context.tracestate }
+}
+
+/**
+ * The `traceparent` of the current span under an installed tracer; otherwise the trace
+ * context the event carries, if any.
+ */
+const traceHeaders = (body: Json.JsonObject): Effect.Effect<Readonly<Record<string, string>>> =>
+  Effect.tracerWith((tracer) =>
+    Tracing.isBuiltIn(tracer)
+      ? Effect.sync(() => eventTraceHeaders(body))
+      : Effect.map(Effect.option(Effect.currentSpan), (span) =>
+        Option.isNone(span) ? eventTraceHeaders(body) : { ...jsonHeaders, ...HttpTraceContext.toHeaders(span.value) })
+  )
 
 /**
  * Connects an HTTP backend for the lifetime of the current scope. Connecting sends
@@ -245,11 +258,12 @@ export const connect = (
 
     const attempt = <A>(
       url: URL,
+      message: Json.JsonObject,
       body: string,
       auth: Authorizer,
       interpret: Interpret<A>
     ): Effect.Effect<Attempt<A>, TransportApi.TransportError> =>
-      Effect.flatMap(Effect.zip(auth.credential, traceHeaders), ([credential, headers]) =>
+      Effect.flatMap(Effect.zip(auth.credential, traceHeaders(message)), ([credential, headers]) =>
         http.exchange(dispatcher, {
           url,
           method: "POST",
@@ -274,11 +288,11 @@ export const connect = (
         const encoded = Json.encode(message)
         if (Either.isLeft(encoded)) return Effect.fail(response.unencodable(encoded.left))
         const body = encoded.right
-        return Effect.flatMap(attempt(url, body, auth, interpret), (first) => {
+        return Effect.flatMap(attempt(url, message, body, auth, interpret), (first) => {
           if (first._tag === "Done") return Effect.succeed(first.value)
           if (!auth.retryOnce) return Effect.fail(unauthorized())
           return auth.invalidate.pipe(
-            Effect.zipRight(attempt(url, body, auth, interpret)),
+            Effect.zipRight(attempt(url, message, body, auth, interpret)),
             Effect.flatMap((second) => second._tag === "Done" ? Effect.succeed(second.value) : Effect.fail(unauthorized()))
           )
         })
