@@ -67,7 +67,7 @@ const auditOptions = {
     "FILE",
     "append one decision audit record per settled call to FILE (JSON Lines; see the README)"
   ),
-  auditContent: CommandLine.flag("audit-content", "include each event in its audit record (what ahp replay needs)")
+  auditContent: CommandLine.flag("audit-content", "include each event in its audit record (to replay the calls)")
 }
 
 const dispatch = CommandLine.make({
@@ -198,7 +198,8 @@ const demo = CommandLine.make({
       "FILE",
       "keep the audit log in this file",
       "default: a temporary file, removed"
-    )
+    ),
+    ...auditOptions
   },
   run: (options): Run => load(() => import("./Demo.js"), (m) => m.run(options))
 })

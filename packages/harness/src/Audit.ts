@@ -116,7 +116,10 @@ export const Record = Schema.Struct({
   })),
   inputHash: Schema.Struct({ before: Schema.String, after: Schema.String }),
   /** Only with `content: true`: the event as dispatched, for replay. */
-  content: Schema.optionalWith(Schema.Struct({ event: Json.Value }), { exact: true })
+  content: Schema.optionalWith(
+    Schema.Struct({ event: Json.Value.annotations({ jsonSchema: { type: "object", description: "the event as dispatched" } }) }),
+    { exact: true }
+  )
 }).annotations({ identifier: "AuditRecord", description: "One settled Agent Hooks Protocol call (effect-ahp decision audit)" })
 
 /**

@@ -6,7 +6,8 @@
 import { Audit, Hooks, Transport } from "@effect-ahp/harness"
 import { Json } from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, type Layer, Schema } from "effect"
+import { Deferred, Effect, JSONSchema, type Layer, Schema } from "effect"
+import * as fs from "node:fs"
 import { createHash } from "node:crypto"
 import { answer, backends, intercept, observe, registration, toolBefore } from "./support.js"
 
@@ -152,4 +153,9 @@ describe("Audit", () => {
       const result = yield* hooks.dispatch("tool.before", toolBefore())
       assert.strictEqual(result.decision.permission, "deny")
     }).pipe(Effect.scoped))
+
+  it("docs/audit-record.schema.json is the record's JSON Schema", () => {
+    const file = new URL("../../../docs/audit-record.schema.json", import.meta.url)
+    assert.deepStrictEqual(JSON.parse(fs.readFileSync(file, "utf8")), JSONSchema.make(Audit.Record))
+  })
 })
