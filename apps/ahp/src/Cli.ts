@@ -60,6 +60,16 @@ const validate = CommandLine.make({
   run: ({ json, kind }, files): Run => load(() => import("./Validate.js"), (m) => m.run({ files, json, kind }))
 })
 
+/** The decision audit's options, shared by the commands that settle calls. */
+const auditOptions = {
+  audit: CommandLine.optionalText(
+    "audit",
+    "FILE",
+    "append one decision audit record per settled call to FILE (JSON Lines; see the README)"
+  ),
+  auditContent: CommandLine.flag("audit-content", "include each event in its audit record (to replay the calls)")
+}
+
 const dispatch = CommandLine.make({
   name: "dispatch",
   summary: "Run one boundary call through the real harness and transports; print the result as JSON",
@@ -104,6 +114,7 @@ const dispatch = CommandLine.make({
       "no-wait-observers",
       "print the result once the decision is settled (observations still complete before exit)"
     ),
+    ...auditOptions,
     pretty: CommandLine.flag("pretty", "indent the JSON output")
   },
   run: (options): Run => load(() => import("./Dispatch.js"), (m) => m.main(options))
@@ -187,7 +198,8 @@ const demo = CommandLine.make({
       "FILE",
       "keep the audit log in this file",
       "default: a temporary file, removed"
-    )
+    ),
+    ...auditOptions
   },
   run: (options): Run => load(() => import("./Demo.js"), (m) => m.run(options))
 })

@@ -34,6 +34,7 @@ import * as SecretRedactor from "./examples/SecretRedactor.js"
 import * as ShellGuard from "./examples/ShellGuard.js"
 import * as SlowBackend from "./examples/SlowBackend.js"
 import * as BridgeSession from "./hook/BridgeSession.js"
+import * as Audit from "./Audit.js"
 import * as Io from "./Io.js"
 import * as Recorder from "./Recorder.js"
 import * as Serve from "./Serve.js"
@@ -313,15 +314,21 @@ export const demo = (options: Options) =>
   )
 
 /**
- * Runs the demo with colour on a terminal (never with `NO_COLOR`); sets exit code 0 when
+ * Runs the demo with colour on a terminal (never with `NO_COLOR`), with the decision audit
+ * in `audit` when given (`--audit`); sets exit code 0 when
  * every decision is the expected one, 1 when one differs, 2 when the demo cannot run (its
  * backends or audit file cannot be set up; logged on stderr).
  *
  * @since 0.1.0
  * @category running
  */
-export const run = (options: { readonly auditFile: Option.Option<string> }) =>
+export const run = (options: {
+  readonly auditFile: Option.Option<string>
+  readonly audit: Option.Option<string>
+  readonly auditContent: boolean
+}) =>
   demo({ auditFile: options.auditFile, colour: Style.colourFor(process.stdout) }).pipe(
+    Audit.withAudit(options.audit, options.auditContent),
     Effect.flatMap((ok) => Io.exitWith(ok ? Io.exitCodes.ok : Io.exitCodes.problems)),
     Effect.catchAll((error) =>
       Effect.zipRight(Effect.logError("ahp demo cannot run", error), Io.exitWith(Io.exitCodes.failure))

@@ -1,6 +1,7 @@
 /**
  * `ahp dispatch --registration REG.json --event EVENT.json [--capabilities CAPS.json]
- * [--state STATE.json] [--source URI] [--no-wait-observers] [--pretty]`: runs one boundary
+ * [--state STATE.json] [--source URI] [--no-wait-observers] [--audit FILE [--audit-content]]
+ * [--pretty]`: runs one boundary
  * call through the real harness (`Hooks`) and the real Node transports, and prints one
  * JSON object on stdout (see `toJson`); logs go to stderr.
  *
@@ -17,11 +18,12 @@
  *
  * @since 0.1.0
  */
-import { Grant, Hooks, type RouteFailure } from "@effect-ahp/harness"
+import { Grant, Hooks, type RouteFailure, Tracing } from "@effect-ahp/harness"
 import type { Observation } from "@effect-ahp/harness"
 import { NodeTransports, StdioTransport } from "@effect-ahp/node"
 import { Capabilities, Discovery, Event, Intercept, Issue, Json } from "@effect-ahp/protocol"
 import { Deferred, Effect, Either, Exit, Fiber, Option } from "effect"
+import * as Audit from "./Audit.js"
 import * as Io from "./Io.js"
 
 /**
@@ -171,6 +173,10 @@ export interface Options {
   readonly source: Option.Option<string>
   readonly observationTimeoutMs: number
   readonly noWaitObservers: boolean
+  /** The decision audit file (JSON Lines), if any. */
+  readonly audit: Option.Option<string>
+  /** Whether audit records carry the event. */
+  readonly auditContent: boolean
   readonly pretty: boolean
 }
 
@@ -241,7 +247,11 @@ export const run = (options: Options): Effect.Effect<void, never, Io.ExitCode> =
       )
     )
     const scope = yield* Effect.scope
-    const result = yield* hooks.dispatch(inputs.event.type, inputs.event.input, {
+    const traced = Tracing.withTraceContext(
+      inputs.event.input,
+      Tracing.traceContextFrom(process.env.TRACEPARENT, process.env.TRACESTATE)
+    )
+    const result = yield* hooks.dispatch(inputs.event.type, traced, {
       state: inputs.state,
       elicitationSchema: inputs.elicitationSchema,
       interrupt: Deferred.await(interrupt),
@@ -262,6 +272,7 @@ export const run = (options: Options): Effect.Effect<void, never, Io.ExitCode> =
     yield* Effect.raceFirst(result.observationsDone, Deferred.await(interrupt))
   }).pipe(
     Effect.scoped,
+    Audit.withAudit(options.audit, options.auditContent),
     Effect.catchTags({
       InputError: (error) => Io.reportFailure(error, options.pretty),
       ConfigError: (error) => Io.reportFailure(error, options.pretty)

@@ -382,3 +382,4 @@ export const reportFailure = (
   error._tag === "InputError"
     ? Effect.zipRight(printJson(inputErrorJson(error), pretty), exitWith(exitCodes.failure))
     : Effect.zipRight(printJson(configErrorJson(error), pretty), exitWith(exitCodes.failure))
+

@@ -36,7 +36,7 @@
  *
  * @since 0.1.0
  */
-import { Capabilities, Common, type Event, Intercept, Json } from "@effect-ahp/protocol"
+import { Capabilities, Common, type Event, type HookEffect, Intercept, Json } from "@effect-ahp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
@@ -97,6 +97,22 @@ export interface Progress {
   readonly failures: ReadonlyArray<RouteFailure>
   /** Whether a continuation was requested by an accepted response of this chain. */
   readonly continued: boolean
+  /** One step per route called, in order (what the decision audit records). */
+  readonly steps: ReadonlyArray<Step>
+}
+
+/**
+ * What one called route came to: the effects it published (none: no effect) or its
+ * failure, and how long the exchange took.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Step {
+  readonly route: Registry.Route
+  readonly latencyMs: number
+  readonly effects: ReadonlyArray<HookEffect.HookEffect>
+  readonly failure: RouteFailure | undefined
 }
 
 /**
@@ -110,7 +126,8 @@ export const start = (event: Json.JsonObject, state: Settlement.PendingState): P
   state,
   called: new Set(),
   failures: [],
-  continued: false
+  continued: false,
+  steps: []
 })
 
 const failure = (
@@ -163,13 +180,19 @@ const fromRejection = (route: Registry.Route, rejection: Staging.Rejection): Rou
     ...(rejection.jsonRpcCode !== undefined ? { jsonRpcCode: rejection.jsonRpcCode } : {})
   })
 
-/** The progress after a staged response is published. */
-const toProgress = (current: Progress, staged: Staging.Staged, provenance: Settlement.Provenance): Progress => ({
+/** The progress after a staged response is published (its step is added by the caller). */
+const toProgress = (current: Progress, staged: Staging.Staged, provenance: Settlement.Provenance): Published => ({
   ...current,
+  effects: staged.effects,
   event: staged.event,
   state: Settlement.accept(current.state, staged, provenance),
   continued: current.continued || staged.effects.some((e) => e.type === "flow" && e.operation === "continue")
 })
+
+/** The progress to publish and the effects that made it. */
+interface Published extends Progress {
+  readonly effects: ReadonlyArray<HookEffect.HookEffect>
+}
 
 /**
  * One exchange with a route, from the progress accepted so far and the route's view of it:
@@ -182,7 +205,7 @@ const exchange = (
   current: Progress,
   view: Projection.View,
   deadlines: Deadlines
-): Effect.Effect<Progress, RouteFailure> =>
+): Effect.Effect<Published, RouteFailure> =>
   Effect.suspend(() => {
     const allowance: Grant.Allowance = {
       remaining: Math.max(0, input.allowance.remaining - (current.continued ? 1 : 0)),
@@ -222,9 +245,10 @@ const exchange = (
   )
 
 /** The progress after a failed route, with its failure policy applied. */
-const withFailure = (p: Progress, route: Registry.Route, failed: RouteFailure): Progress => ({
+const withFailure = (p: Progress, route: Registry.Route, failed: RouteFailure, latencyMs: number): Progress => ({
   ...p,
   failures: [...p.failures, failed],
+  steps: [...p.steps, { route, latencyMs, effects: [], failure: failed }],
   state: failed.syntheticDenial
     ? Settlement.failClosed(p.state, { backend: route.backend.id, subscription: route.label, requestId: p.event.id as string })
     : p.state
@@ -245,30 +269,34 @@ const runFrom = (
   progress: Ref.Ref<Progress>,
   called: Set<string>,
   from: number,
-  deadlines: Deadlines
+  deadlines: Deadlines,
+  started: Array<number>
 ): Effect.Effect<void> => {
   const step = (index: number, current: Progress): Effect.Effect<void> => {
     if (index >= input.routes.length || Settlement.isShortCircuit(current.state)) return Effect.void
     const route = input.routes[index]!
     called.add(route.key)
+    started[index] = deadlines.now()
     const publish = (next: Progress) =>
       Effect.flatMap(
         Ref.modify(progress, (p) => deadlines.settle() ? [true, next] : [false, p]),
         (published) => published ? step(index + 1, next) : Effect.void
       )
+    const latency = () => deadlines.now() - started[index]!
     const deliver = (view: Projection.View) =>
       deadlines.arm(
         index,
         route.timeoutMs ?? 0,
         Effect.matchEffect(exchange(input, route, current, view, deadlines), {
-          onFailure: (failed) => publish(withFailure(current, route, failed)),
-          onSuccess: publish
+          onFailure: (failed) => publish(withFailure(current, route, failed, latency())),
+          onSuccess: ({ effects, ...next }) =>
+            publish({ ...next, steps: [...next.steps, { route, latencyMs: latency(), effects, failure: undefined }] })
         })
       )
     const view = Projection.project(input.boundary, current.event, route.subscriber)
     if (view.pendingUploads.length === 0) return deliver(view)
     return Effect.matchEffect(input.prepare(route, view.pendingUploads), {
-      onFailure: (error) => publish(withFailure(current, route, fromPrepareError(route, error))),
+      onFailure: (error) => publish(withFailure(current, route, fromPrepareError(route, error), latency())),
       onSuccess: (references) => deliver(Projection.project(input.boundary, current.event, route.subscriber, references))
     })
   }
@@ -294,10 +322,12 @@ const runFrom = (
  */
 export const run = (input: Input, progress: Ref.Ref<Progress>): Effect.Effect<void> =>
   Effect.clockWith((clock) => Effect.flatMap(Effect.runtime<never>(), (runtime) => {
+    // When each route's exchange started (by index), for the latency of its step.
+    const started: Array<number> = []
     const runFiber = (called: Set<string>, from: number): Effect.Effect<void> => {
       if (from >= input.routes.length) return Effect.void
       const deadlines = new Deadlines(clock)
-      const routes = Effect.interruptible(runFrom(input, progress, called, from, deadlines))
+      const routes = Effect.interruptible(runFrom(input, progress, called, from, deadlines, started))
       return Effect.uninterruptibleMask((restore) => {
         const fiber = Runtime.runFork(runtime, routes)
         return Effect.onExit(restore(Effect.as(deadlines.wait(fiber), fiber)), (waited) =>
@@ -314,9 +344,10 @@ export const run = (input: Input, progress: Ref.Ref<Progress>): Effect.Effect<vo
         // Ended without a deadline expiring: its exit (a defect is not swallowed).
         if (deadlines.expired === undefined) return fiber.unsafePoll() ?? Effect.void
         const route = input.routes[deadlines.expired]!
-        const next = deadlines.expired + 1
+        const expired = deadlines.expired
+        const next = expired + 1
         return Effect.zipRight(
-          Ref.update(progress, (p) => withFailure(p, route, timedOut(route))),
+          Ref.update(progress, (p) => withFailure(p, route, timedOut(route), deadlines.now() - started[expired]!)),
           Effect.suspend(() => runFiber(called, next))
         )
       }))

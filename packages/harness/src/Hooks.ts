@@ -42,6 +42,7 @@ import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Attachment from "./Attachment.js"
+import * as Audit from "./Audit.js"
 import * as Boundary from "./Boundary.js"
 import * as Chain from "./Chain.js"
 import * as Tracing from "./Tracing.js"
@@ -283,6 +284,26 @@ export const make = (registration: unknown, options?: Options) =>
       endpoints.set(backend.id, yield* Effect.either(transports.connect(backend, { observationTimeoutMs })))
     }
     yield* startAll(endpoints)
+    // Without an Audit service in context a call does no audit work at all.
+    const audit = Option.getOrUndefined(yield* Effect.serviceOption(Audit.Audit))
+    const record = (
+      before: Json.JsonObject,
+      final: Chain.Progress,
+      result: Pick<DispatchResult, "decision" | "observations" | "interrupted">
+    ) =>
+      audit === undefined ? Effect.void : Effect.flatMap(
+        Effect.clockWith((clock) => clock.currentTimeMillis),
+        (settledAt) =>
+          audit.record({
+            before,
+            after: final.event,
+            steps: final.steps,
+            decision: result.decision,
+            observations: result.observations,
+            interrupted: result.interrupted,
+            settledAt
+          })
+      )
     const endpoint = (route: Registry.Route): Effect.Effect<Endpoint, TransportError> =>
       endpoints.get(route.backend.id) ??
         Effect.fail(new TransportError({ reason: "unsupported", detail: `backend ${route.backend.id} is not connected` }))
@@ -294,7 +315,12 @@ export const make = (registration: unknown, options?: Options) =>
       dispatchOptions: DispatchOptions | undefined,
       stop: Deferred.Deferred<void> | undefined
     ) {
-      const event = yield* prepare(type, input as Json.JsonObject, source)
+      // The current span (under an installed tracer) goes to the backends, unless the
+      // input already carries a trace context.
+      const event = Tracing.withTraceContext(
+        yield* prepare(type, input as Json.JsonObject, source),
+        yield* Tracing.currentTraceContext
+      )
       const boundary = Boundary.of(type)
       const routes = registry.routes(type)
       const granted = grant.events[type]?.intercept ?? { effects: [] }
@@ -352,7 +378,7 @@ export const make = (registration: unknown, options?: Options) =>
       })
       if (recipients.length === 0 || ran.interrupted) {
         const observations: ReadonlyArray<Observation.Observation> = []
-        return {
+        const result = {
           event: final.event,
           decision: Settlement.settle(final.state, { interrupted }),
           errors: final.failures,
@@ -360,6 +386,8 @@ export const make = (registration: unknown, options?: Options) =>
           interrupted,
           observationsDone: Effect.succeed(observations)
         } satisfies DispatchResult
+        yield* record(event, final, result)
+        return result
       }
       const deliveries = (owner: Retire.Owner) =>
         Observation.deliverAll(boundary, final.event, recipients, endpoint, {
@@ -372,10 +400,18 @@ export const make = (registration: unknown, options?: Options) =>
       if (observers !== undefined && observers !== "wait") {
         // The host's scope owns these deliveries, to the end of their retirement.
         const owner = yield* Scope.extend(Retire.makeOwner, observers.scope)
-        const fiber = yield* Effect.forkIn(Effect.map(deliveries(owner), (d) => d.observations), observers.scope)
+        const decision = Settlement.settle(final.state, { interrupted })
+        // The record waits for the deliveries' outcomes, in the host's scope.
+        const fiber = yield* Effect.forkIn(
+          Effect.tap(
+            Effect.map(deliveries(owner), (d) => d.observations),
+            (observations) => record(event, final, { decision, observations, interrupted })
+          ),
+          observers.scope
+        )
         return {
           event: final.event,
-          decision: Settlement.settle(final.state, { interrupted }),
+          decision,
           errors: final.failures,
           observations: Observation.pending(recipients),
           interrupted,
@@ -383,7 +419,7 @@ export const make = (registration: unknown, options?: Options) =>
         } satisfies DispatchResult
       }
       const delivered = yield* deliveries(retiring)
-      return {
+      const result = {
         event: final.event,
         decision: Settlement.settle(final.state, { interrupted: delivered.interrupted }),
         errors: final.failures,
@@ -391,6 +427,8 @@ export const make = (registration: unknown, options?: Options) =>
         interrupted: delivered.interrupted,
         observationsDone: Effect.succeed(delivered.observations)
       } satisfies DispatchResult
+      yield* record(event, final, result)
+      return result
     }, (effect, type) => Tracing.withSpanWhenTraced("Hooks.dispatch", { attributes: { "event.type": type } })(effect))
 
     const dispatch = (type: Event.EventType, input: Json.JsonObject | Input, dispatchOptions?: DispatchOptions) => {

@@ -7,7 +7,9 @@
  *
  * @since 0.1.0
  */
+import { Json } from "@effect-ahp/protocol"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type * as Tracer from "effect/Tracer"
 
 /** The tracer of the default runtime services: Effect's built-in tracer. */
@@ -33,3 +35,95 @@ export const withSpanWhenTraced = (name: string, options: Tracer.SpanOptions = {
   Effect.tracerWith((tracer) =>
     isBuiltIn(tracer) ? self : Effect.withSpan(self, name, { ...options, captureStackTrace: false })
   )
+
+/**
+ * The extension key of W3C trace context in an event (`{"traceparent": …, "tracestate"?: …}`).
+ *
+ * @since 0.1.0
+ * @category trace context
+ */
+export const traceContextKey = "org.w3c.trace_context"
+
+/**
+ * W3C trace context as carried in `extensions["org.w3c.trace_context"]`.
+ *
+ * @since 0.1.0
+ * @category trace context
+ */
+export const TraceContext = Schema.Struct({
+  traceparent: Schema.String,
+  tracestate: Schema.optionalWith(Schema.String, { exact: true })
+})
+
+/**
+ * @since 0.1.0
+ * @category trace context
+ */
+export type TraceContext = typeof TraceContext.Type
+
+const traceparentPattern = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/
+
+/**
+ * A trace context from `traceparent` / `tracestate` values (e.g. the `TRACEPARENT` and
+ * `TRACESTATE` environment variables), if `traceparent` is well formed.
+ *
+ * @since 0.1.0
+ * @category trace context
+ */
+export const traceContextFrom = (traceparent: string | undefined, tracestate: string | undefined): TraceContext | undefined =>
+  traceparent === undefined || !traceparentPattern.test(traceparent.trim())
+    ? undefined
+    : tracestate === undefined || tracestate.trim() === ""
+    ? { traceparent: traceparent.trim() }
+    : { traceparent: traceparent.trim(), tracestate: tracestate.trim() }
+
+/**
+ * The trace context an event carries in `extensions["org.w3c.trace_context"]`, if any.
+ *
+ * @since 0.1.0
+ * @category trace context
+ */
+export const traceContextOf = (event: Json.JsonValue | undefined): TraceContext | undefined => {
+  const extensions = Json.isObject(event) ? event.extensions : undefined
+  const carried = Json.isObject(extensions) ? extensions[traceContextKey] : undefined
+  if (!Json.isObject(carried) || typeof carried.traceparent !== "string") return undefined
+  return traceContextFrom(carried.traceparent, typeof carried.tracestate === "string" ? carried.tracestate : undefined)
+}
+
+/**
+ * The trace context of the event in a `hooks/intercept` or `hooks/observe` message.
+ *
+ * @since 0.1.0
+ * @category trace context
+ */
+export const traceContextOfMessage = (message: Json.JsonObject): TraceContext | undefined =>
+  Json.isObject(message.params) ? traceContextOf(message.params.event) : undefined
+
+/**
+ * An event input with the trace context in its extensions, unless it already carries one.
+ *
+ * @since 0.1.0
+ * @category trace context
+ */
+export const withTraceContext = (event: Json.JsonObject, context: TraceContext | undefined): Json.JsonObject => {
+  if (context === undefined) return event
+  const extensions = Json.isObject(event.extensions) ? event.extensions : {}
+  if (extensions[traceContextKey] !== undefined) return event
+  return { ...event, extensions: { ...extensions, [traceContextKey]: { ...context } } }
+}
+
+/**
+ * The trace context of the current span under an installed tracer; nothing under Effect's
+ * built-in tracer (which exports nowhere) or outside any span.
+ *
+ * @since 0.1.0
+ * @category trace context
+ */
+export const currentTraceContext: Effect.Effect<TraceContext | undefined> = Effect.tracerWith((tracer) =>
+  isBuiltIn(tracer)
+    ? Effect.succeed(undefined)
+    : Effect.map(Effect.option(Effect.currentSpan), (span) =>
+      span._tag === "None"
+        ? undefined
+        : { traceparent: `00-${span.value.traceId}-${span.value.spanId}-${span.value.sampled ? "01" : "00"}` })
+)

@@ -10,6 +10,13 @@
 export * as Attachment from "./Attachment.js"
 
 /**
+ * The decision audit: one record per settled call, off the decision's critical path.
+ *
+ * @since 0.1.0
+ */
+export * as Audit from "./Audit.js"
+
+/**
  * The boundary table: what each event type permits and where its content lives.
  *
  * @since 0.1.0

@@ -139,13 +139,26 @@ const interpretNotification = (maxBodyBytes: number): Interpret<void> => (incomi
 
 const jsonHeaders: Readonly<Record<string, string>> = { "content-type": "application/json", accept: "application/json" }
 
-/** The `traceparent` of the current span under an installed tracer; nothing otherwise. */
-const traceHeaders: Effect.Effect<Readonly<Record<string, string>>> = Effect.tracerWith((tracer) =>
-  Tracing.isBuiltIn(tracer)
-    ? Effect.succeed(jsonHeaders)
-    : Effect.map(Effect.option(Effect.currentSpan), (span) =>
-      Option.isNone(span) ? jsonHeaders : { ...jsonHeaders, ...HttpTraceContext.toHeaders(span.value) })
-)
+/** The W3C trace context headers of the event's `org.w3c.trace_context` extension, if any. */
+const eventTraceHeaders = (body: Json.JsonObject): Readonly<Record<string, string>> => {
+  const context = Tracing.traceContextOfMessage(body)
+  if (context === undefined) return jsonHeaders
+  return context.tracestate === undefined
+    ? { ...jsonHeaders, traceparent: context.traceparent }
+    : { ...jsonHeaders, traceparent: context.traceparent, tracestate: context.tracestate }
+}
+
+/**
+ * The `traceparent` of the current span under an installed tracer; otherwise the trace
+ * context the event carries, if any.
+ */
+const traceHeaders = (body: Json.JsonObject): Effect.Effect<Readonly<Record<string, string>>> =>
+  Effect.tracerWith((tracer) =>
+    Tracing.isBuiltIn(tracer)
+      ? Effect.sync(() => eventTraceHeaders(body))
+      : Effect.map(Effect.option(Effect.currentSpan), (span) =>
+        Option.isNone(span) ? eventTraceHeaders(body) : { ...jsonHeaders, ...HttpTraceContext.toHeaders(span.value) })
+  )
 
 /**
  * What `connect` knows about the backend besides its transport.
@@ -220,11 +233,12 @@ export const connect = (
 
     const attempt = <A>(
       url: URL,
+      message: Json.JsonObject,
       body: string,
       credential: Option.Option<Redacted.Redacted<string>>,
       interpret: Interpret<A>
     ): Effect.Effect<Attempt<A>, TransportApi.TransportError> =>
-      Effect.flatMap(traceHeaders, (headers) =>
+      Effect.flatMap(traceHeaders(message), (headers) =>
         http.exchange(dispatcher, {
           url,
           method: "POST",
@@ -251,10 +265,10 @@ export const connect = (
         const body = encoded.right
         return Effect.gen(function*() {
           const credential = yield* auth.credential
-          const first = yield* attempt(url, body, credential, interpret)
+          const first = yield* attempt(url, message, body, credential, interpret)
           if (first._tag === "Done") return first.value
           const retry = yield* auth.challenge({ wwwAuthenticate: first.wwwAuthenticate, credential })
-          const second = yield* attempt(url, body, Option.some(retry), interpret)
+          const second = yield* attempt(url, message, body, Option.some(retry), interpret)
           if (second._tag === "Done") return second.value
           return yield* unauthorized()
         })

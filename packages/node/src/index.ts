@@ -10,6 +10,13 @@
 export * as AttachmentFiles from "./AttachmentFiles.js"
 
 /**
+ * The decision audit's JSON Lines file sink.
+ *
+ * @since 0.1.0
+ */
+export * as AuditFile from "./AuditFile.js"
+
+/**
  * Resolving credential references to redacted secret values.
  *
  * @since 0.1.0

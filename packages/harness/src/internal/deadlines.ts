@@ -123,7 +123,7 @@ export class Deadlines {
   }
 
   /** The clock's time in milliseconds (monotonic under the live clock). */
-  private now(): number {
+  now(): number {
     return Number(this.clock.unsafeCurrentTimeNanos()) / 1_000_000
   }
 

@@ -24,6 +24,19 @@ import * as child from "./child.js"
 import * as response from "./response.js"
 import * as stdio from "./stdio.js"
 
+/**
+ * The child's configuration with `TRACEPARENT` / `TRACESTATE` set from the trace context
+ * the message's event carries (each per-event process serves one event).
+ */
+const withTraceContext = (config: stdio.Config, message: Json.JsonObject): stdio.Config => {
+  const context = Tracing.traceContextOfMessage(message)
+  if (context === undefined) return config
+  const env: Record<string, string> = { ...config.env, TRACEPARENT: context.traceparent }
+  if (context.tracestate !== undefined) env.TRACESTATE = context.tracestate
+  else delete env.TRACESTATE
+  return { ...config, env }
+}
+
 /** @internal */
 export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
   // Made first, so closed last: closing the endpoint waits for the background cleanups.
@@ -49,7 +62,7 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
       Effect.flatMap((line) => Effect.acquireUseRelease(
         Scope.fork(children, ExecutionStrategy.sequential),
         (scope) =>
-          child.spawn(config, output).pipe(
+          child.spawn(withTraceContext(config, message), output).pipe(
             Scope.extend(scope),
             Effect.tap((spawned) => {
               latest = spawned
