@@ -39,7 +39,7 @@ import * as Grant from "./Grant.js"
 import * as Retire from "./internal/retire.js"
 import * as Observation from "./Observation.js"
 import * as Registry from "./Registry.js"
-import type { RouteFailure } from "./RouteFailure.js"
+import * as RouteFailure from "./RouteFailure.js"
 import * as Settlement from "./Settlement.js"
 import { type Endpoint, type InProcessBackend, layerInProcess, startAll, TransportError, Transports } from "./Transport.js"
 
@@ -113,20 +113,55 @@ export interface DispatchOptions {
 }
 
 /**
+ * The data of one boundary call's result, as a Schema whose encoding is the documented JSON
+ * form `ahp dispatch` prints: the effective event, the decision's members
+ * (`Settlement.DecisionJson`), the failed routes, the observation deliveries and whether
+ * the call was interrupted.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const DispatchResult = Schema.transform(
+  Schema.Struct({
+    event: Json.AnyObject,
+    ...Settlement.DecisionJson.fields,
+    errors: Schema.Array(RouteFailure.FromJson),
+    observations: Schema.Array(Observation.Observation),
+    interrupted: Schema.Boolean
+  }),
+  Schema.Struct({
+    event: Json.AnyObject,
+    decision: Settlement.DecisionFromSelf,
+    errors: Schema.Array(Schema.typeSchema(RouteFailure.FromJson)),
+    observations: Schema.Array(Observation.Observation),
+    interrupted: Schema.Boolean
+  }),
+  {
+    strict: true,
+    decode: ({ effects, decision, errors, event, interrupted, messages, observations, state }) => ({
+      event,
+      decision: Settlement.fromJson({ effects, decision, state, messages }),
+      errors,
+      observations,
+      interrupted
+    }),
+    encode: ({ decision, errors, event, interrupted, observations }) => ({
+      event,
+      ...Settlement.toJson(decision),
+      errors,
+      observations,
+      interrupted
+    })
+  }
+)
+
+/**
  * The result of one boundary call.
  *
  * @since 0.1.0
  * @category models
  */
-export interface DispatchResult {
-  /** The effective event after accepted edits. */
-  readonly event: Json.JsonObject
-  readonly decision: Settlement.Decision
-  /** One entry per failed route. */
-  readonly errors: ReadonlyArray<RouteFailure>
-  /** One entry per observation delivery. */
-  readonly observations: ReadonlyArray<Observation.Observation>
-  readonly interrupted: boolean
+export interface DispatchResult extends Schema.Schema.Type<typeof DispatchResult> {
   /** The final observation outcomes (immediate unless deliveries run in a host scope). */
   readonly observationsDone: Effect.Effect<ReadonlyArray<Observation.Observation>>
 }

@@ -40,6 +40,20 @@ export const Code = Schema.Union(TransportFailure, Schema.Literal("timeout", "at
  */
 export type Code = typeof Code.Type
 
+const Json = Schema.Struct({
+  backend: Schema.String,
+  subscription: Schema.String,
+  mode: Schema.Literal("intercept", "observe"),
+  phase: Phase,
+  code: Code,
+  syntheticDenial: Schema.Boolean,
+  policy: Schema.optionalWith(Registration.FailurePolicy, { exact: true }),
+  detail: Schema.String,
+  path: Schema.optionalWith(Schema.String, { exact: true }),
+  httpStatus: Schema.optionalWith(Schema.Number, { exact: true }),
+  jsonRpcCode: Schema.optionalWith(Schema.Number, { exact: true })
+})
+
 /**
  * One failed route.
  *
@@ -67,3 +81,32 @@ export class RouteFailure extends Schema.TaggedError<RouteFailure>("@effect-ahp/
     return `${this.backend}/${this.subscription}: ${this.phase} ${this.code}: ${this.detail}`
   }
 }
+
+/**
+ * A failed route whose encoding is its documented JSON form (as `ahp dispatch` prints it:
+ * no tag, absent optional members omitted).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const FromJson: Schema.Schema<RouteFailure, typeof Json.Encoded> = Schema.transform(
+  Json,
+  Schema.typeSchema(RouteFailure),
+  {
+    strict: true,
+    decode: (json) => new RouteFailure(json),
+    encode: (failure) => ({
+      backend: failure.backend,
+      subscription: failure.subscription,
+      mode: failure.mode,
+      phase: failure.phase,
+      code: failure.code,
+      syntheticDenial: failure.syntheticDenial,
+      ...(failure.policy !== undefined ? { policy: failure.policy } : {}),
+      detail: failure.detail,
+      ...(failure.path !== undefined ? { path: failure.path } : {}),
+      ...(failure.httpStatus !== undefined ? { httpStatus: failure.httpStatus } : {}),
+      ...(failure.jsonRpcCode !== undefined ? { jsonRpcCode: failure.jsonRpcCode } : {})
+    })
+  }
+)
