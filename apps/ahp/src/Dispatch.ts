@@ -192,7 +192,7 @@ export const run = (options: Options): Effect.Effect<void, never, Io.ExitCode> =
       )
     )
     const scope = yield* Effect.scope
-    const result = yield* hooks.dispatch(inputs.event.type, inputs.event.input, {
+    const result = yield* hooks.dispatchUnknown(inputs.event.type, inputs.event.input, {
       state: inputs.state,
       elicitationSchema: inputs.elicitationSchema,
       interrupt: Deferred.await(interrupt),
