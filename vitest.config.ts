@@ -27,15 +27,16 @@ export default defineConfig({
       "test/consumer/vitest.config.ts"
     ],
     // Two pools run side by side: forked workers for the command line and the suites, whose
-    // files mostly wait on child processes, sockets and deadlines (more of them at once than
-    // there are cores), and worker threads for the four packages, whose tests mostly compute.
+    // files mostly wait on child processes, sockets and deadlines, and a worker thread for the
+    // packages, whose tests mostly compute. No more workers than that: beside the type-check
+    // and the consumer check, more would starve the deadline and linear-time tests on 2 cores.
     // A pool runs one project at a time, its files spread over its workers, which share
     // their module graph (effect and the packages load once per worker, not once per file):
     // no test relies on a fresh module state. Equal min and max: workers are reused, never
     // retired midway.
     poolOptions: {
-      forks: { isolate: false, minForks: 3, maxForks: 3 },
-      threads: { isolate: false, minThreads: 2, maxThreads: 2 }
+      forks: { isolate: false, minForks: 2, maxForks: 2 },
+      threads: { isolate: false, minThreads: 1, maxThreads: 1 }
     },
     sequence: { sequencer: LongestProjectsFirst }
   }

@@ -5,10 +5,14 @@
  * that outlived it. Some dispatches get an `interrupt` that fires after a few milliseconds,
  * some are abandoned by interrupting the dispatching fiber; either ends the epoch once it
  * took effect, since the backends' request numbering is then no longer known.
+ *
+ * Exact numbers are checked twice: in every decision's effective input, and in every
+ * request and notification the backends received (their raw text, as logged), where a
+ * "huge numbers" merge value must appear exactly as the backend wrote it.
  */
 import { Hooks } from "@effect-ahp/harness"
 import { NodeTransports } from "@effect-ahp/node"
-import type { Json } from "@effect-ahp/protocol"
+import { Json } from "@effect-ahp/protocol"
 import { Duration, Effect, Layer, ManagedRuntime, Option, type Supervisor } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -27,6 +31,10 @@ export interface Tally {
   /** The first few wrong decisions, described. */
   readonly wrongSamples: Array<string>
   processesStarted: number
+  /** How many of the started processes were grandchildren ignoring SIGTERM. */
+  grandchildren: number
+  /** Occurrences of a huge-number merge value checked in what the backends received. */
+  numbersChecked: number
   /** Pids that still existed after their epoch closed. */
   readonly processesLeft: Array<number>
 }
@@ -40,6 +48,8 @@ export const tally = (): Tally => ({
   wrong: 0,
   wrongSamples: [],
   processesStarted: 0,
+  grandchildren: 0,
+  numbersChecked: 0,
   processesLeft: []
 })
 
@@ -56,11 +66,55 @@ export interface Context {
   readonly tally: Tally
 }
 
-/** The pids a scripted backend logged at start. */
-const startedPids = (log: string): Array<number> =>
-  existsSync(log)
-    ? readFileSync(log, "utf8").split("\n").filter((l) => l.includes("\"event\":\"start\"")).map((l) => JSON.parse(l).pid)
-    : []
+/**
+ * The pids that are still running. A zombie is not: a grandchild killed after its parent
+ * exited belongs to init, which on some machines (this project's VM) reaps orphans only
+ * every second or two; `ps` shows it without its command line.
+ */
+const running = (pids: ReadonlyArray<number>): Array<number> =>
+  alive(pids).filter((pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+      return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
+    } catch {
+      return existsSync(`/proc/${pid}`) || !existsSync("/proc/self")
+    }
+  })
+
+/** The entries of a scripted backend's log. */
+const logEntries = (log: string): Array<{ readonly event: string; readonly pid: number; readonly [key: string]: unknown }> =>
+  existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l)) : []
+
+/** What a backend received, as raw text: stdio lines (`--log-raw`) and HTTP bodies. */
+const received = (log: string): Array<string> =>
+  logEntries(log).flatMap((e) =>
+    e.event === "message" && typeof e.raw === "string" ? [e.raw] : e.event === "request" && typeof e.body === "string" ? [e.body] : []
+  )
+
+const recordWrong = (ctx: Context, problem: string): void => {
+  ctx.tally.wrong++
+  if (ctx.tally.wrongSamples.length < 10) ctx.tally.wrongSamples.push(problem)
+}
+
+/**
+ * Every huge-number merge value in what the backends received must be written exactly as
+ * the backend that merged it wrote it.
+ */
+const checkNumbers = (ctx: Context, backends: ReadonlyArray<plan.BackendPlan>): void => {
+  const keys = plan.hugeKeys(backends)
+  for (const b of backends) {
+    for (const text of received(join(ctx.dir, `${b.id}.log`))) {
+      for (const key of keys) {
+        const marker = `"${key}":`
+        for (let at = text.indexOf(marker); at !== -1; at = text.indexOf(marker, at + 1)) {
+          ctx.tally.numbersChecked++
+          const value = text.slice(at + marker.length, at + marker.length + plan.hugeValue.length)
+          if (value !== plan.hugeValue) recordWrong(ctx, `epoch ${ctx.name}: ${b.id} received ${key} as ${value}`)
+        }
+      }
+    }
+  }
+}
 
 const plans = (ctx: Context): Array<plan.BackendPlan> => {
   const length = ctx.rng.int(30, 120)
@@ -87,7 +141,13 @@ const register = async (ctx: Context, backends: ReadonlyArray<plan.BackendPlan>,
       // The counter numbers requests across the processes that serve this backend.
       const counter = ["--counter", join(ctx.dir, `${b.id}.count`)]
       const lifecycle = b.kind === "stdio" ? "persistent" : "per_event"
-      transport = { type: "stdio", command: process.execPath, args: [scriptedBackend, "stdio", "ok", ...args, ...counter], lifecycle }
+      const hostile = ["--log-raw", ...(b.grandchild ? ["--grandchild"] : [])]
+      transport = {
+        type: "stdio",
+        command: process.execPath,
+        args: [scriptedBackend, "stdio", "ok", ...args, ...counter, ...hostile],
+        lifecycle
+      }
     }
     const subscription = {
       mode: "intercept",
@@ -127,8 +187,11 @@ const same = (a: plan.Expected, b: plan.Expected) => JSON.stringify(a) === JSON.
  * route boundary of the replay, and never grants: no `allow`, no candidate, no
  * continuation.
  */
-const problems = (result: Hooks.DispatchResult, expected: plan.Replay): Array<string> => {
+const problems = (result: Hooks.DispatchResult, expected: plan.Replay, huge: ReadonlySet<string>): Array<string> => {
   const actual = observe(result)
+  const input = ((result.event.tool as Json.JsonObject).input ?? {}) as Json.JsonObject
+  const changed = actual.merged.filter((key) => huge.has(key) && Json.stringify(input[key]) !== plan.hugeValue)
+  if (changed.length > 0) return [`exact numbers changed in the effective input: ${changed.join(", ")}`]
   if (!result.interrupted) {
     const decision = expected.states[expected.states.length - 1]!
     return same(actual, decision) ? [] : [`expected ${JSON.stringify(decision)}, got ${JSON.stringify(actual)}`]
@@ -147,6 +210,7 @@ const dispatchAll = async (
   runtime: ManagedRuntime.ManagedRuntime<Hooks.Hooks, unknown>
 ): Promise<void> => {
   const cursors = new Map<string, number>()
+  const huge = new Set(plan.hugeKeys(backends))
   const length = backends[0]!.sequence.length
   for (let i = 0; i < length && Date.now() < ctx.deadline; i++) {
     const expected = plan.replay(backends, cursors)
@@ -160,14 +224,9 @@ const dispatchAll = async (
     const found = outcome._tag === "Left"
       ? [`the dispatch failed: ${outcome.left.message}`]
       : Option.isSome(outcome.right)
-      ? problems(outcome.right.value, expected)
+      ? problems(outcome.right.value, expected, huge)
       : []
-    for (const problem of found) {
-      ctx.tally.wrong++
-      if (ctx.tally.wrongSamples.length < 10) {
-        ctx.tally.wrongSamples.push(`epoch ${ctx.name} dispatch ${i} [${expected.steps.join("; ")}]: ${problem}`)
-      }
-    }
+    for (const problem of found) recordWrong(ctx, `epoch ${ctx.name} dispatch ${i} [${expected.steps.join("; ")}]: ${problem}`)
     if (outcome._tag === "Right" && Option.isNone(outcome.right)) {
       ctx.tally.abandoned++
       return
@@ -196,10 +255,13 @@ export const run = async (ctx: Context): Promise<void> => {
   } finally {
     await Promise.all(servers.map((s) => s.close()))
     for (const b of backends) {
-      const pids = startedPids(join(ctx.dir, `${b.id}.log`))
+      const entries = logEntries(join(ctx.dir, `${b.id}.log`))
+      const pids = entries.filter((e) => e.event === "start" || e.event === "grandchild").map((e) => e.pid)
       ctx.tally.processesStarted += pids.length
-      ctx.tally.processesLeft.push(...alive(pids))
+      ctx.tally.grandchildren += entries.filter((e) => e.event === "grandchild").length
+      ctx.tally.processesLeft.push(...running(pids))
     }
+    checkNumbers(ctx, backends)
     ctx.tally.epochs++
   }
 }

@@ -3,10 +3,13 @@
  * HTTP backends and checks that nothing goes wrong over time.
  *
  * The run is made of epochs (see `Epoch.ts`), `lanes` of them running side by side, each
- * with 2–4 freshly started scripted backends whose behaviours are planned in `plan.ts`.
+ * with 2–4 freshly started scripted backends whose behaviours are planned in `plan.ts`,
+ * hostile ones among them (answers nested too deep, numbers no double holds, per-event
+ * children exiting 1 after answering, grandchildren ignoring SIGTERM).
  *
- * The report: dispatches, wrong decisions (must be 0), backend processes left over (must be
- * 0, by the pids the backends logged and by a `ps` scan), fibers still alive after the run
+ * The report: dispatches, wrong decisions (must be 0; a huge number written otherwise in a
+ * decision or in what a backend received counts as one), backend processes left over (must
+ * be 0, grandchildren included, by the pids the backends logged and by a `ps` scan), fibers still alive after the run
  * (tracked with a `Supervisor`, must be back to the baseline) and heap growth: the median
  * of the last third of the per-epoch samples (each after a full gc) against the first
  * third's — a leak when it grew by more than 16 MiB and more than half.
@@ -46,6 +49,10 @@ export interface Report {
   /** The first few wrong decisions, described. */
   readonly wrongSamples: ReadonlyArray<string>
   readonly processesStarted: number
+  /** Grandchildren ignoring SIGTERM among the started processes. */
+  readonly grandchildren: number
+  /** Huge-number values checked in what the backends received. */
+  readonly numbersChecked: number
   /** Pids the backends logged that still exist after their epoch closed. */
   readonly processesLeft: ReadonlyArray<number>
   /** Scripted backend processes of this run that `ps` still lists at the end. */
@@ -140,6 +147,8 @@ export const run = async (options: Options): Promise<Report> => {
     wrongDecisions: tally.wrong,
     wrongSamples: tally.wrongSamples,
     processesStarted: tally.processesStarted,
+    grandchildren: tally.grandchildren,
+    numbersChecked: tally.numbersChecked,
     processesLeft: tally.processesLeft,
     processesListed,
     fibersBaseline,
@@ -156,7 +165,8 @@ export const format = (r: Report): string =>
     `dispatches: ${r.dispatches} (interrupted: ${r.interrupted}, abandoned: ${r.abandoned})`,
     `wrong decisions: ${r.wrongDecisions}`,
     ...r.wrongSamples.map((w) => `  ${w}`),
-    `child processes left over: ${r.processesLeft.length} of ${r.processesStarted} started${r.processesLeft.length > 0 ? ` (${r.processesLeft.join(", ")})` : ""}`,
+    `huge-number values received exactly by backends: ${r.numbersChecked} checked`,
+    `child processes left over: ${r.processesLeft.length} of ${r.processesStarted} started (${r.grandchildren} grandchildren ignoring SIGTERM)${r.processesLeft.length > 0 ? ` (${r.processesLeft.join(", ")})` : ""}`,
     `scripted-backend processes listed by ps after the run: ${r.processesListed.length}`,
     `live fibers after the run: ${r.fibersAfter} (baseline ${r.fibersBaseline})`,
     `heap: ${r.heap.firstMiB.toFixed(1)} MiB (first third) -> ${r.heap.lastMiB.toFixed(1)} MiB (last third), growth ${r.heap.growthMiB >= 0 ? "+" : ""}${r.heap.growthMiB.toFixed(1)} MiB`,

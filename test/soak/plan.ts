@@ -2,9 +2,12 @@
  * What a soak epoch does and what it must decide. An epoch is a set of scripted backends
  * (stdio persistent, stdio per-event, HTTP), each with a failure policy and a random
  * `--sequence` of behaviours — healthy answers, and hangs, crashes, garbage, slow replies,
- * JSON-RPC errors, 500s and resets — that its requests (and, for HTTP, its downgraded
- * observe notifications) consume one by one. `expect` replays the chain's rules over the
- * next behaviour of each backend to compute the decision every dispatch must reach.
+ * JSON-RPC errors, 500s and resets, answers nested deeper than the harness reads, merges of
+ * numbers no JavaScript number holds, per-event children that answer and then exit 1 —
+ * that its requests (and, for HTTP, its downgraded observe notifications) consume one by
+ * one; some stdio backends also hold a grandchild that ignores SIGTERM. `replay` applies
+ * the chain's rules (written out here, not taken from the harness) to the next behaviour
+ * of each backend to compute the decision every dispatch must reach.
  */
 
 /** How a backend is reached. */
@@ -38,6 +41,16 @@ export const timeoutMs = 2000
 /** `MERGE_KEY` in an entry is replaced by a key unique to the request. */
 const mergeEntry = `effects=[{"type":"modify","target":"input","operation":"merge","value":{"MERGE_KEY":true}}]`
 
+/**
+ * The value a "huge numbers" merge adds, verbatim: integers beyond 2^53 and 2^70, a literal
+ * that overflows a double, one that underflows it, and a 34-digit fraction. Every request
+ * and notification after the merge must carry it exactly as written here.
+ */
+export const hugeValue = "[9007199254740993,1e400,-1e-400,0.1000000000000000000000000000000001,1180591620717411303424,42]"
+
+/** Nesting of a "deep" answer: over the harness's limit of 512 levels. */
+export const deepLevels = 600
+
 /** The catalogue, with relative weights. */
 export const behaviours: ReadonlyArray<Behaviour> = [
   { name: "ok", entry: "ok", outcome: answer("none"), kinds: all, weight: 40 },
@@ -54,7 +67,17 @@ export const behaviours: ReadonlyArray<Behaviour> = [
   { name: "garbage", entry: "garbage", outcome: fault("malformed"), kinds: stdio, weight: 3 },
   { name: "500", entry: "500", outcome: fault("status"), kinds: ["http"], weight: 3 },
   { name: "reset", entry: "reset", outcome: fault("connection"), kinds: ["http"], weight: 3 },
-  { name: "invalid json", entry: "invalid-json", outcome: fault("malformed"), kinds: ["http"], weight: 2 }
+  { name: "invalid json", entry: "invalid-json", outcome: fault("malformed"), kinds: ["http"], weight: 2 },
+  { name: "too deep", entry: `deep=${deepLevels}`, outcome: fault("malformed"), kinds: all, weight: 2 },
+  {
+    name: "huge numbers",
+    entry: `raw-effects=[{"type":"modify","target":"input","operation":"merge","value":{"MERGE_KEY":${hugeValue}}}]`,
+    outcome: answer("merge"),
+    kinds: all,
+    weight: 3
+  },
+  // The answer arrives, but a per_event child that then exits nonzero is a failure.
+  { name: "allow, then exit 1", entry: "allow-exit=1", outcome: fault("exited"), kinds: ["per_event"], weight: 4 }
 ]
 
 /** A seeded pseudo-random source (mulberry32), so a failing run can be replayed. */
@@ -87,6 +110,8 @@ export interface BackendPlan {
   readonly sequence: ReadonlyArray<Behaviour>
   /** The `--sequence` argument (placeholders filled in). */
   readonly sequenceArg: string
+  /** Whether its processes hold a grandchild that ignores SIGTERM (stdio only). */
+  readonly grandchild: boolean
 }
 
 const draw = (rng: Random, kind: Kind): Behaviour => {
@@ -110,9 +135,14 @@ export const planBackend = (rng: Random, id: string, kind: Kind, length: number)
     kind,
     policy: rng.chance(0.5) ? "fail-open" : "fail-closed",
     sequence,
-    sequenceArg: sequence.map((b, n) => b.entry.replace("MERGE_KEY", mergeKey(id, n))).join(",")
+    sequenceArg: sequence.map((b, n) => b.entry.replace("MERGE_KEY", mergeKey(id, n))).join(","),
+    grandchild: kind !== "http" && rng.chance(0.3)
   }
 }
+
+/** The merge keys whose value is `hugeValue`: one per "huge numbers" request of each backend. */
+export const hugeKeys = (backends: ReadonlyArray<BackendPlan>): ReadonlyArray<string> =>
+  backends.flatMap((b) => b.sequence.flatMap((behaviour, n) => behaviour.name === "huge numbers" ? [mergeKey(b.id, n)] : []))
 
 /** The decision a dispatch must reach (the comparable part of it). */
 export interface Expected {

@@ -5,6 +5,8 @@
 // Usage:
 //   node scripted-backend.mjs stdio [behaviour] [options]
 //   node scripted-backend.mjs http <port-file | -> [behaviour] [options]
+//   node scripted-backend.mjs grandchild [marker]   (what --grandchild runs: ignores
+//                                                   SIGTERM and runs until killed)
 //
 // stdio: reads one JSON-RPC message per stdin line and answers requests on stdout, one
 // compact JSON object per line (works for both lifecycles: per_event simply closes stdin
@@ -26,6 +28,10 @@
 //   late=<ms>          answer ok after <ms> milliseconds
 //   hang               never answer (http: keep the connection open; alias never-answer)
 //   wrong-id           answer with another id (http: only that; stdio: then the right one)
+//   raw-effects=<json> answer with the given effects array written verbatim (numbers that a
+//                      JavaScript number cannot hold, such as 1e400, reach the harness as written)
+//   deep=<n>           answer with a merge whose value is <n> nested arrays (over the
+//                      harness's depth limit for n > 512)
 //   result-and-error   answer with both result and error
 //   batch              answer with a one-element JSON array
 //   oversized          answer with a JSON line/body of --size bytes (default 9 MiB)
@@ -46,6 +52,7 @@
 //   introspect         answer ok with extra result members "env" (the names of the
 //                      environment variables it received) and "cwd"
 //   ignore-sigterm     ignore SIGTERM (installed at startup if named anywhere) and hang
+//   allow-exit=<code>  answer with an allow effect, then exit with <code> (default 1)
 // http only:
 //   <status>           answer with that HTTP status (e.g. 500, 503, 404, 401, 202, 204);
 //                      201 carries a valid JSON-RPC body; 3xx point Location at
@@ -79,6 +86,10 @@
 //                      client_credentials, issuing oauth-token-1, oauth-token-2, …)
 //   --client-secret S  http --oauth: the client secret /token requires (default: none)
 //   --linger           stdio: keep running after stdin has ended (until killed)
+//   --grandchild       stdio: at start, spawn a grandchild in the same process group that
+//                      ignores SIGTERM and runs until killed (its command line carries this
+//                      script's path and the --log path; logged as {"event":"grandchild","pid"})
+//   --log-raw          stdio: message log entries also carry "raw", the line as received
 //   --counter FILE     number requests across processes (per_event children, restarted
 //                      persistent children) with a counter kept in FILE, so --sequence
 //                      spans them; without it each process counts from 1
@@ -86,6 +97,7 @@
 // stdio message log entries also carry "outstanding": how many requests had been received
 // but not yet answered when the message arrived (0 proves requests are serialised).
 import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs"
+import { spawn } from "node:child_process"
 import { createServer } from "node:http"
 
 const argv = process.argv.slice(2)
@@ -94,7 +106,7 @@ const portFile = mode === "http" ? argv.shift() : undefined
 
 const options = {
   behaviour: "ok", sequence: [], log: undefined, size: 9 * 1024 * 1024, manifest: undefined, oauth: false,
-  clientSecret: undefined, linger: false, counter: undefined
+  clientSecret: undefined, linger: false, counter: undefined, grandchild: false, logRaw: false
 }
 for (let i = 0; i < argv.length; i++) {
   const arg = argv[i]
@@ -106,6 +118,8 @@ for (let i = 0; i < argv.length; i++) {
   else if (arg === "--client-secret") options.clientSecret = argv[++i]
   else if (arg === "--linger") options.linger = true
   else if (arg === "--counter") options.counter = argv[++i]
+  else if (arg === "--grandchild") options.grandchild = true
+  else if (arg === "--log-raw") options.logRaw = true
   else if (arg.startsWith("--")) fail(`unknown option ${arg}`)
   else options.behaviour = arg
 }
@@ -189,6 +203,20 @@ function answerFor(behaviour, message) {
   }
 }
 
+/** The raw text of the answer for the behaviours whose result is written verbatim, or undefined. */
+function rawAnswerFor(behaviour, message) {
+  const effects = behaviour.name === "raw-effects"
+    ? behaviour.arg
+    : behaviour.name === "deep"
+    ? `[{"type":"modify","target":"input","operation":"merge","value":{"deep":${"[".repeat(Number(behaviour.arg))}${
+      "]".repeat(Number(behaviour.arg))
+    }}}]`
+    : undefined
+  return effects === undefined
+    ? undefined
+    : `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":{"protocolVersion":"draft","effects":${effects}}}`
+}
+
 function paddedLine(id, size) {
   const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"protocolVersion":"draft","effects":[],"pad":"`
   const tail = `"}}`
@@ -211,12 +239,21 @@ function runStdio() {
   }
   const send = (value) => write(JSON.stringify(value) + "\n")
 
-  const onMessage = (message) => {
-    log({ event: "message", outstanding, message })
+  if (options.grandchild) {
+    const grandchild = spawn(process.execPath, [process.argv[1], "grandchild", options.log ?? "-"], { stdio: "ignore" })
+    // Not waited for: the backend still exits once stdin has ended, leaving it behind.
+    grandchild.unref()
+    log({ event: "grandchild", pid: grandchild.pid })
+  }
+
+  const onMessage = (message, line) => {
+    log({ event: "message", outstanding, message, ...(options.logRaw ? { raw: line } : {}) })
     if (message === null || typeof message !== "object" || message.id === undefined || message.method === undefined) return
     outstanding++
     const behaviour = nextBehaviour()
     const reply = answerFor(behaviour, message)
+    const raw = rawAnswerFor(behaviour, message)
+    if (raw !== undefined) return write(raw + "\n")
     switch (behaviour.name) {
       case "late":
         setTimeout(() => send(reply), Number(behaviour.arg ?? 100))
@@ -232,6 +269,11 @@ function runStdio() {
       case "exit-after-reply":
         write(JSON.stringify(answerFor({ name: "ok" }, message)) + "\n", () => process.exit(0))
         return
+      case "allow-exit": {
+        const allow = answerFor({ name: "effects", arg: "[{\"type\":\"allow\"}]" }, message)
+        write(JSON.stringify(allow) + "\n", () => process.exit(Number(behaviour.arg ?? 1)))
+        return
+      }
       case "garbage":
         write("this is not json\n")
         return
@@ -309,7 +351,7 @@ function runStdio() {
         log({ event: "invalid", length: line.length })
         continue
       }
-      onMessage(message)
+      onMessage(message, line)
     }
     pending.push(chunk.subarray(start))
   })
@@ -443,6 +485,11 @@ function runHttp() {
       res.writeHead(204)
       return res.end()
     }
+    const raw = rawAnswerFor(behaviour, message)
+    if (raw !== undefined) {
+      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(raw) })
+      return res.end(raw)
+    }
     const reply = answerFor(behaviour, message)
     if (reply === undefined) fail(`unknown http behaviour ${name}`)
     return sendJson(res, 200, reply)
@@ -462,4 +509,8 @@ function runHttp() {
 log({ event: "start", mode })
 if (mode === "stdio") runStdio()
 else if (mode === "http") runHttp()
+else if (mode === "grandchild") {
+  process.on("SIGTERM", () => {})
+  setInterval(() => {}, 1 << 30)
+}
 else fail("usage: scripted-backend.mjs stdio [behaviour] [options] | http <port-file|-> [behaviour] [options]")

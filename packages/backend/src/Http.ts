@@ -15,6 +15,11 @@
  * | a notification | 204 with no body, whatever its content (never a JSON-RPC body) |
  * | a defect while handling the request | 200 with `-32603` (never an empty 500) |
  *
+ * With `upload` set, `serve` also answers the upload binding on `upload.path`
+ * (`Attachments.route`: raw octets in, a `201` receipt out) and keeps the uploaded bytes in
+ * a bounded in-memory store (`upload.maxStoredBytes`, default 64 MiB, oldest evicted
+ * first) that the backend's handlers read by reference (`Attachments.read`).
+ *
  * Every request is bounded before work is done on it: in size (`maxBodyBytes`, checked
  * against `Content-Length` first and while reading), in time (`serve`'s
  * `requestTimeoutMs`: headers and body must arrive within it), and in nesting depth (one
@@ -35,9 +40,10 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Stream from "effect/Stream"
 import * as NodeHttp from "node:http"
+import * as Attachments from "./Attachments.js"
 import type * as Backend from "./Backend.js"
+import { readBody } from "./internal/body.js"
 import * as Server from "./Server.js"
 
 /**
@@ -69,6 +75,21 @@ export interface Options extends AppOptions {
    * slower one gets 408 and its connection is closed.
    */
   readonly requestTimeoutMs?: number
+  /** Serves attachment uploads on this path (see `Attachments.route`). */
+  readonly upload?: UploadOptions | undefined
+}
+
+/**
+ * The upload route of a served backend.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface UploadOptions extends Attachments.RouteOptions {
+  /** The path uploads are posted to (for example `/uploads`); it must differ from `path`. */
+  readonly path: string
+  /** The capacity of the server's attachment store (default 64 MiB). */
+  readonly maxStoredBytes?: number | undefined
 }
 
 /**
@@ -98,6 +119,8 @@ export class Address extends Context.Tag("@effect-ahp/backend/HttpAddress")<Addr
   readonly port: number
   /** `http://<hostname>:<port><path>` (path `/` when any path is served). */
   readonly url: string
+  /** `http://<hostname>:<port><upload path>`, when uploads are served. */
+  readonly uploadUrl: string | undefined
 }>() {}
 
 const isJsonContentType = (header: string | undefined): boolean => {
@@ -115,28 +138,6 @@ const pathOf = (url: string): string => {
 }
 
 const status = (code: number) => HttpServerResponse.empty({ status: code })
-
-/**
- * Reads the whole body, keeping at most `max` bytes: none when it is larger (the rest is
- * read and discarded, so the client still gets its answer).
- */
-const readBody = (stream: Stream.Stream<Uint8Array, unknown>, max: number) =>
-  Stream.runFold(stream, { parts: [] as Array<Uint8Array>, size: 0 }, (acc, chunk) => {
-    const size = acc.size + chunk.length
-    if (size <= max) acc.parts.push(chunk)
-    return { parts: acc.parts, size }
-  }).pipe(
-    Effect.map(({ parts, size }) => {
-      if (size > max) return Option.none()
-      const body = new Uint8Array(size)
-      let offset = 0
-      for (const part of parts) {
-        body.set(part, offset)
-        offset += part.length
-      }
-      return Option.some(body)
-    })
-  )
 
 /**
  * The HTTP handler of the `Server` in context, for mounting in any `@effect/platform`
@@ -178,7 +179,8 @@ const formatUrl = (hostname: string, port: number, path: string): string =>
 
 /**
  * Serves a backend over HTTP for the lifetime of the layer, on Node's HTTP server. The
- * layer provides the bound `Address` (use port `0` to pick a free port).
+ * layer provides the bound `Address` (use port `0` to pick a free port) and the server's
+ * `Attachments` store, which the backend's handlers may also use (it is provided to them).
  *
  * @example
  * ```ts
@@ -191,17 +193,32 @@ const formatUrl = (hostname: string, port: number, path: string): string =>
 export const serve = <E, R>(
   backend: Layer.Layer<Backend.Handlers, E, R>,
   options: Options
-): Layer.Layer<Address, E | ServeError, R> => {
+): Layer.Layer<Address | Attachments.Attachments, E | ServeError, Exclude<R, Attachments.Attachments>> => {
+  const upload = options.upload
   const address = Layer.effect(
     Address,
     Effect.map(HttpServer.HttpServer, (server) => {
       const hostname = server.address._tag === "TcpAddress" ? server.address.hostname : server.address.path
       const port = server.address._tag === "TcpAddress" ? server.address.port : 0
-      return Address.of({ hostname, port, url: formatUrl(hostname, port, options.path ?? "/") })
+      return Address.of({
+        hostname,
+        port,
+        url: formatUrl(hostname, port, options.path ?? "/"),
+        uploadUrl: upload === undefined ? undefined : formatUrl(hostname, port, upload.path)
+      })
     })
   )
-  return Layer.mergeAll(HttpServer.serve(app(options)), address).pipe(
-    Layer.provide(Server.layerBackend(backend)),
+  const hooks = app(options)
+  const uploads = upload === undefined ? undefined : Attachments.route(upload)
+  const routed: HttpApp.Default<never, Server.Server | Attachments.Attachments> = uploads === undefined ? hooks : Effect.flatMap(
+    HttpServerRequest.HttpServerRequest,
+    (request): HttpApp.Default<never, Server.Server | Attachments.Attachments> =>
+      pathOf(request.url) === upload!.path ? uploads : hooks
+  )
+  const store = Attachments.layerMemory({ maxStoredBytes: upload?.maxStoredBytes })
+  return Layer.mergeAll(HttpServer.serve(routed), address).pipe(
+    Layer.provide(Server.layerBackend(Layer.provide(backend, store))),
+    Layer.provideMerge(store),
     Layer.provide(NodeHttpServer.layerServer(() => {
       const requestTimeout = options.requestTimeoutMs ?? defaultRequestTimeoutMs
       // Node checks for expired requests every `connectionsCheckingInterval` (30 s by default).

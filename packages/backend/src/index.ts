@@ -3,6 +3,13 @@
  */
 
 /**
+ * Receiving attachment uploads and reading attachment bytes by reference.
+ *
+ * @since 0.1.0
+ */
+export * as Attachments from "./Attachments.js"
+
+/**
  * Backends as handler layers: `intercept`, `observe`, `make`.
  *
  * @since 0.1.0

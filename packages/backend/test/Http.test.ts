@@ -2,42 +2,10 @@ import { Backend, Http } from "@effect-ahp/backend"
 import { Json } from "@effect-ahp/protocol"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, Layer, Logger, LogLevel, Ref } from "effect"
-import * as NodeHttp from "node:http"
 import * as Net from "node:net"
 import { audit, AuditLog, guard, Policy } from "./TestBackend.js"
+import { type Reply, send } from "./TestHttp.js"
 import * as M from "./TestMessages.js"
-
-interface Reply {
-  readonly status: number
-  readonly headers: NodeHttp.IncomingHttpHeaders
-  readonly body: string
-}
-
-/** One request with Node's own HTTP client, so headers and body are exactly what the test says. */
-const send = (
-  url: string,
-  options: {
-    readonly method?: string
-    readonly headers?: NodeHttp.OutgoingHttpHeaders
-    readonly body?: string | Uint8Array
-  }
-) =>
-  Effect.async<Reply, Error>((resume) => {
-    const init = { method: options.method ?? "POST", headers: options.headers ?? {} }
-    const request = NodeHttp.request(url, init, (response) => {
-      const chunks: Array<Buffer> = []
-      response.on("data", (chunk: Buffer) => chunks.push(chunk))
-      response.on("end", () =>
-        resume(Effect.succeed({
-          status: response.statusCode ?? 0,
-          headers: response.headers,
-          body: Buffer.concat(chunks).toString("utf8")
-        })))
-      response.on("error", (error) => resume(Effect.fail(error)))
-    })
-    request.on("error", (error) => resume(Effect.fail(error)))
-    request.end(options.body)
-  })
 
 const json = { "content-type": "application/json" }
 const parseError = { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } }

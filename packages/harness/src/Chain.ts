@@ -11,20 +11,28 @@
  * either policy. Decision-making stops on an accepted deny, an accepted flow stop, a
  * fail-closed failure, or interruption.
  *
+ * A route that receives attachments as `body` first gets them uploaded to its own upload
+ * endpoint (`Input.prepare`, bounded by its `upload.timeoutMs`, before its deadline starts,
+ * which runs from the request's dispatch); a failure there is the route's operational
+ * failure (phase `prepare`) under its failure policy, and nothing is sent to it.
+ *
  * A deadline is absolute: what is not published by the deadline is a `timeout`, even when
  * the response arrived in time and was still being parsed, validated or staged when it
- * passed. The chain goes on at the deadline; an exchange interrupted there (or with the
- * call) retires its I/O on its own fiber, owned by `Input.retiring`, awaited for a short
- * grace only.
+ * passed. The chain goes on at the deadline: an exchange interrupted there (or with the
+ * call) retires its I/O on its own fiber, which the chain awaits for at most 100 ms and
+ * then hands to `Input.retiring` — the Hooks service's scope, whose closing awaits it — so
+ * a slow kill or reap never delays the decision.
  *
  * Progress is kept in a `Ref` owned by the caller, so an interrupted chain leaves exactly
  * what was accepted before the interruption (a staged but unpublished response is lost).
  *
  * Every request of one call carries the event's id (the wire requires the intercept
  * request's id to equal its event's id), so two subscriptions of one backend receive the
- * same id: a late duplicate of the first reply could only be told apart from the second
- * reply by its content. Transports serialise requests per endpoint and drop frames that
- * arrive while nothing is pending, which narrows but cannot close that window.
+ * same id: a late reply to the first could only be told apart from the reply to the second
+ * by its content. The transports close that window: an HTTP reply belongs to its own POST,
+ * and a persistent stdio child either is retired when a request is abandoned or, kept
+ * while it starts up, is sent a request with the abandoned one's id only after that late
+ * reply has arrived (and been dropped).
  *
  * @since 0.1.0
  */
@@ -34,6 +42,7 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Ref from "effect/Ref"
 import * as Runtime from "effect/Runtime"
+import type { AttachmentError } from "./Attachment.js"
 import type * as Boundary from "./Boundary.js"
 import * as Grant from "./Grant.js"
 import { Deadlines } from "./internal/deadlines.js"
@@ -45,6 +54,7 @@ import * as Settlement from "./Settlement.js"
 import * as Staging from "./Staging.js"
 import { withSpanWhenTraced } from "./Tracing.js"
 import type { Endpoint, TransportError } from "./Transport.js"
+import type { UploadError } from "./Uploads.js"
 
 /**
  * Everything the chain needs for one boundary call.
@@ -61,6 +71,11 @@ export interface Input {
   /** The continuation allowance before the first interceptor. */
   readonly allowance: Grant.Allowance
   readonly elicitationSchema?: Event.RequestedSchema | undefined
+  /** Uploads a route's pending attachments; succeeds with their references, by part id. */
+  readonly prepare: (
+    route: Registry.Route,
+    pending: ReadonlyArray<Projection.PendingUpload>
+  ) => Effect.Effect<ReadonlyMap<string, string>, AttachmentError | UploadError>
   /**
    * Owns the exchanges interrupted at a deadline or with the call until they have retired
    * their I/O (the chain waits for them a short grace only).
@@ -125,6 +140,20 @@ export const fromTransportError = (route: Registry.Route, error: TransportError)
     ...(error.status !== undefined ? { httpStatus: error.status } : {})
   })
 
+/**
+ * Maps a failed preparation (a snapshot or an upload) to a route failure.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromPrepareError = (route: Registry.Route, error: AttachmentError | UploadError): RouteFailure =>
+  failure(route, {
+    phase: "prepare",
+    code: error.reason,
+    detail: error.detail,
+    ...(error._tag === "UploadError" && error.status !== undefined ? { httpStatus: error.status } : {})
+  })
+
 const fromRejection = (route: Registry.Route, rejection: Staging.Rejection): RouteFailure =>
   failure(route, {
     phase: rejection.phase,
@@ -143,25 +172,18 @@ const toProgress = (current: Progress, staged: Staging.Staged, provenance: Settl
 })
 
 /**
- * One exchange with a route, from the progress accepted so far: request, response,
- * validation and staging (which stops early once the deadline is due). Succeeds with the
- * progress to publish.
+ * One exchange with a route, from the progress accepted so far and the route's view of it:
+ * request, response, validation and staging (which stops early once the deadline is due).
+ * Succeeds with the progress to publish.
  */
 const exchange = (
   input: Input,
   route: Registry.Route,
   current: Progress,
+  view: Projection.View,
   deadlines: Deadlines
 ): Effect.Effect<Progress, RouteFailure> =>
   Effect.suspend(() => {
-    const view = Projection.project(input.boundary, current.event, route.subscriber)
-    if (view.pendingUploads.length > 0) {
-      return Effect.fail(failure(route, {
-        phase: "prepare",
-        code: "attachment-upload-unsupported",
-        detail: `${view.pendingUploads.length} attachment(s) selected as body need an upload, which this harness does not support`
-      }))
-    }
     const allowance: Grant.Allowance = {
       remaining: Math.max(0, input.allowance.remaining - (current.continued ? 1 : 0)),
       count: input.allowance.count
@@ -234,14 +256,21 @@ const runFrom = (
         Ref.modify(progress, (p) => deadlines.settle() ? [true, next] : [false, p]),
         (published) => published ? step(index + 1, next) : Effect.void
       )
-    return deadlines.arm(
-      index,
-      route.timeoutMs ?? 0,
-      Effect.matchEffect(exchange(input, route, current, deadlines), {
-        onFailure: (failed) => publish(withFailure(current, route, failed)),
-        onSuccess: publish
-      })
-    )
+    const deliver = (view: Projection.View) =>
+      deadlines.arm(
+        index,
+        route.timeoutMs ?? 0,
+        Effect.matchEffect(exchange(input, route, current, view, deadlines), {
+          onFailure: (failed) => publish(withFailure(current, route, failed)),
+          onSuccess: publish
+        })
+      )
+    const view = Projection.project(input.boundary, current.event, route.subscriber)
+    if (view.pendingUploads.length === 0) return deliver(view)
+    return Effect.matchEffect(input.prepare(route, view.pendingUploads), {
+      onFailure: (error) => publish(withFailure(current, route, fromPrepareError(route, error))),
+      onSuccess: (references) => deliver(Projection.project(input.boundary, current.event, route.subscriber, references))
+    })
   }
   return Effect.flatMap(Ref.get(progress), (current) => step(from, current))
 }

@@ -133,14 +133,27 @@ export const attachmentsOf = (current: ReadonlyArray<Content.Message | Content.P
   return found
 }
 
-const sameBody = (incoming: Content.Part, existing: Content.Part): boolean =>
-  !("body" in incoming) || ("body" in existing && incoming.body.ref === existing.body.ref)
+/**
+ * Whether a kept attachment names the body the receiver was shown: the reference it was
+ * published with (`references`, when given), else the existing part's own.
+ */
+const sameBody = (
+  incoming: Content.Part,
+  existing: Content.Part,
+  references: ReadonlyMap<string, string> | undefined
+): boolean => {
+  if (!("body" in incoming)) return true
+  if (references !== undefined) return references.get(existing.id) === incoming.body.ref
+  return "body" in existing && incoming.body.ref === existing.body.ref
+}
 
 /**
  * Checks the parts of a supplied value and resolves attachment references: an attachment
  * is accepted only if it is an existing attachment of the target (same id and media type,
- * same body reference if one is given) and is replaced by that existing part; text must
- * be a text body in a category the subscription can read.
+ * and, if a body reference is given, the one the receiver was shown — `references`, by
+ * part id, when the receiver's view carried its own) and is replaced by that existing
+ * part, so an edit can never substitute a reference; text must be a text body in a
+ * category the subscription can read.
  *
  * @since 0.1.0
  * @category guards
@@ -152,6 +165,7 @@ export const checkParts = (
     readonly attachmentsAllowed: boolean
     readonly attachments: ReadonlyMap<string, Content.Part>
     readonly selection: Registration.ContentSelection
+    readonly references?: ReadonlyMap<string, string> | undefined
   }
 ): Either.Either<ReadonlyArray<Content.Part>, EditProblem> => {
   let out: Array<Content.Part> | undefined
@@ -164,7 +178,7 @@ export const checkParts = (
       if (!options.attachmentsAllowed) {
         return Either.left({ code: "attachment-edit", path, detail: "this target takes text parts only" })
       }
-      if (existing === undefined || existing.mediaType !== part.mediaType || !sameBody(part, existing)) {
+      if (existing === undefined || existing.mediaType !== part.mediaType || !sameBody(part, existing, options.references)) {
         return Either.left({
           code: "attachment-edit",
           path,
@@ -192,7 +206,7 @@ export const checkParts = (
 
 /**
  * Checks and resolves a supplied message list against the current target, or against the
- * attachments it holds (`attachmentsOf`).
+ * attachments it holds (`attachmentsOf`); `references` are those the receiver was shown.
  *
  * @since 0.1.0
  * @category guards
@@ -200,13 +214,14 @@ export const checkParts = (
 export const checkMessages = (
   value: ReadonlyArray<Content.Message>,
   current: ReadonlyArray<Content.Message> | ReadonlyMap<string, Content.Part>,
-  selection: Registration.ContentSelection
+  selection: Registration.ContentSelection,
+  references?: ReadonlyMap<string, string>
 ): Either.Either<ReadonlyArray<Content.Message>, EditProblem> => {
   const attachments = Array.isArray(current) ? attachmentsOf(current) : current as ReadonlyMap<string, Content.Part>
   let out: Array<Content.Message> | undefined
   for (let i = 0; i < value.length; i++) {
     const message = value[i]!
-    const parts = checkParts(message.parts, `/${i}/parts`, { attachmentsAllowed: true, attachments, selection })
+    const parts = checkParts(message.parts, `/${i}/parts`, { attachmentsAllowed: true, attachments, selection, references })
     if (Either.isLeft(parts)) return Either.left(parts.left)
     const resolved = parts.right === message.parts ? message : { ...message, parts: parts.right }
     if (resolved !== message && out === undefined) out = value.slice(0, i)

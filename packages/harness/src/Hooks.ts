@@ -12,6 +12,14 @@
  * more than a short grace (100 ms) for a transport to retire an exchange's I/O: what is
  * left goes on in fibers owned by the service's scope, which awaits them when it closes.
  *
+ * Attachments: the host passes the bytes of body-selected attachment parts in
+ * `options.attachments` (by part id; see `Attachment`). The sources some receiver needs as
+ * `body` are read once, within the call's byte budget (`maxAttachmentBytes`) and
+ * `attachmentTimeoutMs`, before the chain; each such receiver then gets its own upload
+ * (through the `Uploads` service, at most `uploadConcurrency` at a time across the
+ * service) and sees only its own reference. A failed snapshot or upload is that
+ * delivery's failure alone, under its subscription's failure policy.
+ *
  * Observations: by default the call waits for every delivery (each bounded by the
  * observation timeout). With `options.observers = { scope }` the decision returns at once
  * and the deliveries run in the host's scope; `observationsDone` yields their outcomes.
@@ -27,21 +35,25 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import * as Ref from "effect/Ref"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
+import * as Attachment from "./Attachment.js"
 import * as Boundary from "./Boundary.js"
 import * as Chain from "./Chain.js"
 import * as Tracing from "./Tracing.js"
 import * as Grant from "./Grant.js"
 import * as Retire from "./internal/retire.js"
 import * as Observation from "./Observation.js"
+import * as Prepare from "./internal/prepare.js"
 import * as Registry from "./Registry.js"
 import * as RouteFailure from "./RouteFailure.js"
 import * as Settlement from "./Settlement.js"
 import { type Endpoint, type InProcessBackend, layerInProcess, startAll, TransportError, Transports } from "./Transport.js"
+import * as Uploads from "./Uploads.js"
 
 /**
  * A boundary input that is not a valid event of its type.
@@ -110,6 +122,14 @@ export interface DispatchOptions {
   readonly interrupt?: Effect.Effect<void> | undefined
   /** `"wait"` (default) or a host scope that owns the observation deliveries. */
   readonly observers?: "wait" | { readonly scope: Scope.Scope } | undefined
+  /**
+   * The bytes of the event's body-selected attachment parts, by part id. A source is read
+   * only if some receiver selects that part's body; a part without one cannot be
+   * delivered as `body` (`attachment-missing`).
+   */
+  readonly attachments?: Readonly<Record<string, Attachment.Source>> | undefined
+  /** This call's byte budget for attachment snapshots (defaults to the service's). */
+  readonly maxAttachmentBytes?: number | undefined
 }
 
 /**
@@ -183,7 +203,25 @@ export interface Options {
   readonly source?: string | undefined
   /** The bound of each observation delivery (default 5000 ms). */
   readonly observationTimeoutMs?: number | undefined
+  /** The byte budget of each call's attachment snapshots, all together (default 32 MiB). */
+  readonly maxAttachmentBytes?: number | undefined
+  /** The time bound of each call's attachment snapshots, all together (default 10 000 ms). */
+  readonly attachmentTimeoutMs?: number | undefined
+  /** The most uploads in flight at once, across all calls of the service (default 4). */
+  readonly uploadConcurrency?: number | undefined
 }
+
+/**
+ * The defaults of the attachment options.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const attachmentDefaults = {
+  maxAttachmentBytes: 32 * 1024 * 1024,
+  attachmentTimeoutMs: 10_000,
+  uploadConcurrency: 4
+} as const
 
 /**
  * The Hooks service.
@@ -207,6 +245,11 @@ export class Hooks extends Context.Tag("@effect-ahp/harness/Hooks")<Hooks, {
   readonly registry: Registry.Registry
   readonly grant: Grant.Grant
 }>() {}
+
+/** How the chain ended: interrupted, or with the call's attachment preparation. */
+type Ran = { readonly interrupted: true } | { readonly interrupted: false; readonly prepare: Prepare.Prepare }
+
+const stopped: Ran = { interrupted: true }
 
 const eventValidators = new Map<string, (u: unknown) => Array<Issue.Issue>>()
 const validatorFor = (type: Event.EventType) => {
@@ -257,7 +300,10 @@ const prepare = (type: Event.EventType, input: Json.JsonObject, source: string):
  * Builds the service from a registration document (any JSON value), connecting every
  * backend for the lifetime of the scope and starting what they keep running (persistent
  * children), so that start-up does not count against the first call's deadline; a backend
- * that cannot be started is logged and fails again on each call that needs it.
+ * that cannot be started is logged and fails again on each call that needs it. The
+ * `Uploads` and `Attachment.Files` services are used when present in context (without
+ * them, body-selected attachments fail with `upload-unavailable`, and file sources with
+ * `attachment-unreadable`).
  *
  * @since 0.1.0
  * @category constructors
@@ -267,6 +313,9 @@ export const make = (registration: unknown, options?: Options) =>
     const grant = options?.grant ?? Grant.full()
     const source = options?.source ?? "urn:effect-ahp:harness"
     const observationTimeoutMs = options?.observationTimeoutMs ?? 5000
+    const uploads = yield* Effect.serviceOption(Uploads.Uploads)
+    const files = yield* Effect.serviceOption(Attachment.Files)
+    const permits = yield* Effect.makeSemaphore(options?.uploadConcurrency ?? attachmentDefaults.uploadConcurrency)
     // Owns exchanges and deliveries ended at a deadline or an interruption until they have
     // retired their I/O; closing the service's scope awaits them.
     const retiring = yield* Retire.makeOwner
@@ -309,26 +358,45 @@ export const make = (registration: unknown, options?: Options) =>
         remaining: dispatchOptions?.continuation?.remaining ?? Math.max(0, grant.maxContinuations - count)
       }
       const progress = yield* Ref.make(Chain.start(event, Settlement.initial(dispatchOptions?.state)))
-      const chain = Chain.run({
+      const observed = grant.events[type]?.observe === true
+      const snapshots = Prepare.make({
         boundary,
-        routes: routes.intercept,
-        endpoint,
-        capabilities,
-        allowance,
-        elicitationSchema: dispatchOptions?.elicitationSchema,
-        retiring
-      }, progress).pipe(Effect.as(false))
-      const interrupted = stop === undefined
+        event,
+        routes: observed ? [...routes.intercept, ...routes.observe] : routes.intercept,
+        sources: dispatchOptions?.attachments,
+        maxBytes: dispatchOptions?.maxAttachmentBytes ?? options?.maxAttachmentBytes ??
+          attachmentDefaults.maxAttachmentBytes,
+        timeoutMs: options?.attachmentTimeoutMs ?? attachmentDefaults.attachmentTimeoutMs,
+        uploads,
+        permits
+      })
+      const chain: Effect.Effect<Ran> = Effect.flatMap(
+        Option.isSome(files) ? Effect.provideService(snapshots, Attachment.Files, files.value) : snapshots,
+        (prepare) =>
+          Chain.run({
+            boundary,
+            routes: routes.intercept,
+            endpoint,
+            capabilities,
+            allowance,
+            elicitationSchema: dispatchOptions?.elicitationSchema,
+            prepare,
+            retiring
+          }, progress).pipe(Effect.as({ interrupted: false, prepare }))
+      )
+      const ran = stop === undefined
         ? yield* chain
-        : (yield* Deferred.isDone(stop)) ||
-          (yield* Effect.raceFirst(Effect.interruptible(chain), Effect.interruptible(Effect.as(Deferred.await(stop), true))))
+        : (yield* Deferred.isDone(stop))
+        ? stopped
+        : yield* Effect.raceFirst(Effect.interruptible(chain), Effect.interruptible(Effect.as(Deferred.await(stop), stopped)))
+      const interrupted = ran.interrupted
       const final = yield* Ref.get(progress)
-      const recipients = interrupted ? [] : Observation.plan(routes, {
-        observed: grant.events[type]?.observe === true,
+      const recipients = ran.interrupted ? [] : Observation.plan(routes, {
+        observed,
         shortCircuit: Settlement.isShortCircuit(final.state),
         called: final.called
       })
-      if (recipients.length === 0) {
+      if (recipients.length === 0 || ran.interrupted) {
         const observations: ReadonlyArray<Observation.Observation> = []
         return {
           event: final.event,
@@ -343,7 +411,8 @@ export const make = (registration: unknown, options?: Options) =>
         Observation.deliverAll(boundary, final.event, recipients, endpoint, {
           timeoutMs: observationTimeoutMs,
           retiring: owner,
-          interrupted: stop
+          interrupted: stop,
+          prepare: ran.prepare
         })
       const observers = dispatchOptions?.observers
       if (observers !== undefined && observers !== "wait") {

@@ -6,6 +6,10 @@
  * recipient gets `hooks/observe` with its own projection of the accepted effective event —
  * never a rejected candidate.
  *
+ * A recipient that receives attachments as `body` first gets them uploaded to its own
+ * upload endpoint (bounded by its `upload.timeoutMs`); if that fails, nothing is sent to it
+ * and its outcome is `failed` with the preparation's code (observation stays best effort).
+ *
  * Deliveries run concurrently as child fibers of the call, each bounded by the
  * observation timeout; they cannot change the decision. They never fail: each ends as an
  * outcome. After an interruption no delivery is started, and an interruption while they
@@ -23,12 +27,14 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Schema from "effect/Schema"
+import type { AttachmentError } from "./Attachment.js"
 import type * as Boundary from "./Boundary.js"
 import { type Owner, retire } from "./internal/retire.js"
 import * as Projection from "./Projection.js"
 import type * as Registry from "./Registry.js"
 import { Code } from "./RouteFailure.js"
 import type { Endpoint, TransportError } from "./Transport.js"
+import type { UploadError } from "./Uploads.js"
 
 /**
  * How a delivery ended. `interrupted`: the call was interrupted before it completed (its
@@ -99,6 +105,11 @@ export interface DeliveryOptions {
   readonly retiring: Owner
   /** Completed when the call is interrupted. */
   readonly interrupted?: Deferred.Deferred<void> | undefined
+  /** Uploads a recipient's pending attachments; succeeds with their references, by part id. */
+  readonly prepare: (
+    route: Registry.Route,
+    pending: ReadonlyArray<Projection.PendingUpload>
+  ) => Effect.Effect<ReadonlyMap<string, string>, AttachmentError | UploadError>
 }
 
 /**
@@ -141,14 +152,24 @@ export const deliver = (
   endpoint: Effect.Effect<Endpoint, TransportError>,
   options: DeliveryOptions
 ): Effect.Effect<Observation> => {
-  const view = Projection.project(boundary, event, route.subscriber)
-  const notification: Json.JsonObject = {
-    jsonrpc: "2.0",
-    method: Observe.method,
-    params: { protocolVersion: Common.protocolVersion, event: view.event } as Json.JsonObject
+  const first = Projection.project(boundary, event, route.subscriber)
+  const view: Effect.Effect<Projection.View, AttachmentError | UploadError> = first.pendingUploads.length === 0
+    ? Effect.succeed(first)
+    : Effect.map(
+      options.prepare(route, first.pendingUploads),
+      (references) => Projection.project(boundary, event, route.subscriber, references)
+    )
+  const notify = (ready: Projection.View) => {
+    const notification: Json.JsonObject = {
+      jsonrpc: "2.0",
+      method: Observe.method,
+      params: { protocolVersion: Common.protocolVersion, event: ready.event } as Json.JsonObject
+    }
+    return owned(options.retiring, Effect.flatMap(endpoint, (e) => e.notify(notification))).pipe(
+      Effect.timeoutFail({ duration: Duration.millis(options.timeoutMs), onTimeout: () => "timeout" as const })
+    )
   }
-  return owned(options.retiring, Effect.flatMap(endpoint, (e) => e.notify(notification))).pipe(
-    Effect.timeoutFail({ duration: Duration.millis(options.timeoutMs), onTimeout: () => "timeout" as const }),
+  return Effect.flatMap(view, notify).pipe(
     Effect.exit,
     Effect.map((exit) => {
       if (Exit.isSuccess(exit)) return outcomeOf(route, "delivered")

@@ -6,10 +6,12 @@
  * subscription asked for it. Projection shares unchanged structure with its input.
  *
  * The view also records what the subscription could not see, so edits can be authorized
- * against it: list targets holding hidden text (no whole-list replace), unreadable
- * elicitation answers, and body-selected attachments, which need an upload this harness
- * does not perform yet (`pendingUploads`): such parts are shown as explicit gaps, and an
- * intercept route that would need them fails with a typed error instead.
+ * against it: list targets holding hidden text (no whole-list replace) and unreadable
+ * elicitation answers. A body-selected attachment is shown with the reference the
+ * subscription's own upload receiver allocated (`references`, by part id), never with the
+ * host's: without one it is listed in `pendingUploads` and shown as a gap, a view the
+ * harness never publishes (the subscription's uploads run first, and their failure fails
+ * the delivery).
  *
  * @since 0.1.0
  */
@@ -40,8 +42,22 @@ export interface View {
   readonly hiddenTextTargets: ReadonlySet<HookEffect.ModifyTarget>
   /** Targets the subscription cannot read at all (an elicitation answer without body). */
   readonly unreadableTargets: ReadonlySet<HookEffect.ModifyTarget>
-  /** JSON Pointers of attachments selected as body (an upload would be required). */
-  readonly pendingUploads: ReadonlyArray<string>
+  /** Body-selected attachments without a reference for this subscription: they need an upload. */
+  readonly pendingUploads: ReadonlyArray<PendingUpload>
+  /** The reference shown for each body-selected attachment, by part id. */
+  readonly references: ReadonlyMap<string, string>
+}
+
+/**
+ * A body-selected attachment that needs an upload: its part id and where it is.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PendingUpload {
+  readonly id: string
+  /** JSON Pointer of the part in the event. */
+  readonly pointer: string
 }
 
 /**
@@ -79,32 +95,35 @@ const isPart = (u: unknown): u is Content.Part =>
 const isMessage = (u: unknown): u is Content.Message =>
   typeof u === "object" && u !== null && "parts" in u && Array.isArray((u as { parts: unknown }).parts)
 
-const view = (part: Content.Part, selection: "metadata" | "omit"): Content.Part => {
-  const out: Record<string, unknown> = { id: part.id, kind: part.kind, mediaType: part.mediaType, selection }
+/** The part's identity and media type with other view fields. */
+const reshape = (part: Content.Part, fields: Record<string, unknown>): Content.Part => {
+  const out: Record<string, unknown> = { id: part.id, kind: part.kind, mediaType: part.mediaType, ...fields }
   if (part.category !== undefined) out.category = part.category
   if (part.synthesized !== undefined) out.synthesized = part.synthesized
   return out as Content.Part
 }
 
-const gap = (part: Content.Part, reason: string): Content.Part => {
-  const out: Record<string, unknown> = { id: part.id, kind: part.kind, mediaType: part.mediaType, selection: "body", gap: { reason } }
-  if (part.category !== undefined) out.category = part.category
-  if (part.synthesized !== undefined) out.synthesized = part.synthesized
-  return out as Content.Part
-}
+const view = (part: Content.Part, selection: "metadata" | "omit"): Content.Part => reshape(part, { selection })
+
+const gap = (part: Content.Part, reason: string): Content.Part => reshape(part, { selection: "body", gap: { reason } })
 
 /**
- * The reason given in a gap for an attachment whose body would need an upload.
+ * The reason given in the gap of an attachment whose upload is still pending (a view the
+ * harness never publishes).
  *
  * @since 0.1.0
  * @category constants
  */
-export const uploadUnsupportedReason = "attachment upload is not supported by this harness"
+export const uploadPendingReason = "the attachment's upload is pending"
 
 interface Walk {
   readonly subscriber: Subscriber
-  readonly pendingUploads: Array<string>
+  readonly known: ReadonlyMap<string, string>
+  readonly pendingUploads: Array<PendingUpload>
+  readonly references: Map<string, string>
 }
+
+const withReference = (part: Content.Part, ref: string): Content.Part => reshape(part, { selection: "body", body: { ref } })
 
 const projectPart = (part: Content.Part, pointer: string, walk: Walk): Content.Part => {
   const wanted = selectionFor(walk.subscriber.content, categoryOf(part))
@@ -114,8 +133,13 @@ const projectPart = (part: Content.Part, pointer: string, walk: Walk): Content.P
   }
   if (wanted !== "body") return view(part, wanted)
   if (part.kind === "attachment") {
-    walk.pendingUploads.push(pointer)
-    return gap(part, uploadUnsupportedReason)
+    const ref = walk.known.get(part.id)
+    if (ref !== undefined) {
+      walk.references.set(part.id, ref)
+      return withReference(part, ref)
+    }
+    walk.pendingUploads.push({ id: part.id, pointer })
+    return gap(part, uploadPendingReason)
   }
   return part
 }
@@ -158,14 +182,22 @@ const hasHiddenText = (value: unknown): boolean => {
   )
 }
 
+const none: ReadonlyMap<string, string> = new Map()
+
 /**
- * Projects an effective event for one subscriber at a boundary.
+ * Projects an effective event for one subscriber at a boundary; `references` holds the
+ * references the subscriber's uploads allocated, by part id.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const project = (boundary: Boundary, event: Json.JsonObject, subscriber: Subscriber): View => {
-  const walk: Walk = { subscriber, pendingUploads: [] }
+export const project = (
+  boundary: Boundary,
+  event: Json.JsonObject,
+  subscriber: Subscriber,
+  references: ReadonlyMap<string, string> = none
+): View => {
+  const walk: Walk = { subscriber, known: references, pendingUploads: [], references: new Map() }
   let projected: unknown = event
   for (const slot of boundary.content) {
     projected = updateAt(projected, slot, "", (v, pointer) => projectSlot(v, pointer, walk))
@@ -188,6 +220,7 @@ export const project = (boundary: Boundary, event: Json.JsonObject, subscriber: 
     event: projected as Json.JsonObject,
     hiddenTextTargets,
     unreadableTargets,
-    pendingUploads: walk.pendingUploads
+    pendingUploads: walk.pendingUploads,
+    references: walk.references
   }
 }

@@ -8,11 +8,13 @@
  */
 import { Registration } from "@effect-ahp/protocol"
 import * as Schema from "effect/Schema"
+import { AttachmentFailure } from "./Attachment.js"
 import { RejectionCode } from "./Staging.js"
 import { TransportFailure } from "./Transport.js"
+import { UploadFailure } from "./Uploads.js"
 
 /**
- * Where a route failed: preparing its content, talking to the backend, validating the
+ * Where a route failed: preparing its content (attachment snapshots and uploads), talking to the backend, validating the
  * response envelope, or staging its effects.
  *
  * @since 0.1.0
@@ -27,12 +29,13 @@ export const Phase = Schema.Literal("prepare", "transport", "protocol", "staging
 export type Phase = typeof Phase.Type
 
 /**
- * Every failure code: transport reasons, `timeout`, preparation and rejection codes.
+ * Every failure code: transport reasons, `timeout`, preparation (attachment and upload)
+ * and rejection codes.
  *
  * @since 0.1.0
  * @category models
  */
-export const Code = Schema.Union(TransportFailure, Schema.Literal("timeout", "attachment-upload-unsupported"), RejectionCode)
+export const Code = Schema.Union(TransportFailure, Schema.Literal("timeout"), AttachmentFailure, UploadFailure, RejectionCode)
 
 /**
  * @since 0.1.0

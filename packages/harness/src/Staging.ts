@@ -84,7 +84,10 @@ export interface Context {
   /** The capabilities advertised in this step's request. */
   readonly capabilities: Capabilities.Capabilities
   /** What this subscription could see. */
-  readonly view: Pick<Projection.View, "hiddenTextTargets" | "unreadableTargets">
+  readonly view: Pick<Projection.View, "hiddenTextTargets" | "unreadableTargets"> & {
+    /** The attachment references the receiver was shown, by part id (kept attachments must name these). */
+    readonly references?: ReadonlyMap<string, string> | undefined
+  }
   readonly selection: Registration.ContentSelection
   /** The current effective event (full, not projected); valid for its type. */
   readonly event: Json.JsonObject
@@ -276,7 +279,12 @@ const applyMessages = (edits: ReadonlyArray<Edit>, current: ReadonlyArray<Conten
   let attachments = Edit.attachmentsOf(current)
   const operations: Array<Edit.Operation<ReadonlyArray<Content.Message>>> = []
   for (const { effect, pointer } of edits) {
-    const checked = Edit.checkMessages(effect.value as ReadonlyArray<Content.Message>, attachments, ctx.selection)
+    const checked = Edit.checkMessages(
+      effect.value as ReadonlyArray<Content.Message>,
+      attachments,
+      ctx.selection,
+      ctx.view.references
+    )
     if (Either.isLeft(checked)) return editProblem(checked.left, pointer)
     if (effect.operation === "replace") attachments = Edit.attachmentsOf(checked.right)
     operations.push([effect.operation, checked.right])

@@ -3,6 +3,13 @@
  */
 
 /**
+ * Attachment sources supplied by the host, and their immutable snapshots.
+ *
+ * @since 0.1.0
+ */
+export * as Attachment from "./Attachment.js"
+
+/**
  * The boundary table: what each event type permits and where its content lives.
  *
  * @since 0.1.0
@@ -99,3 +106,10 @@ export * as Tracing from "./Tracing.js"
  * @since 0.1.0
  */
 export * as Transport from "./Transport.js"
+
+/**
+ * The attachment upload service, its errors and an in-memory test double.
+ *
+ * @since 0.1.0
+ */
+export * as Uploads from "./Uploads.js"

@@ -42,20 +42,36 @@ describe("Projection", () => {
     assert.isTrue(view.hiddenTextTargets.has("output"))
   })
 
-  it("a body-selected attachment becomes an explicit gap and is reported as needing an upload", () => {
+  it("a body-selected attachment without a reference for the subscriber is reported as needing an upload", () => {
     const e = event([{ id: "m", role: "user", parts: [image] }])
     const view = Projection.project(after, e, { content: { default: "body" }, includeNative: false })
-    assert.deepStrictEqual(view.pendingUploads, ["/items/0/parts/0"])
+    assert.deepStrictEqual(view.pendingUploads, [{ id: "img", pointer: "/items/0/parts/0" }])
     assert.deepStrictEqual((view.event.items as any)[0].parts[0], {
       id: "img",
       kind: "attachment",
       mediaType: "image/png",
       selection: "body",
-      gap: { reason: Projection.uploadUnsupportedReason }
+      gap: { reason: Projection.uploadPendingReason }
     })
+    assert.notInclude(JSON.stringify(view.event), "\"r\"")
     const metadata = Projection.project(after, e, { content: { default: "body", images: "metadata" }, includeNative: false })
     assert.deepStrictEqual(metadata.pendingUploads, [])
     assert.strictEqual(metadata.hiddenTextTargets.size, 0)
+  })
+
+  it("a body-selected attachment shows the subscriber's own reference, never the host's", () => {
+    const e = event([{ id: "m", role: "user", parts: [{ ...image, category: "screenshots" }] }])
+    const view = Projection.project(after, e, { content: { default: "body" }, includeNative: false }, new Map([["img", "theirs"]]))
+    assert.deepStrictEqual(view.pendingUploads, [])
+    assert.deepStrictEqual((view.event.items as any)[0].parts[0], {
+      id: "img",
+      kind: "attachment",
+      mediaType: "image/png",
+      selection: "body",
+      body: { ref: "theirs" },
+      category: "screenshots"
+    })
+    assert.deepStrictEqual([...view.references], [["img", "theirs"]])
   })
 
   it("projects event-specific slots: file changes, elicitation results, user messages", () => {

@@ -116,8 +116,12 @@ export const defaults = {
   tokenRefreshMargin: Duration.seconds(30)
 } as const
 
-/** How an exchange obtains its `Authorization` value, and whether a 401 earns one retry. */
-interface Authorizer {
+/**
+ * How an exchange obtains its `Authorization` value, and whether a 401 earns one retry.
+ *
+ * @internal
+ */
+export interface Authorizer {
   readonly credential: Effect.Effect<Option.Option<Redacted.Redacted<string>>, TransportApi.TransportError>
   readonly invalidate: Effect.Effect<void>
   readonly retryOnce: boolean
@@ -127,7 +131,13 @@ const anonymous: Authorizer = { credential: Effect.succeedNone, invalidate: Effe
 
 const usableToken = /^[\x21-\x7e]+$/
 
-const bearer = (credentials: Credentials.CredentialResolver["Type"], binding: Registration.Bearer): Authorizer => {
+/**
+ * The authorizer of a `bearer` binding: the token resolved for every exchange (and again
+ * after a 401), refused unless it is printable ASCII without spaces.
+ *
+ * @internal
+ */
+export const bearer = (credentials: Credentials.CredentialResolver["Type"], binding: Registration.Bearer): Authorizer => {
   const reference: Credentials.Reference = binding.tokenEnv !== undefined
     ? { kind: "env", name: binding.tokenEnv }
     : { kind: "ref", name: binding.tokenRef ?? "" }

@@ -1,18 +1,23 @@
 /**
  * The `Transports` service for Node: stdio backends as child processes of
  * `node:child_process`, HTTP backends through an undici `Dispatcher`, credentials through
- * the `CredentialResolver`.
+ * the `CredentialResolver`. `layerNode` also provides attachment uploads (`HttpUpload`)
+ * and file sources (`AttachmentFiles`).
  *
  * @since 0.1.0
  */
+import type * as Attachment from "@effect-ahp/harness/Attachment"
 import * as TransportApi from "@effect-ahp/harness/Transport"
+import type * as Uploads from "@effect-ahp/harness/Uploads"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
+import * as AttachmentFiles from "./AttachmentFiles.js"
 import * as Credentials from "./Credentials.js"
 import * as HttpTransport from "./HttpTransport.js"
+import * as HttpUpload from "./HttpUpload.js"
 import * as StdioTransport from "./StdioTransport.js"
 
 /**
@@ -93,7 +98,8 @@ export const layer = (
 /**
  * The service with the Node platform: a keep-alive undici dispatcher (never follows
  * redirects) and `Credentials.layerEnv(credentialRefs)`, whose values are also redacted
- * from stdio stderr tails.
+ * from stdio stderr tails; with them the attachment upload client (`HttpUpload`, its
+ * `UploadAuth` from context if any) and file sources (`AttachmentFiles`).
  *
  * @since 0.1.0
  * @category layers
@@ -102,8 +108,14 @@ export const layerNode = (
   options: Options & {
     /** Values for `tokenRef` / `clientSecretRef` references (none by default). */
     readonly credentialRefs?: Readonly<Record<string, string | Redacted.Redacted<string>>> | undefined
+    /** Options of the upload client. */
+    readonly upload?: HttpUpload.Options | undefined
   } = {}
-): Layer.Layer<TransportApi.Transports> =>
-  layer({ ...options, secrets: [...(options.secrets ?? []), ...Object.values(options.credentialRefs ?? {})] }).pipe(
+): Layer.Layer<TransportApi.Transports | Uploads.Uploads | Attachment.Files> =>
+  Layer.mergeAll(
+    layer({ ...options, secrets: [...(options.secrets ?? []), ...Object.values(options.credentialRefs ?? {})] }),
+    HttpUpload.layer(options.upload),
+    AttachmentFiles.layer
+  ).pipe(
     Layer.provide(Layer.merge(HttpTransport.layerDispatcher, Credentials.layerEnv(options.credentialRefs)))
   )

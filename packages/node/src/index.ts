@@ -3,6 +3,13 @@
  */
 
 /**
+ * File attachment sources on Node.
+ *
+ * @since 0.1.0
+ */
+export * as AttachmentFiles from "./AttachmentFiles.js"
+
+/**
  * Resolving credential references to redacted secret values.
  *
  * @since 0.1.0
@@ -15,6 +22,13 @@ export * as Credentials from "./Credentials.js"
  * @since 0.1.0
  */
 export * as HttpTransport from "./HttpTransport.js"
+
+/**
+ * The HTTP attachment upload client: raw octets, checked receipts, independent auth.
+ *
+ * @since 0.1.0
+ */
+export * as HttpUpload from "./HttpUpload.js"
 
 /**
  * The `Transports` service for Node, connecting backends by transport type.
