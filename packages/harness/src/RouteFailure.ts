@@ -43,19 +43,25 @@ export const Code = Schema.Union(TransportFailure, Schema.Literal("timeout"), At
  */
 export type Code = typeof Code.Type
 
-const Json = Schema.Struct({
+const fields = {
   backend: Schema.String,
+  /** The subscription's id, else its index within the backend. */
   subscription: Schema.String,
   mode: Schema.Literal("intercept", "observe"),
   phase: Phase,
   code: Code,
+  /** Whether the failure denied the operation (fail-closed). */
   syntheticDenial: Schema.Boolean,
+  /** The failure policy applied (intercept routes). */
   policy: Schema.optionalWith(Registration.FailurePolicy, { exact: true }),
   detail: Schema.String,
+  /** JSON Pointer into the response, for rejections. */
   path: Schema.optionalWith(Schema.String, { exact: true }),
   httpStatus: Schema.optionalWith(Schema.Number, { exact: true }),
   jsonRpcCode: Schema.optionalWith(Schema.Number, { exact: true })
-})
+}
+
+const Json = Schema.Struct(fields)
 
 /**
  * One failed route.
@@ -63,23 +69,7 @@ const Json = Schema.Struct({
  * @since 0.1.0
  * @category errors
  */
-export class RouteFailure extends Schema.TaggedError<RouteFailure>("@effect-ahp/harness/RouteFailure")("RouteFailure", {
-  backend: Schema.String,
-  /** The subscription's id, else its index within the backend. */
-  subscription: Schema.String,
-  mode: Schema.Literal("intercept", "observe"),
-  phase: Phase,
-  code: Code,
-  detail: Schema.String,
-  /** The failure policy applied (intercept routes). */
-  policy: Schema.optionalWith(Registration.FailurePolicy, { exact: true }),
-  /** Whether the failure denied the operation (fail-closed). */
-  syntheticDenial: Schema.Boolean,
-  /** JSON Pointer into the response, for rejections. */
-  path: Schema.optionalWith(Schema.String, { exact: true }),
-  httpStatus: Schema.optionalWith(Schema.Number, { exact: true }),
-  jsonRpcCode: Schema.optionalWith(Schema.Number, { exact: true })
-}) {
+export class RouteFailure extends Schema.TaggedError<RouteFailure>("@effect-ahp/harness/RouteFailure")("RouteFailure", fields) {
   override get message(): string {
     return `${this.backend}/${this.subscription}: ${this.phase} ${this.code}: ${this.detail}`
   }
@@ -98,18 +88,7 @@ export const FromJson: Schema.Schema<RouteFailure, typeof Json.Encoded> = Schema
   {
     strict: true,
     decode: (json) => new RouteFailure(json),
-    encode: (failure) => ({
-      backend: failure.backend,
-      subscription: failure.subscription,
-      mode: failure.mode,
-      phase: failure.phase,
-      code: failure.code,
-      syntheticDenial: failure.syntheticDenial,
-      ...(failure.policy !== undefined ? { policy: failure.policy } : {}),
-      detail: failure.detail,
-      ...(failure.path !== undefined ? { path: failure.path } : {}),
-      ...(failure.httpStatus !== undefined ? { httpStatus: failure.httpStatus } : {}),
-      ...(failure.jsonRpcCode !== undefined ? { jsonRpcCode: failure.jsonRpcCode } : {})
-    })
+    // The JSON form's members, in its order (the tag is not one of them).
+    encode: (failure) => failure
   }
 )
