@@ -16,7 +16,7 @@ const pair = async (count: number, bytes: number) => {
   const event = fixtures.toolBefore(bytes)
   const runtime = fixtures.nodeHooks(fixtures.registration(servers.map((s) => ({ type: "http", url: s.url }))))
   const hooks = await runtime.runPromise(Hooks.Hooks)
-  const ours: Batch = timeEffect(runtime, hooks.dispatch("tool.before", event))
+  const ours: Batch = timeEffect(runtime, hooks.dispatchUnknown("tool.before", event))
 
   const clients = servers.map((s) => httpClient(s.url))
   const baseline: Batch = (ops) =>

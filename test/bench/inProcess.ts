@@ -100,7 +100,7 @@ export const chainPair = async (
   const hooks = await runtime.runPromise(Hooks.Hooks)
   const event = fixtures.toolBefore(bytes)
 
-  const once = hooks.dispatch("tool.before", event)
+  const once = hooks.dispatchUnknown("tool.before", event)
   const ours = timeEffect(runtime, once)
   const baseline: Batch = async (ops) => timeSync(ops, () => minimalChain(handlers, event))
   const structuralBaseline: Batch = async (ops) => timeSync(ops, () => minimalChain(handlers, event, structural))

@@ -32,7 +32,7 @@ const dispatches = async (
   count: number
 ): Promise<void> => {
   const event = fixtures.toolBefore(fixtures.KiB)
-  const batch = Effect.flatMap(Hooks.Hooks, (hooks) => Effect.repeatN(hooks.dispatch("tool.before", event), 999))
+  const batch = Effect.flatMap(Hooks.Hooks, (hooks) => Effect.repeatN(hooks.dispatchUnknown("tool.before", event), 999))
   for (let done = 0; done < count; done += 1000) await runtime.runPromise(batch)
 }
 

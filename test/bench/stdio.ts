@@ -17,7 +17,7 @@ const pair = async (count: number, bytes: number) => {
   const transports = Array.from({ length: count }, () => fixtures.stdioTransport("ok"))
   const runtime = fixtures.nodeHooks(fixtures.registration(transports))
   const hooks = await runtime.runPromise(Hooks.Hooks)
-  const ours: Batch = timeEffect(runtime, hooks.dispatch("tool.before", event))
+  const ours: Batch = timeEffect(runtime, hooks.dispatchUnknown("tool.before", event))
 
   const clients = Array.from({ length: count }, () => lineClient("ok"))
   const baseline: Batch = (ops) =>

@@ -118,7 +118,7 @@ const runScript = (
     const owned: Array<Fiber.RuntimeFiber<any, any>> = []
     const outcomes: Array<Outcome> = []
     for (const { input, type } of script) {
-      const { fibers, live, result } = yield* tracked(opened.hooks.dispatch(type, input))
+      const { fibers, live, result } = yield* tracked(opened.hooks.dispatchUnknown(type, input))
       if (options.persistent !== true) assert.deepStrictEqual(live, [], `${type}: no fiber of the call is left running`)
       owned.push(...fibers)
       options.afterEach?.()

@@ -234,7 +234,7 @@ describe("host events", () => {
       const inputs: ReadonlyArray<Json.JsonObject> = [deepInput(10_000), cyclic as Json.JsonObject, deepInput(Event.maxDepth - 2)]
       for (const input of inputs) {
         const event = { ...toolBefore("evt_host"), tool: { name: "Bash", kind: "shell", input, origin: "native" } }
-        const outcome = yield* Effect.either(hooks.dispatch("tool.before", event as Json.JsonObject))
+        const outcome = yield* Effect.either(hooks.dispatchUnknown("tool.before", event as Json.JsonObject))
         assert.isTrue(Either.isLeft(outcome) && outcome.left._tag === "InvalidEvent")
         if (Either.isLeft(outcome) && outcome.left._tag === "InvalidEvent") {
           assert.deepStrictEqual(outcome.left.issues, [{ path: "", message: `nests deeper than ${Event.maxDepth} levels` }])
@@ -243,7 +243,7 @@ describe("host events", () => {
       assert.deepStrictEqual(received(second), [], "nothing was sent")
       // An input 508 levels deep: an event of exactly Event.maxDepth (510) levels.
       const atLimit = { ...toolBefore("evt_edge"), tool: { name: "Bash", kind: "shell", input: deepInput(Event.maxDepth - 3), origin: "native" } }
-      const result = yield* hooks.dispatch("tool.before", atLimit as Json.JsonObject)
+      const result = yield* hooks.dispatchUnknown("tool.before", atLimit as Json.JsonObject)
       assert.deepStrictEqual(failures(result.errors), [])
       assert.strictEqual(result.decision.permission, "ask")
       assert.isTrue(Either.isRight(Json.parse(received(second)[0]!)))
@@ -271,7 +271,7 @@ describe("lossless numbers end to end", () => {
           Json.parse(`{"command":"ls","big":${literals.big},"tiny":${literals.tiny},"frac":${literals.frac}}`)
         ) as Json.JsonObject
         const event = { ...toolBefore("evt_exact"), tool: { name: "Bash", kind: "shell", input, origin: "native" } }
-        const result = yield* hooks.dispatch("tool.before", event as Json.JsonObject)
+        const result = yield* hooks.dispatchUnknown("tool.before", event as Json.JsonObject)
         assert.deepStrictEqual(failures(result.errors), [])
         const expectedInput =
           `{"command":"ls","big":${literals.big},"tiny":${literals.tiny},"frac":${literals.frac},"huge":${literals.huge},"odd":${literals.odd}}`

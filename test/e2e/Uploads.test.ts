@@ -119,7 +119,7 @@ if (sharedRoot === undefined) {
         }]))
         const file = path.join(yield* tempDir, "image1.png")
         fs.writeFileSync(file, png)
-        const result = yield* hooks.dispatch("model.request.before", input, {
+        const result = yield* hooks.dispatchUnknown("model.request.before", input, {
           attachments: { image1: Attachment.file(file, { size: png.length }) }
         })
         assert.deepStrictEqual(failures(result.errors), [])
@@ -154,7 +154,7 @@ if (sharedRoot === undefined) {
           subscriptions: [sub]
         })
         const anonymous = yield* hooksFor(registration([backend(subscription("intercept", upload, { failurePolicy: "fail-closed" }))]))
-        const refused = yield* anonymous.dispatch("model.request.before", input, { attachments: { image1: Attachment.bytes(png) } })
+        const refused = yield* anonymous.dispatchUnknown("model.request.before", input, { attachments: { image1: Attachment.bytes(png) } })
         assert.deepStrictEqual(failures(refused.errors).map((f) => [f.phase, f.code, f.httpStatus, f.syntheticDenial]), [
           ["prepare", "upload-unauthorized", 401, true]
         ])
@@ -163,7 +163,7 @@ if (sharedRoot === undefined) {
         const authorized = yield* hooksFor(registration([
           backend(subscription("intercept", { ...upload, auth: { type: "bearer", tokenRef: "UPLOAD_TOKEN" } }))
         ]))
-        const accepted = yield* authorized.dispatch("model.request.before", input, { attachments: { image1: Attachment.bytes(png) } })
+        const accepted = yield* authorized.dispatchUnknown("model.request.before", input, { attachments: { image1: Attachment.bytes(png) } })
         assert.deepStrictEqual(failures(accepted.errors), [])
         assert.strictEqual(accepted.decision.denial?.reason, `png ${png.length} ${sha256(png)}`)
       }))
@@ -180,7 +180,7 @@ if (sharedRoot === undefined) {
           ]
         }]))
         const started = Date.now()
-        const result = yield* hooks.dispatch("model.request.before", input, { attachments: { image1: Attachment.bytes(png) } })
+        const result = yield* hooks.dispatchUnknown("model.request.before", input, { attachments: { image1: Attachment.bytes(png) } })
         const elapsed = Date.now() - started
         assert.deepStrictEqual(failures(result.errors).map((f) => [f.phase, f.code, f.syntheticDenial]), [
           ["prepare", "upload-timeout", true]
@@ -203,7 +203,7 @@ if (sharedRoot === undefined) {
           transport: scriptedStdio("per_event", "ok", "--log", log),
           subscriptions: [subscription("intercept", { endpoint: address.uploadUrl!, timeoutMs: 5000, maxBytes: 1 << 20 })]
         }]))
-        const result = yield* hooks.dispatch("model.request.before", input, { attachments: { image1: Attachment.bytes(png) } })
+        const result = yield* hooks.dispatchUnknown("model.request.before", input, { attachments: { image1: Attachment.bytes(png) } })
         assert.deepStrictEqual(failures(result.errors), [])
         const entries = yield* readLog(log)
         const message = entries.find((e) => e.event === "message")!.message as any

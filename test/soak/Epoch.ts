@@ -217,7 +217,7 @@ const dispatchAll = async (
     const mode = ctx.rng.chance(0.04) ? "interrupt" : ctx.rng.chance(0.02) ? "abandon" : "plain"
     const after = Duration.millis(ctx.rng.int(0, 40))
     const dispatch = Effect.flatMap(Hooks.Hooks, (hooks) =>
-      hooks.dispatch("tool.before", toolBefore(), mode === "interrupt" ? { interrupt: Effect.sleep(after) } : undefined))
+      hooks.dispatchUnknown("tool.before", toolBefore(), mode === "interrupt" ? { interrupt: Effect.sleep(after) } : undefined))
     const run = mode === "abandon" ? Effect.timeoutOption(dispatch, after) : Effect.asSome(dispatch)
     const outcome = await runtime.runPromise(Effect.either(Effect.supervised(run, ctx.supervisor)))
     ctx.tally.dispatches++

@@ -37,9 +37,10 @@ export class ToolRunner extends Effect.Service<ToolRunner>()("app/ToolRunner", {
       const { denial, permission } = result.decision
       if (permission === "deny") return `blocked: ${denial?.reason}`
       if (permission === "ask") return `needs approval: ${command}`
-      // Run the effective input: accepted edits may have changed it.
-      const tool = result.event.tool as { readonly input: { readonly command: string } }
-      return `ran: ${tool.input.command}`
+      // Run the effective input: accepted edits may have changed it. The event is a
+      // typed ToolBefore; a tool's input is open JSON, so its command is checked.
+      const effective = result.event.tool.input.command
+      return `ran: ${typeof effective === "string" ? effective : command}`
     })
     return { run } as const
   })

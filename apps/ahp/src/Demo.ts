@@ -251,7 +251,7 @@ export const demo = (options: Options) =>
         yield* Console.log(`\n${s.bold(heading)}`)
         for (const step of steps) {
           const before = (yield* recorder.exchanges).length
-          const result = yield* Effect.orDie(hooks.dispatch(step.type, step.input))
+          const result = yield* Effect.orDie(hooks.dispatchUnknown(step.type, step.input))
           const exchanges = (yield* recorder.exchanges).slice(before)
           const n = outcomes.length + 1
           const seen = Brief.event({ ...step.input, type: step.type })

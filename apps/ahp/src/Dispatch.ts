@@ -18,11 +18,10 @@
  *
  * @since 0.1.0
  */
-import { Grant, Hooks, type RouteFailure, Tracing } from "@effect-ahp/harness"
-import type { Observation } from "@effect-ahp/harness"
+import { Grant, Hooks, Observation, RouteFailure, Tracing } from "@effect-ahp/harness"
 import { NodeTransports, StdioTransport } from "@effect-ahp/node"
 import { Capabilities, Discovery, Event, Intercept, Issue, Json } from "@effect-ahp/protocol"
-import { Deferred, Effect, Either, Exit, Fiber, Option } from "effect"
+import { Deferred, Effect, Either, Exit, Fiber, Option, Schema } from "effect"
 import * as Audit from "./Audit.js"
 import * as Io from "./Io.js"
 
@@ -32,19 +31,7 @@ import * as Io from "./Io.js"
  * @since 0.1.0
  * @category output
  */
-export const errorJson = (failure: RouteFailure.RouteFailure): Json.JsonObject => ({
-  backend: failure.backend,
-  subscription: failure.subscription,
-  mode: failure.mode,
-  phase: failure.phase,
-  code: failure.code,
-  syntheticDenial: failure.syntheticDenial,
-  ...(failure.policy !== undefined ? { policy: failure.policy } : {}),
-  detail: failure.detail,
-  ...(failure.path !== undefined ? { path: failure.path } : {}),
-  ...(failure.httpStatus !== undefined ? { httpStatus: failure.httpStatus } : {}),
-  ...(failure.jsonRpcCode !== undefined ? { jsonRpcCode: failure.jsonRpcCode } : {})
-})
+export const errorJson = Schema.encodeSync(RouteFailure.FromJson)
 
 /**
  * The JSON form of an observation delivery.
@@ -52,14 +39,7 @@ export const errorJson = (failure: RouteFailure.RouteFailure): Json.JsonObject =
  * @since 0.1.0
  * @category output
  */
-export const observationJson = (observation: Observation.Observation): Json.JsonObject => ({
-  backend: observation.backend,
-  subscription: observation.subscription,
-  mode: observation.mode,
-  outcome: observation.outcome,
-  ...(observation.code !== undefined ? { code: observation.code } : {}),
-  ...(observation.detail !== undefined ? { detail: observation.detail } : {})
-})
+export const observationJson = Schema.encodeSync(Observation.Observation)
 
 /**
  * The output object of one boundary call.
@@ -67,36 +47,7 @@ export const observationJson = (observation: Observation.Observation): Json.Json
  * @since 0.1.0
  * @category output
  */
-export const toJson = (result: Hooks.DispatchResult): Json.JsonObject => {
-  const decision = result.decision
-  const denial = decision.denial
-  return {
-    event: result.event,
-    effects: decision.effects.map((accepted) => accepted.effect as unknown as Json.JsonValue),
-    decision: decision.permission,
-    state: {
-      permission: decision.permission,
-      candidate: decision.candidate === undefined ? null : { value: decision.candidate.value },
-      flow: decision.flow,
-      instructions: decision.instructions,
-      injections: decision.injections as unknown as Json.JsonValue,
-      denial: denial === undefined ? null : {
-        reason: denial.reason,
-        ...(denial.code !== undefined ? { code: denial.code } : {}),
-        synthetic: denial.synthetic,
-        ...(denial.provenance !== undefined
-          ? { backend: denial.provenance.backend, subscription: denial.provenance.subscription }
-          : {})
-      },
-      stopReason: decision.stopReason ?? null,
-      continuationsConsumed: decision.continuationsConsumed
-    },
-    messages: decision.messages,
-    errors: result.errors.map(errorJson),
-    observations: result.observations.map(observationJson),
-    interrupted: result.interrupted
-  }
-}
+export const toJson = Schema.encodeSync(Hooks.DispatchResult)
 
 const capabilitiesProblem = (path: string, message: string): Io.ConfigIssue => ({
   code: "invalid-capabilities",
@@ -251,7 +202,7 @@ export const run = (options: Options): Effect.Effect<void, never, Io.ExitCode> =
       inputs.event.input,
       Tracing.traceContextFrom(process.env.TRACEPARENT, process.env.TRACESTATE)
     )
-    const result = yield* hooks.dispatch(inputs.event.type, traced, {
+    const result = yield* hooks.dispatchUnknown(inputs.event.type, traced, {
       state: inputs.state,
       elicitationSchema: inputs.elicitationSchema,
       interrupt: Deferred.await(interrupt),

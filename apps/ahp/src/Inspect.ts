@@ -213,7 +213,7 @@ export const inspect = (options: Options) =>
       Effect.mapError((error) => new Io.ConfigError({ file: options.backend, issues: Io.withHints(registration, error.issues) }))
     )
     const [elapsed, result] = yield* Effect.timed(
-      hooks.dispatch(event.type, event.input).pipe(
+      hooks.dispatchUnknown(event.type, event.input).pipe(
         Effect.mapError((error) => new Io.InputError({ file: options.event, message: error.message, issues: error.issues }))
       )
     )

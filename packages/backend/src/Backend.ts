@@ -38,12 +38,12 @@ import type * as Scope from "effect/Scope"
 export type InterceptableType = Event.InterceptableEvent["type"]
 
 /**
- * The event of one event type.
+ * The event of one event type (re-exported from `Event.EventOf` in the protocol package).
  *
  * @since 0.1.0
  * @category models
  */
-export type EventOf<T extends Event.EventType> = Extract<Event.Event, { readonly type: T }>
+export type EventOf<T extends Event.EventType> = Event.EventOf<T>
 
 /**
  * The event families (`tool`, `session`, …): the part of an event type before the first dot.

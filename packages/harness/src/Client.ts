@@ -43,10 +43,16 @@ export interface DispatchOptions extends Omit<Hooks.DispatchOptions, "interrupt"
  * @category models
  */
 export interface HooksClient {
-  /** Runs one boundary call; rejects only with `InvalidEvent` or `InvalidNarrowing`. */
-  readonly dispatch: (
+  /** Runs one boundary call, typed by its event type; rejects only with `InvalidEvent` or `InvalidNarrowing`. */
+  readonly dispatch: <T extends Event.EventType>(
+    type: T,
+    input: Hooks.Input<Event.EventOf<T>>,
+    options?: DispatchOptions
+  ) => Promise<Hooks.DispatchResult<Event.EventOf<T>>>
+  /** Runs one boundary call from untyped JSON (validated at run time only). */
+  readonly dispatchUnknown: (
     type: Event.EventType,
-    input: Json.JsonObject | Hooks.Input,
+    input: Json.JsonObject,
     options?: DispatchOptions
   ) => Promise<Hooks.DispatchResult>
   /** Stops every backend connection and process; safe to call more than once. */
@@ -64,6 +70,11 @@ const aborted = (signal: AbortSignalLike): Effect.Effect<void> =>
     signal.addEventListener("abort", listener, { once: true })
     return Effect.sync(() => signal.removeEventListener("abort", listener))
   })
+
+const effectiveOptions = (options: DispatchOptions | undefined): Hooks.DispatchOptions => {
+  const { signal, ...rest } = options ?? {}
+  return signal === undefined ? rest : { ...rest, interrupt: aborted(signal) }
+}
 
 /**
  * Creates a client from a registration document and a transports layer (for example
@@ -86,11 +97,10 @@ export const make = async (
   }
   let closed: Promise<void> | undefined
   return {
-    dispatch: (type, input, dispatchOptions) => {
-      const { signal, ...rest } = dispatchOptions ?? {}
-      const effective: Hooks.DispatchOptions = signal === undefined ? rest : { ...rest, interrupt: aborted(signal) }
-      return runtime.runPromiseExit(Hooks.dispatch(type, input, effective)).then(settle)
-    },
+    dispatch: (type, input, dispatchOptions) =>
+      runtime.runPromiseExit(Hooks.dispatch(type, input, effectiveOptions(dispatchOptions))).then(settle),
+    dispatchUnknown: (type, input, dispatchOptions) =>
+      runtime.runPromiseExit(Hooks.dispatchUnknown(type, input, effectiveOptions(dispatchOptions))).then(settle),
     close: () => (closed ??= runtime.dispose())
   }
 }

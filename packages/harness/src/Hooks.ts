@@ -51,7 +51,7 @@ import * as Retire from "./internal/retire.js"
 import * as Observation from "./Observation.js"
 import * as Prepare from "./internal/prepare.js"
 import * as Registry from "./Registry.js"
-import type { RouteFailure } from "./RouteFailure.js"
+import * as RouteFailure from "./RouteFailure.js"
 import * as Settlement from "./Settlement.js"
 import { type Endpoint, type InProcessBackend, layerInProcess, startAll, TransportError, Transports } from "./Transport.js"
 import * as Uploads from "./Uploads.js"
@@ -134,20 +134,59 @@ export interface DispatchOptions {
 }
 
 /**
- * The result of one boundary call.
+ * The data of one boundary call's result, as a Schema whose encoding is the documented JSON
+ * form `ahp dispatch` prints: the effective event, the decision's members
+ * (`Settlement.DecisionJson`), the failed routes, the observation deliveries and whether
+ * the call was interrupted.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const DispatchResult = Schema.transform(
+  Schema.Struct({
+    event: Json.AnyObject,
+    ...Settlement.DecisionJson.fields,
+    errors: Schema.Array(RouteFailure.FromJson),
+    observations: Schema.Array(Observation.Observation),
+    interrupted: Schema.Boolean
+  }),
+  Schema.Struct({
+    event: Json.AnyObject,
+    decision: Settlement.DecisionFromSelf,
+    errors: Schema.Array(Schema.typeSchema(RouteFailure.FromJson)),
+    observations: Schema.Array(Observation.Observation),
+    interrupted: Schema.Boolean
+  }),
+  {
+    strict: true,
+    decode: ({ effects, decision, errors, event, interrupted, messages, observations, state }) => ({
+      event,
+      decision: Settlement.fromJson({ effects, decision, state, messages }),
+      errors,
+      observations,
+      interrupted
+    }),
+    encode: ({ decision, errors, event, interrupted, observations }) => ({
+      event,
+      ...Settlement.toJson(decision),
+      errors,
+      observations,
+      interrupted
+    })
+  }
+)
+
+/**
+ * The result of one boundary call. `E` is the effective event's type: `Event.EventOf<T>`
+ * from `dispatch(type, …)` (the event was validated against the boundary's Schema on entry
+ * and every accepted edit against its target's), a JSON object from `dispatchUnknown`.
  *
  * @since 0.1.0
  * @category models
  */
-export interface DispatchResult {
+export interface DispatchResult<E = Json.JsonObject> extends Omit<Schema.Schema.Type<typeof DispatchResult>, "event"> {
   /** The effective event after accepted edits. */
-  readonly event: Json.JsonObject
-  readonly decision: Settlement.Decision
-  /** One entry per failed route. */
-  readonly errors: ReadonlyArray<RouteFailure>
-  /** One entry per observation delivery. */
-  readonly observations: ReadonlyArray<Observation.Observation>
-  readonly interrupted: boolean
+  readonly event: E
   /** The final observation outcomes (immediate unless deliveries run in a host scope). */
   readonly observationsDone: Effect.Effect<ReadonlyArray<Observation.Observation>>
 }
@@ -192,9 +231,16 @@ export const attachmentDefaults = {
  * @category tags
  */
 export class Hooks extends Context.Tag("@effect-ahp/harness/Hooks")<Hooks, {
-  readonly dispatch: (
+  /** One boundary call, typed by its event type: the input and the effective event are that type's event. */
+  readonly dispatch: <T extends Event.EventType>(
+    type: T,
+    input: Input<Event.EventOf<T>>,
+    options?: DispatchOptions
+  ) => Effect.Effect<DispatchResult<Event.EventOf<T>>, DispatchError>
+  /** One boundary call from untyped JSON (for tools reading events from files or the wire). */
+  readonly dispatchUnknown: (
     type: Event.EventType,
-    input: Json.JsonObject | Input,
+    input: Json.JsonObject,
     options?: DispatchOptions
   ) => Effect.Effect<DispatchResult, DispatchError>
   readonly registry: Registry.Registry
@@ -311,14 +357,14 @@ export const make = (registration: unknown, options?: Options) =>
     /** One call; `stop` completes when it must be interrupted. */
     const call = Effect.fnUntraced(function*(
       type: Event.EventType,
-      input: Json.JsonObject | Input,
+      input: Json.JsonObject,
       dispatchOptions: DispatchOptions | undefined,
       stop: Deferred.Deferred<void> | undefined
     ) {
       // The current span (under an installed tracer) goes to the backends, unless the
       // input already carries a trace context.
       const event = Tracing.withTraceContext(
-        yield* prepare(type, input as Json.JsonObject, source),
+        yield* prepare(type, input, source),
         yield* Tracing.currentTraceContext
       )
       const boundary = Boundary.of(type)
@@ -431,7 +477,7 @@ export const make = (registration: unknown, options?: Options) =>
       return result
     }, (effect, type) => Tracing.withSpanWhenTraced("Hooks.dispatch", { attributes: { "event.type": type } })(effect))
 
-    const dispatch = (type: Event.EventType, input: Json.JsonObject | Input, dispatchOptions?: DispatchOptions) => {
+    const dispatchUnknown = (type: Event.EventType, input: Json.JsonObject, dispatchOptions?: DispatchOptions) => {
       const interrupt = dispatchOptions?.interrupt
       if (interrupt === undefined) return call(type, input, dispatchOptions, undefined)
       // The interrupt effect runs once, for the whole call, in a fiber ended with the call
@@ -446,7 +492,14 @@ export const make = (registration: unknown, options?: Options) =>
           Fiber.interrupt
         ))
     }
-    return Hooks.of({ dispatch, registry, grant })
+    // An input of `Input<EventOf<T>>` is JSON once validated, and the effective event is
+    // `EventOf<T>`: `prepare` validates it against the boundary's Schema, Staging every edit.
+    const dispatch = <T extends Event.EventType>(type: T, input: Input<Event.EventOf<T>>, dispatchOptions?: DispatchOptions) =>
+      dispatchUnknown(type, input as unknown as Json.JsonObject, dispatchOptions) as Effect.Effect<
+        DispatchResult<Event.EventOf<T>>,
+        DispatchError
+      >
+    return Hooks.of({ dispatch, dispatchUnknown, registry, grant })
   })
 
 /**
@@ -493,55 +546,22 @@ export const layerTest = (
 ): Layer.Layer<Hooks, Registry.ConfigurationError> => layer(registration, options).pipe(Layer.provide(layerInProcess(backends)))
 
 /**
- * Dispatches a `tool.before` boundary.
+ * Dispatches a boundary through the service in context, typed by its event type:
+ * `dispatch("tool.before", { tool, … })` takes a `tool.before` input and its result's
+ * `event` is a `ToolBefore`.
  *
  * @since 0.1.0
- * @category helpers
+ * @category accessors
  */
-export const toolBefore = (input: Input<Event.ToolBefore>, options?: DispatchOptions) =>
-  Effect.flatMap(Hooks, (hooks) => hooks.dispatch("tool.before", input, options))
-
-/**
- * Dispatches a `tool.after` boundary.
- *
- * @since 0.1.0
- * @category helpers
- */
-export const toolAfter = (input: Input<Event.ToolAfter>, options?: DispatchOptions) =>
-  Effect.flatMap(Hooks, (hooks) => hooks.dispatch("tool.after", input, options))
-
-/**
- * Dispatches a `turn.start` boundary.
- *
- * @since 0.1.0
- * @category helpers
- */
-export const turnStart = (input: Input<Event.TurnStart>, options?: DispatchOptions) =>
-  Effect.flatMap(Hooks, (hooks) => hooks.dispatch("turn.start", input, options))
-
-/**
- * Dispatches a `model.request.before` boundary.
- *
- * @since 0.1.0
- * @category helpers
- */
-export const modelRequestBefore = (input: Input<Event.ModelRequestBefore>, options?: DispatchOptions) =>
-  Effect.flatMap(Hooks, (hooks) => hooks.dispatch("model.request.before", input, options))
-
-/**
- * Dispatches a `user.message.inbound` boundary.
- *
- * @since 0.1.0
- * @category helpers
- */
-export const userMessageInbound = (input: Input<Event.UserMessageInbound>, options?: DispatchOptions) =>
-  Effect.flatMap(Hooks, (hooks) => hooks.dispatch("user.message.inbound", input, options))
-
-/**
- * Dispatches any boundary through the service in context.
- *
- * @since 0.1.0
- * @category helpers
- */
-export const dispatch = (type: Event.EventType, input: Json.JsonObject | Input, options?: DispatchOptions) =>
+export const dispatch = <T extends Event.EventType>(type: T, input: Input<Event.EventOf<T>>, options?: DispatchOptions) =>
   Effect.flatMap(Hooks, (hooks) => hooks.dispatch(type, input, options))
+
+/**
+ * Dispatches a boundary from untyped JSON through the service in context (validated at
+ * run time only: an invalid input fails with `InvalidEvent`).
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const dispatchUnknown = (type: Event.EventType, input: Json.JsonObject, options?: DispatchOptions) =>
+  Effect.flatMap(Hooks, (hooks) => hooks.dispatchUnknown(type, input, options))

@@ -43,30 +43,52 @@ export const Code = Schema.Union(TransportFailure, Schema.Literal("timeout"), At
  */
 export type Code = typeof Code.Type
 
-/**
- * One failed route.
- *
- * @since 0.1.0
- * @category errors
- */
-export class RouteFailure extends Schema.TaggedError<RouteFailure>("@effect-ahp/harness/RouteFailure")("RouteFailure", {
+const fields = {
   backend: Schema.String,
   /** The subscription's id, else its index within the backend. */
   subscription: Schema.String,
   mode: Schema.Literal("intercept", "observe"),
   phase: Phase,
   code: Code,
-  detail: Schema.String,
-  /** The failure policy applied (intercept routes). */
-  policy: Schema.optionalWith(Registration.FailurePolicy, { exact: true }),
   /** Whether the failure denied the operation (fail-closed). */
   syntheticDenial: Schema.Boolean,
+  /** The failure policy applied (intercept routes). */
+  policy: Schema.optionalWith(Registration.FailurePolicy, { exact: true }),
+  detail: Schema.String,
   /** JSON Pointer into the response, for rejections. */
   path: Schema.optionalWith(Schema.String, { exact: true }),
   httpStatus: Schema.optionalWith(Schema.Number, { exact: true }),
   jsonRpcCode: Schema.optionalWith(Schema.Number, { exact: true })
-}) {
+}
+
+const Json = Schema.Struct(fields)
+
+/**
+ * One failed route.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class RouteFailure extends Schema.TaggedError<RouteFailure>("@effect-ahp/harness/RouteFailure")("RouteFailure", fields) {
   override get message(): string {
     return `${this.backend}/${this.subscription}: ${this.phase} ${this.code}: ${this.detail}`
   }
 }
+
+/**
+ * A failed route whose encoding is its documented JSON form (as `ahp dispatch` prints it:
+ * no tag, absent optional members omitted).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const FromJson: Schema.Schema<RouteFailure, typeof Json.Encoded> = Schema.transform(
+  Json,
+  Schema.typeSchema(RouteFailure),
+  {
+    strict: true,
+    decode: (json) => new RouteFailure(json),
+    // The JSON form's members, in its order (the tag is not one of them).
+    encode: (failure) => failure
+  }
+)

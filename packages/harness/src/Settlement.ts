@@ -18,7 +18,8 @@
  *
  * @since 0.1.0
  */
-import type { Content, HookEffect, Intercept, Json } from "@effect-ahp/protocol"
+import { Content, HookEffect, Intercept, Json } from "@effect-ahp/protocol"
+import * as Schema from "effect/Schema"
 
 /**
  * Where an accepted effect came from (harness-local; never sent on the wire).
@@ -29,7 +30,8 @@ import type { Content, HookEffect, Intercept, Json } from "@effect-ahp/protocol"
 export interface Provenance {
   readonly backend: string
   readonly subscription: string
-  readonly requestId: string
+  /** Absent on a decision read back from its JSON form. */
+  readonly requestId?: string | undefined
 }
 
 /**
@@ -40,7 +42,8 @@ export interface Provenance {
  */
 export interface Accepted {
   readonly effect: HookEffect.HookEffect
-  readonly provenance: Provenance
+  /** Absent on a decision read back from its JSON form. */
+  readonly provenance?: Provenance | undefined
 }
 
 /**
@@ -305,3 +308,148 @@ export const settle = (state: PendingState, options?: { readonly interrupted?: b
     effects: state.accepted.filter((a) => !dropped(a))
   }
 }
+
+const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
+const ProvenanceFromSelf = Schema.Struct({
+  backend: Schema.String,
+  subscription: Schema.String,
+  requestId: Schema.optional(Schema.String)
+})
+
+const InjectionOrJson = Schema.Union(
+  Schema.Struct({ deliverAt: HookEffect.DeliverAt, messages: Content.Messages }),
+  Json.Value
+)
+
+/**
+ * A decision as a value (no encoding): the type side of `Decision`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const DecisionFromSelf: Schema.Schema<Decision> = Schema.Struct({
+  permission: Intercept.Permission,
+  denial: Schema.UndefinedOr(Schema.Struct({
+    reason: Schema.String,
+    code: Schema.optional(Schema.String),
+    synthetic: Schema.Boolean,
+    provenance: Schema.optional(ProvenanceFromSelf)
+  })),
+  candidate: Schema.UndefinedOr(Schema.Struct({ value: Json.Value, provenance: Schema.optional(ProvenanceFromSelf) })),
+  flow: Schema.Literal("none", "stop", "continue"),
+  stopReason: Schema.UndefinedOr(Schema.String),
+  instructions: Schema.Array(Schema.String),
+  injections: Schema.Array(Schema.typeSchema(InjectionOrJson)),
+  messages: Schema.Array(Schema.String),
+  continuationsConsumed: Schema.Number,
+  effects: Schema.Array(Schema.Struct({
+    effect: Schema.typeSchema(HookEffect.HookEffect),
+    provenance: Schema.optional(ProvenanceFromSelf)
+  }))
+})
+
+/**
+ * The members of a decision's documented JSON form (`ahp dispatch` prints them beside the
+ * event): the effects still in force, the permission as `decision`, the settled `state`
+ * (absent members as `null`; a denial names the backend and subscription it came from)
+ * and the messages. Request ids and the provenance of effects and candidates are not part
+ * of it.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const DecisionJson = Schema.Struct({
+  effects: Schema.Array(HookEffect.HookEffect),
+  decision: Intercept.Permission,
+  state: Schema.Struct({
+    permission: Intercept.Permission,
+    candidate: Schema.NullOr(Schema.Struct({ value: Json.Value })),
+    flow: Schema.Literal("none", "stop", "continue"),
+    instructions: Schema.Array(Schema.String),
+    injections: Schema.Array(InjectionOrJson),
+    denial: Schema.NullOr(Schema.Struct({
+      reason: Schema.String,
+      code: optional(Schema.String),
+      synthetic: Schema.Boolean,
+      backend: optional(Schema.String),
+      subscription: optional(Schema.String)
+    })),
+    stopReason: Schema.NullOr(Schema.String),
+    continuationsConsumed: Schema.Number
+  }),
+  messages: Schema.Array(Schema.String)
+})
+
+/**
+ * The decision read from its JSON form.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const fromJson = (json: typeof DecisionJson.Type): Decision => {
+  const { candidate, denial } = json.state
+  return {
+    permission: json.state.permission,
+    denial: denial === null ? undefined : {
+      reason: denial.reason,
+      ...(denial.code !== undefined ? { code: denial.code } : {}),
+      synthetic: denial.synthetic,
+      ...(denial.backend !== undefined && denial.subscription !== undefined
+        ? { provenance: { backend: denial.backend, subscription: denial.subscription } }
+        : {})
+    },
+    candidate: candidate === null ? undefined : { value: candidate.value },
+    flow: json.state.flow,
+    stopReason: json.state.stopReason ?? undefined,
+    instructions: json.state.instructions,
+    injections: json.state.injections,
+    messages: json.messages,
+    continuationsConsumed: json.state.continuationsConsumed,
+    effects: json.effects.map((effect) => ({ effect }))
+  }
+}
+
+/**
+ * The JSON form of a decision.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const toJson = (decision: Decision): typeof DecisionJson.Type => {
+  const denial = decision.denial
+  return {
+    effects: decision.effects.map((accepted) => accepted.effect),
+    decision: decision.permission,
+    state: {
+      permission: decision.permission,
+      candidate: decision.candidate === undefined ? null : { value: decision.candidate.value },
+      flow: decision.flow,
+      instructions: decision.instructions,
+      injections: decision.injections,
+      denial: denial === undefined ? null : {
+        reason: denial.reason,
+        ...(denial.code !== undefined ? { code: denial.code } : {}),
+        synthetic: denial.synthetic,
+        ...(denial.provenance !== undefined
+          ? { backend: denial.provenance.backend, subscription: denial.provenance.subscription }
+          : {})
+      },
+      stopReason: decision.stopReason ?? null,
+      continuationsConsumed: decision.continuationsConsumed
+    },
+    messages: decision.messages
+  }
+}
+
+/**
+ * A settled decision whose encoding is its documented JSON form (`DecisionJson`).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Decision: Schema.Schema<Decision, typeof DecisionJson.Encoded> = Schema.transform(
+  DecisionJson,
+  DecisionFromSelf,
+  { strict: true, decode: fromJson, encode: toJson }
+)

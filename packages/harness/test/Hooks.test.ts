@@ -14,7 +14,7 @@ describe("AHP-COMP-001 interceptor order", () => {
       { id: B, subscriptions: [intercept(["tool.before"]), intercept(["tool.*"])] },
       { id: A, subscriptions: [intercept(["*"])] }
     ])
-    return withHooks(reg, layer, Hooks.toolBefore(toolBefore())).pipe(Effect.map((result) => {
+    return withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore())).pipe(Effect.map((result) => {
       assert.deepStrictEqual(log.map((r) => r.backend), [B, B, A])
       assert.strictEqual(result.decision.permission, "none")
       assert.deepStrictEqual(result.errors, [])
@@ -24,7 +24,7 @@ describe("AHP-COMP-001 interceptor order", () => {
   it.effect("a result with no effects proceeds to the next interceptor and is not permission", () => {
     const { layer, log } = backends({ [A]: answer(), [B]: answer() })
     const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, { id: B, subscriptions: [intercept(["tool.before"])] }])
-    return withHooks(reg, layer, Hooks.toolBefore(toolBefore())).pipe(Effect.map((result) => {
+    return withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore())).pipe(Effect.map((result) => {
       assert.strictEqual(log.length, 2)
       assert.strictEqual(result.decision.permission, "none")
       assert.isUndefined(result.decision.candidate)
@@ -34,7 +34,7 @@ describe("AHP-COMP-001 interceptor order", () => {
   it.effect("an accepted deny refuses the operation and stops decision-making", () => {
     const { layer, log } = backends({ [A]: answer({ type: "deny", reason: "destructive" }), [B]: answer() })
     const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, { id: B, subscriptions: [intercept(["tool.before"])] }])
-    return withHooks(reg, layer, Hooks.toolBefore(toolBefore())).pipe(Effect.map((result) => {
+    return withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore())).pipe(Effect.map((result) => {
       assert.strictEqual(result.decision.permission, "deny")
       assert.strictEqual(result.decision.denial?.reason, "destructive")
       assert.isFalse(result.decision.denial?.synthetic)
@@ -45,7 +45,7 @@ describe("AHP-COMP-001 interceptor order", () => {
   it.effect("an accepted flow stop ends decision-making", () => {
     const { layer, log } = backends({ [A]: answer({ type: "flow", operation: "stop", reason: "enough" }), [B]: answer() })
     const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, { id: B, subscriptions: [intercept(["tool.before"])] }])
-    return withHooks(reg, layer, Hooks.toolBefore(toolBefore())).pipe(Effect.map((result) => {
+    return withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore())).pipe(Effect.map((result) => {
       assert.strictEqual(result.decision.flow, "stop")
       assert.strictEqual(result.decision.stopReason, "enough")
       assert.deepStrictEqual(log.filter((r) => r.method === "hooks/intercept").map((r) => r.backend), [A])
@@ -58,7 +58,7 @@ describe("AHP-COMP-001 interceptor order", () => {
       [B]: answer({ type: "ask" })
     })
     const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, { id: B, subscriptions: [intercept(["tool.before"])] }])
-    return withHooks(reg, layer, Hooks.toolBefore(toolBefore())).pipe(Effect.map((result) => {
+    return withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore())).pipe(Effect.map((result) => {
       assert.strictEqual(log.length, 2)
       assert.strictEqual(result.decision.permission, "ask")
       assert.strictEqual(result.errors.length, 1)
@@ -73,7 +73,7 @@ describe("AHP-COMP-001 interceptor order", () => {
       { id: A, subscriptions: [intercept(["tool.before"], { failurePolicy: "fail-closed", id: "guard" })] },
       { id: B, subscriptions: [intercept(["tool.before"])] }
     ])
-    return withHooks(reg, layer, Hooks.toolBefore(toolBefore())).pipe(Effect.map((result) => {
+    return withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore())).pipe(Effect.map((result) => {
       assert.strictEqual(result.decision.permission, "deny")
       assert.isTrue(result.decision.denial?.synthetic)
       assert.strictEqual(result.errors[0]?.subscription, "guard")
@@ -86,7 +86,7 @@ describe("AHP-COMP-001 interceptor order", () => {
   it.effect("an explicit deny denies under fail-open too", () => {
     const { layer } = backends({ [A]: answer({ type: "deny", reason: "no" }) })
     const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"], { failurePolicy: "fail-open" })] }])
-    return withHooks(reg, layer, Hooks.toolBefore(toolBefore())).pipe(Effect.map((result) => {
+    return withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore())).pipe(Effect.map((result) => {
       assert.strictEqual(result.decision.permission, "deny")
       assert.isFalse(result.decision.denial?.synthetic)
     }))
@@ -105,7 +105,7 @@ describe("AHP-EDIT-001 atomic acceptance and chaining", () => {
       { id: B, subscriptions: [intercept(["tool.before"])] },
       { id: C, subscriptions: [intercept(["tool.before"])] }
     ])
-    return withHooks(reg, layer, Hooks.toolBefore(toolBefore())).pipe(Effect.map((result) => {
+    return withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore())).pipe(Effect.map((result) => {
       assert.strictEqual(result.decision.permission, "none")
       assert.deepStrictEqual(result.decision.messages, ["from a"])
       assert.deepStrictEqual(result.event.tool, toolBefore().tool)
@@ -125,7 +125,7 @@ describe("AHP-EDIT-001 atomic acceptance and chaining", () => {
       { id: B, subscriptions: [intercept(["tool.before"])] },
       { id: C, subscriptions: [intercept(["tool.before"])] }
     ])
-    return withHooks(reg, layer, Hooks.toolBefore(toolBefore({ command: "ls", keep: 1 }))).pipe(Effect.map((result) => {
+    return withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore({ command: "ls", keep: 1 }))).pipe(Effect.map((result) => {
       assert.deepStrictEqual(log[1]!.event.tool.input, { command: "ls -la", keep: 1, added: null })
       assert.deepStrictEqual(log[2]!.event.tool.input, { command: "ls -la", keep: 1, added: null })
       assert.deepStrictEqual(result.event.tool, { ...toolBefore().tool, input: { command: "ls -la", keep: 1, added: null } })
@@ -138,7 +138,7 @@ describe("AHP-EDIT-001 atomic acceptance and chaining", () => {
       [B]: answer({ type: "return", value: "fresh" }, { type: "modify", target: "input", operation: "merge", value: { command: "ls -1" } })
     })
     const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, { id: B, subscriptions: [intercept(["tool.before"])] }])
-    return withHooks(reg, layer, Hooks.toolBefore(toolBefore())).pipe(Effect.map((result) => {
+    return withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore())).pipe(Effect.map((result) => {
       assert.strictEqual(result.decision.candidate?.value, "fresh")
       assert.strictEqual(result.decision.permission, "none")
       assert.deepStrictEqual(result.decision.effects.map((a) => a.effect.type), ["return", "modify"])
@@ -151,7 +151,7 @@ describe("AHP-EDIT-001 atomic acceptance and chaining", () => {
       [B]: answer({ type: "modify", target: "input", operation: "replace", value: { command: "ls" } })
     })
     const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, { id: B, subscriptions: [intercept(["tool.before"])] }])
-    return withHooks(reg, layer, Hooks.toolBefore(toolBefore())).pipe(Effect.map((result) => {
+    return withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore())).pipe(Effect.map((result) => {
       assert.strictEqual(result.decision.permission, "allow")
       assert.strictEqual(result.decision.candidate?.value, 1)
     }))
@@ -167,7 +167,7 @@ describe("AHP-EDIT-001 atomic acceptance and chaining", () => {
       [C]: answer({ type: "modify", target: "input", operation: "merge", value: { x: 3 } }, { type: "message", text: "changed" })
     })
     const twoSteps = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, { id: B, subscriptions: [intercept(["tool.before"])] }])
-    const kept = withHooks(twoSteps, layer, Hooks.toolBefore(toolBefore({ x: 1 }))).pipe(Effect.map((result) => {
+    const kept = withHooks(twoSteps, layer, Hooks.dispatch("tool.before", toolBefore({ x: 1 }))).pipe(Effect.map((result) => {
       assert.deepStrictEqual((result.event.tool as any).input, { x: 1 })
       assert.strictEqual(result.decision.permission, "allow")
       assert.strictEqual(result.decision.candidate?.value, 1)
@@ -178,7 +178,7 @@ describe("AHP-EDIT-001 atomic acceptance and chaining", () => {
       { id: B, subscriptions: [intercept(["tool.before"])] },
       { id: C, subscriptions: [intercept(["tool.before"])] }
     ])
-    const dropped = withHooks(threeSteps, layer, Hooks.toolBefore(toolBefore({ x: 1 }))).pipe(Effect.map((result) => {
+    const dropped = withHooks(threeSteps, layer, Hooks.dispatch("tool.before", toolBefore({ x: 1 }))).pipe(Effect.map((result) => {
       assert.deepStrictEqual((result.event.tool as any).input, { x: 3 })
       assert.strictEqual(result.decision.permission, "none")
       assert.isUndefined(result.decision.candidate)
@@ -189,7 +189,7 @@ describe("AHP-EDIT-001 atomic acceptance and chaining", () => {
   it.effect("deny > ask > allow and ask survives a later allow", () => {
     const { layer } = backends({ [A]: answer({ type: "ask" }), [B]: answer({ type: "allow" }) })
     const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, { id: B, subscriptions: [intercept(["tool.before"])] }])
-    return withHooks(reg, layer, Hooks.toolBefore(toolBefore())).pipe(Effect.map((result) => {
+    return withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore())).pipe(Effect.map((result) => {
       assert.strictEqual(result.decision.permission, "ask")
     }))
   })
@@ -203,7 +203,7 @@ describe("AHP-EDIT-001 atomic acceptance and chaining", () => {
     })
     const reg = registration([{ id: A, subscriptions: [intercept(["tool.after"])] }, { id: B, subscriptions: [intercept(["tool.after"])] }])
     const input = { ...toolBefore(), outcome: "ok", execution: { status: "executed" }, items: [msg("m1", "secret")] }
-    return withHooks(reg, layer, Hooks.toolAfter(input as any)).pipe(Effect.map((result) => {
+    return withHooks(reg, layer, Hooks.dispatchUnknown("tool.after", input as any)).pipe(Effect.map((result) => {
       assert.deepStrictEqual(result.errors, [])
       assert.deepStrictEqual(result.event.items, [msg("m3", "[redacted]")])
     }))
@@ -220,7 +220,7 @@ describe("AHP-EDIT-001 atomic acceptance and chaining", () => {
       { id: B, subscriptions: [intercept(["tool.after"], { content: { default: "metadata" } })] }
     ])
     const input = { ...toolBefore(), outcome: "ok", execution: { status: "executed" }, items: [hidden] }
-    return withHooks(reg, layer, Hooks.toolAfter(input as any)).pipe(Effect.map((result) => {
+    return withHooks(reg, layer, Hooks.dispatch("tool.after", input as any)).pipe(Effect.map((result) => {
       assert.deepStrictEqual(log[0]!.capabilities.modify.output, { replace: false, merge: true })
       assert.deepStrictEqual(log[0]!.event.items[0].parts[0], { id: "p", kind: "text", mediaType: "text/plain", selection: "metadata" })
       assert.strictEqual(result.errors[0]?.code, "ungranted-operation")
@@ -235,7 +235,7 @@ describe("AHP-EDIT-001 atomic acceptance and chaining", () => {
     })
     const reg = registration([{ id: A, subscriptions: [intercept(["user.message.outbound"])] }])
     const input = { message: { channel: "chat", messages: [{ id: "m", role: "assistant", parts: [] }] } }
-    return withHooks(reg, layer, Hooks.dispatch("user.message.outbound", input)).pipe(Effect.map((result) => {
+    return withHooks(reg, layer, Hooks.dispatchUnknown("user.message.outbound", input)).pipe(Effect.map((result) => {
       assert.strictEqual(result.errors[0]?.code, "invalid-value")
       assert.deepStrictEqual(result.decision.messages, [])
     }))
@@ -244,7 +244,7 @@ describe("AHP-EDIT-001 atomic acceptance and chaining", () => {
   it.effect("an ungranted effect is a failure, never a silent no-op", () => {
     const { layer } = backends({ [A]: answer({ type: "allow" }) })
     const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"], { failurePolicy: "fail-closed" })] }])
-    return withHooks(reg, layer, Hooks.toolBefore(toolBefore(), { capabilities: { effects: ["deny"] } })).pipe(Effect.map((result) => {
+    return withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore(), { capabilities: { effects: ["deny"] } })).pipe(Effect.map((result) => {
       assert.strictEqual(result.errors[0]?.code, "ungranted-effect")
       assert.strictEqual(result.decision.permission, "deny")
       assert.isTrue(result.decision.denial?.synthetic)
@@ -276,7 +276,7 @@ describe("flow and continuation", () => {
       { id: B, subscriptions: [intercept(["turn.finish.before"])] },
       { id: C, subscriptions: [intercept(["turn.finish.before"])] }
     ])
-    return withHooks(reg, layer, Hooks.dispatch("turn.finish.before", finish, { continuation: { remaining: 2 } })).pipe(Effect.map((result) => {
+    return withHooks(reg, layer, Hooks.dispatchUnknown("turn.finish.before", finish, { continuation: { remaining: 2 } })).pipe(Effect.map((result) => {
       assert.deepStrictEqual(log.map((r) => r.capabilities.flow.remainingContinuations), [2, 1, 1])
       assert.deepStrictEqual(log.map((r) => r.capabilities.flow.continuationCount), [1, 1, 1])
       assert.strictEqual(result.decision.flow, "continue")
@@ -288,7 +288,7 @@ describe("flow and continuation", () => {
   it.effect("an exhausted continuation allowance rejects the whole response", () => {
     const { layer } = backends({ [A]: answer({ type: "message", text: "x" }, { type: "flow", operation: "continue" }) })
     const reg = registration([{ id: A, subscriptions: [intercept(["turn.finish.before"])] }])
-    return withHooks(reg, layer, Hooks.dispatch("turn.finish.before", finish, { continuation: { remaining: 0 } })).pipe(Effect.map((result) => {
+    return withHooks(reg, layer, Hooks.dispatchUnknown("turn.finish.before", finish, { continuation: { remaining: 0 } })).pipe(Effect.map((result) => {
       assert.strictEqual(result.errors[0]?.code, "allowance-exhausted")
       assert.deepStrictEqual(result.decision.messages, [])
       assert.strictEqual(result.decision.flow, "none")
@@ -317,7 +317,7 @@ describe("deadlines and interruption", () => {
       { id: B, subscriptions: [intercept(["tool.before"])] }
     ])
     return Effect.gen(function*() {
-      const fiber = yield* Effect.fork(withHooks(reg, layer, Hooks.toolBefore(toolBefore())))
+      const fiber = yield* Effect.fork(withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore())))
       yield* TestClock.adjust(60)
       const result = yield* Fiber.join(fiber)
       assert.strictEqual(result.errors[0]?.code, "timeout")
@@ -333,7 +333,7 @@ describe("deadlines and interruption", () => {
       { id: B, subscriptions: [intercept(["tool.before"])] }
     ])
     return Effect.gen(function*() {
-      const fiber = yield* Effect.fork(Effect.uninterruptible(withHooks(reg, layer, Hooks.toolBefore(toolBefore()))))
+      const fiber = yield* Effect.fork(Effect.uninterruptible(withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore()))))
       yield* TestClock.adjust(60)
       const result = yield* Fiber.join(fiber)
       assert.strictEqual(result.errors[0]?.code, "timeout")
@@ -353,7 +353,7 @@ describe("deadlines and interruption", () => {
         { id: B, subscriptions: [intercept(["tool.before"], { failurePolicy: "fail-closed" })] },
         { id: C, subscriptions: [observe(["tool.before"])] }
       ])
-      const result = yield* withHooks(reg, layer, Hooks.toolBefore(toolBefore(), { interrupt: Deferred.await(stop) }))
+      const result = yield* withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore(), { interrupt: Deferred.await(stop) }))
       assert.isTrue(result.interrupted)
       assert.strictEqual(result.decision.permission, "none")
       assert.isUndefined(result.decision.candidate)
@@ -370,7 +370,7 @@ describe("observation", () => {
       [A]: answer({ type: "modify", target: "input", operation: "merge", value: { command: "ls -1" } }, { type: "allow" })
     })
     const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"]), observe(["tool.*"])] }])
-    return withHooks(reg, layer, Hooks.toolBefore(toolBefore())).pipe(Effect.map((result) => {
+    return withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore())).pipe(Effect.map((result) => {
       assert.deepStrictEqual(log.map((r) => r.method), ["hooks/intercept", "hooks/observe"])
       assert.deepStrictEqual(log[1]!.event.tool.input, { command: "ls -1" })
       assert.deepStrictEqual(result.observations, [{ backend: A, subscription: "1", mode: "observe", outcome: "delivered" }])
@@ -383,7 +383,7 @@ describe("observation", () => {
       [B]: answer()
     })
     const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, { id: B, subscriptions: [observe(["tool.before"])] }])
-    return withHooks(reg, layer, Hooks.toolBefore(toolBefore())).pipe(Effect.map(() => {
+    return withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore())).pipe(Effect.map(() => {
       const seen = log.find((r) => r.method === "hooks/observe")
       assert.deepStrictEqual(seen?.event.tool.input, { command: "ls" })
     }))
@@ -397,7 +397,7 @@ describe("observation", () => {
     }
     const reg = registration([{ id: A, subscriptions: [observe(["tool.before"])] }])
     return Effect.gen(function*() {
-      const fiber = yield* Effect.fork(withHooks(reg, Transport.layerInProcess({ [A]: slow }), Hooks.toolBefore(toolBefore()), { observationTimeoutMs: 100 }))
+      const fiber = yield* Effect.fork(withHooks(reg, Transport.layerInProcess({ [A]: slow }), Hooks.dispatch("tool.before", toolBefore()), { observationTimeoutMs: 100 }))
       yield* TestClock.adjust(150)
       const result = yield* Fiber.join(fiber)
       assert.strictEqual(result.observations[0]?.outcome, "timeout")
@@ -415,7 +415,7 @@ describe("observation", () => {
       }
       const reg = registration([{ id: A, subscriptions: [observe(["tool.before"])] }])
       const scope = yield* Scope.make()
-      const result = yield* withHooks(reg, Transport.layerInProcess({ [A]: gated }), Hooks.toolBefore(toolBefore(), { observers: { scope } }))
+      const result = yield* withHooks(reg, Transport.layerInProcess({ [A]: gated }), Hooks.dispatch("tool.before", toolBefore(), { observers: { scope } }))
       assert.deepStrictEqual(result.observations.map((o) => o.outcome), ["pending"])
       assert.strictEqual(delivered, 0)
       yield* Deferred.succeed(gate, undefined)
@@ -430,7 +430,7 @@ describe("no decision step without a subscription", () => {
   it.effect("an event with no matching intercept subscription sends nothing", () => {
     const { layer, log } = backends({ [A]: answer({ type: "deny", reason: "x" }) })
     const reg = registration([{ id: A, subscriptions: [intercept(["tool.after"])] }])
-    return withHooks(reg, layer, Hooks.toolBefore(toolBefore())).pipe(Effect.map((result) => {
+    return withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore())).pipe(Effect.map((result) => {
       assert.strictEqual(log.length, 0)
       assert.strictEqual(result.decision.permission, "none")
     }))
@@ -444,11 +444,11 @@ describe("boundary input", () => {
     const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }])
     const { id: _id, ...withoutId } = toolBefore()
     return withHooks(reg, layer, Effect.gen(function*() {
-      const filled = yield* Hooks.toolBefore(withoutId, undefined)
+      const filled = yield* Hooks.dispatch("tool.before", withoutId, undefined)
       assert.match(String(filled.event.id), /^evt_/)
       assert.strictEqual(filled.event.source, "urn:effect-ahp:harness")
       assert.strictEqual(log[0]!.event.id, filled.event.id)
-      const bad = yield* Effect.flip(Hooks.dispatch("tool.before", { ...toolBefore(), id: 5, time: "yesterday" }))
+      const bad = yield* Effect.flip(Hooks.dispatchUnknown("tool.before", { ...toolBefore(), id: 5, time: "yesterday" }))
       assert.strictEqual(bad._tag, "InvalidEvent")
       assert.deepStrictEqual(bad._tag === "InvalidEvent" ? bad.issues.map((i) => i.path).sort() : [], ["/id", "/time"])
       assert.strictEqual(log.length, 1)
@@ -482,7 +482,7 @@ describe("in-process isolation", () => {
         }),
       notify: () => Effect.void
     }
-    return withHooks(reg, Transport.layerInProcess({ [A]: meddler, [B]: second }), Hooks.toolBefore(input)).pipe(
+    return withHooks(reg, Transport.layerInProcess({ [A]: meddler, [B]: second }), Hooks.dispatch("tool.before", input)).pipe(
       Effect.map((result) => {
         assert.strictEqual(JSON.stringify(input), before)
         assert.deepStrictEqual(seen, [(input as any).tool.input.command, true])
@@ -497,7 +497,7 @@ describe("layers", () => {
   it.effect("layerConfig reads the registration from configuration", () => {
     const { layer, log } = backends({ [A]: answer({ type: "deny", reason: "configured" }) })
     const text = JSON.stringify(registration([{ id: A, subscriptions: [intercept(["tool.before"])] }]))
-    return Hooks.toolBefore(toolBefore()).pipe(
+    return Hooks.dispatch("tool.before", toolBefore()).pipe(
       Effect.provide(Hooks.layerConfig(Config.succeed(text)).pipe(Layer.provide(layer))),
       Effect.map((result) => {
         assert.strictEqual(result.decision.denial?.reason, "configured")

@@ -69,7 +69,7 @@ describe("chain properties", () => {
       Effect.gen(function*() {
         const seen: Array<{ id: string; input: Json.JsonObject; method: string }> = []
         const { layer, maxInFlight } = scripted(steps, (id, m) => seen.push({ id, input: m.params.event.tool.input, method: m.method }))
-        const result = yield* withHooks(regFor(steps), layer, Hooks.toolBefore(toolBefore({ command: "ls" })))
+        const result = yield* withHooks(regFor(steps), layer, Hooks.dispatch("tool.before", toolBefore({ command: "ls" })))
         const intercepts = seen.filter((s) => s.method === "hooks/intercept")
         assert.deepStrictEqual(intercepts.map((s) => s.id), ids(steps.length))
         assert.strictEqual(maxInFlight(), 1)
@@ -99,7 +99,7 @@ describe("chain properties", () => {
           { id: slowObserver ? "com.example.slow" : "com.example.observer", subscriptions: [observe(["tool.before"])] }
         ])
         const supervisor = yield* Supervisor.track
-        const run = withHooks(reg, layer, Hooks.toolBefore(toolBefore()), { observationTimeoutMs: 20 })
+        const run = withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore()), { observationTimeoutMs: 20 })
         yield* Effect.supervised(run, supervisor)
         const live = yield* supervisor.value
         assert.deepStrictEqual(live.length, 0)
@@ -126,7 +126,7 @@ describe("chain properties", () => {
         { id: "com.example.approve", subscriptions: [intercept(["tool.before"])] },
         { id: "com.example.edit", subscriptions: [intercept(["tool.before"])] }
       ])
-      return withHooks(reg, layer, Hooks.toolBefore(toolBefore(input))).pipe(Effect.map((result) => {
+      return withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore(input))).pipe(Effect.map((result) => {
         const after = (result.event.tool as Json.JsonObject).input as Json.JsonObject
         const identity = Json.equals(input, after)
         if (undo) assert.isTrue(identity)

@@ -43,7 +43,7 @@ const dispatch = (
   hooksOptions?: Hooks.Options
 ) =>
   Effect.provide(
-    Hooks.dispatch("user.message.inbound", input, options),
+    Hooks.dispatchUnknown("user.message.inbound", input, options),
     Hooks.layer(reg, hooksOptions).pipe(
       Layer.provide(layers.uploads === undefined ? layers.transports : Layer.merge(layers.transports, layers.uploads))
     )

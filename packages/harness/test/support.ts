@@ -102,7 +102,7 @@ export const openHooks = (reg: unknown, layer: Layer.Layer<Transport.Transports>
     const scope = yield* Scope.make()
     const hooks = yield* Layer.buildWithScope(Hooks.layer(reg, options).pipe(Layer.provide(layer)), scope)
     const dispatch = (dispatchOptions?: Hooks.DispatchOptions) =>
-      Effect.provide(Hooks.toolBefore(toolBefore(), dispatchOptions), hooks)
+      Effect.provide(Hooks.dispatch("tool.before", toolBefore(), dispatchOptions), hooks)
     return { scope, dispatch }
   })
 

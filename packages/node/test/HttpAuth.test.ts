@@ -260,7 +260,7 @@ const portableHooks = (w: World, edit: (backend: Record<string, unknown>) => Rec
   return Hooks.layer(reg).pipe(Layer.provide(transports))
 }
 
-const toolBefore = Hooks.toolBefore({
+const toolBefore = Hooks.dispatch("tool.before", {
   tool: { name: "bash", input: { command: "ls" }, origin: "native" },
   call: { id: "call-1" },
   path: "main"

@@ -439,7 +439,7 @@ describe("OAuth metadata cannot downgrade", () => {
             subscriptions: [{ mode: "intercept", events: ["tool.before"], timeoutMs: 10_000, failurePolicy: policy, content: { default: "body" } }]
           }]
         }
-        const result = yield* Hooks.toolBefore({
+        const result = yield* Hooks.dispatch("tool.before", {
           tool: { name: "bash", input: { command: "ls" }, origin: "native" },
           call: { id: "call-1" },
           path: "main"

@@ -1221,6 +1221,14 @@ export const schemas = {
 } as const satisfies { readonly [T in EventType]: Schema.Schema.AnyNoContext }
 
 /**
+ * The event of one event type (a union of events for a union of types).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type EventOf<T extends EventType> = Extract<Event, { readonly type: T }>
+
+/**
  * The schema of one event type.
  *
  * @since 0.1.0

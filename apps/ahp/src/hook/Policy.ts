@@ -163,7 +163,7 @@ export const answer = Effect.fn("Policy.answer")(function*(policy: Policy, text:
   const call = mapped.right
   if (routes.intercept.length + routes.observe.length === 0) return reply(host.noOpinion())
   const budget = Budget.makeCall(options.deadline)
-  const dispatched = yield* policy.hooks.dispatch(call.type, call.input, {
+  const dispatched = yield* policy.hooks.dispatchUnknown(call.type, call.input, {
     capabilities: call.capabilities ?? (routes.intercept.length > 0 ? { effects: [] } : undefined),
     observers: options.observers === undefined ? "wait" : { scope: options.observers }
   }).pipe(Effect.locally(Budget.currentCall, budget), Effect.either)

@@ -76,7 +76,7 @@ const claudeCodeHook = Effect.gen(function*() {
   if (Either.isLeft(mapped) || mapped.right._tag === "PassThrough") return claude.noOpinion().stdout
   const { capabilities, event, input, payload, type } = mapped.right
   const hooks = yield* Hooks.Hooks
-  const result = yield* hooks.dispatch(type, input, capabilities === undefined ? {} : { capabilities })
+  const result = yield* hooks.dispatchUnknown(type, input, capabilities === undefined ? {} : { capabilities })
   return claude.render(event, Host.verdict(result.decision, result.event), payload).stdout
 })
 
