@@ -28,7 +28,7 @@
  *
  * @since 0.1.0
  */
-import { Capabilities, Common, type Event, Intercept, Json } from "@effect-ahp/protocol"
+import { Capabilities, Common, type Elicitation, Intercept, Json } from "@effect-ahp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
@@ -60,7 +60,7 @@ export interface Input {
   readonly capabilities: Capabilities.Capabilities
   /** The continuation allowance before the first interceptor. */
   readonly allowance: Grant.Allowance
-  readonly elicitationSchema?: Event.RequestedSchema | undefined
+  readonly elicitationSchema?: Elicitation.RequestedSchema | undefined
   /**
    * Owns the exchanges interrupted at a deadline or with the call until they have retired
    * their I/O (the chain waits for them a short grace only).

@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import { Registration } from "@effect-ahp/protocol"
+import { hasProperty } from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import { RejectionCode } from "./Staging.js"
 import { TransportFailure } from "./Transport.js"
@@ -41,6 +42,20 @@ export const Code = Schema.Union(TransportFailure, Schema.Literal("timeout", "at
 export type Code = typeof Code.Type
 
 /**
+ * The brand of a `RouteFailure`.
+ *
+ * @since 0.1.0
+ * @category type ids
+ */
+export const TypeId: unique symbol = Symbol.for("@effect-ahp/harness/RouteFailure")
+
+/**
+ * @since 0.1.0
+ * @category type ids
+ */
+export type TypeId = typeof TypeId
+
+/**
  * One failed route.
  *
  * @since 0.1.0
@@ -63,7 +78,16 @@ export class RouteFailure extends Schema.TaggedError<RouteFailure>("@effect-ahp/
   httpStatus: Schema.optionalWith(Schema.Number, { exact: true }),
   jsonRpcCode: Schema.optionalWith(Schema.Number, { exact: true })
 }) {
+  readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `${this.backend}/${this.subscription}: ${this.phase} ${this.code}: ${this.detail}`
   }
 }
+
+/**
+ * Whether a value is a `RouteFailure`.
+ *
+ * @since 0.1.0
+ * @category refinements
+ */
+export const isRouteFailure = (u: unknown): u is RouteFailure => hasProperty(u, TypeId)
