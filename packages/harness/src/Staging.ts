@@ -193,36 +193,8 @@ const checkGrant = (
   caps: Capabilities.Capabilities,
   pointer: string
 ): Either.Either<void, Rejection> => {
-  if (!caps.effects.includes(effect.type)) {
-    return reject("staging", "ungranted-effect", `${pointer}/type`, `${effect.type} was not advertised for this request`)
-  }
-  switch (effect.type) {
-    case "modify": {
-      const ops = caps.modify?.[effect.target]
-      if (ops === undefined) {
-        return reject("staging", "ungranted-target", `${pointer}/target`, `modify(${effect.target}) was not advertised`)
-      }
-      if (!ops[effect.operation]) {
-        return reject("staging", "ungranted-operation", `${pointer}/operation`, `${effect.operation} of ${effect.target} was not advertised`)
-      }
-      return Either.void
-    }
-    case "flow": {
-      if (!caps.flow?.operations.includes(effect.operation)) {
-        return reject("staging", "ungranted-operation", `${pointer}/operation`, `flow ${effect.operation} was not advertised`)
-      }
-      if (effect.operation === "continue" && Json.toNumber(caps.flow.remainingContinuations ?? 0) <= 0) {
-        return reject("staging", "allowance-exhausted", pointer, "no continuation allowance remains")
-      }
-      return Either.void
-    }
-    case "inject":
-      return caps.inject?.context.deliverAt.includes(effect.deliverAt)
-        ? Either.void
-        : reject("staging", "ungranted-operation", `${pointer}/deliverAt`, `delivery ${effect.deliverAt} was not advertised`)
-    default:
-      return Either.void
-  }
+  const problem = Capabilities.grantProblem(caps, effect)
+  return problem === undefined ? Either.void : reject("staging", problem.code, pointer + problem.path, problem.message)
 }
 
 const checkReturn = (boundary: Boundary.Boundary, value: Json.JsonValue, pointer: string): Either.Either<void, Rejection> => {
