@@ -3,6 +3,14 @@
  */
 
 /**
+ * Random events, capabilities, granted and ungranted effects, hostile responses and
+ * registrations for property tests.
+ *
+ * @since 0.1.0
+ */
+export * as Arbitraries from "./Arbitraries.js"
+
+/**
  * Interception capabilities and per-event bounds.
  *
  * @since 0.1.0
