@@ -10,7 +10,7 @@
  * these rows say how much of a transport row's ratio is paid before any harness machinery.
  */
 import { Boundary, Grant, Projection, Registry, Settlement, Staging } from "@effect-ahp/harness"
-import { Common, Event, Framing, Intercept, Issue, Json } from "@effect-ahp/protocol"
+import { Common, Decoder, Event, Framing, Intercept, Json } from "@effect-ahp/protocol"
 import { Effect, Either, Fiber, Layer, ManagedRuntime, Runtime, type Schema } from "effect"
 import * as fixtures from "./fixtures.js"
 import { type Batch, compare, type Pace, timeAsync, timeEffect } from "./measure.js"
@@ -42,7 +42,7 @@ const rawInForkedFiber = (send: Send): Effect.Effect<void> =>
 
 const grant = Grant.full()
 const boundary = Boundary.of("tool.before")
-const validate = Issue.validator(Event.schemaFor("tool.before") as Schema.Schema<unknown, unknown>)
+const validate = Decoder.validator(Event.schemaFor("tool.before") as Schema.Schema<unknown, unknown>)
 
 /** The one intercept route of the stdio and HTTP rows (its transport does not matter here). */
 const route = Either.getOrThrow(Registry.compile(fixtures.registration([fixtures.inProcessTransport(0)]), grant))

@@ -11,6 +11,7 @@ import { Effect, Layer } from "effect"
 import { PolicyBackend } from "../docs/backend.js"
 import { decide } from "../docs/client.js"
 import { registration, ToolRunner } from "../docs/embedding.js"
+import { denyLaw } from "../docs/laws.js"
 import * as Serve from "../src/Serve.js"
 import { bundle } from "./support.js"
 
@@ -34,6 +35,10 @@ const request = (command: string, effects: ReadonlyArray<string>) => ({
 })
 
 describe("docs snippets", () => {
+  describe("laws: the README's property example", () => {
+    denyLaw()
+  })
+
   it.scoped("embedding: the tool runner asks Hooks before each command", () =>
     Effect.gen(function*() {
       const guard = yield* InProcess.fromLayer(Serve.example("shell-guard"))

@@ -36,7 +36,7 @@
  *
  * @since 0.1.0
  */
-import { Common, HookEffect, Intercept, Issue, Json, JsonRpc, Observe } from "@effect-ahp/protocol"
+import { Common, Decoder, HookEffect, Intercept, Issue, Json, JsonRpc, Observe } from "@effect-ahp/protocol"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -130,9 +130,9 @@ const isId = Schema.is(JsonRpc.Id)
 const isRequest = (message: unknown): message is Json.JsonObject & { readonly id: JsonRpc.Id } =>
   Json.isObject(message) && message.method !== Observe.method && isId(message.id)
 
-const decodeRequest = Issue.decoder(Intercept.Request)
-const decodeNotification = Issue.decoder(Observe.Notification)
-const decodeEffect = Issue.decoder(HookEffect.HookEffect, { onExcessProperty: "error" })
+const decodeRequest = Decoder.make(Intercept.Request)
+const decodeNotification = Decoder.make(Observe.Notification)
+const decodeEffect = Decoder.make(HookEffect.HookEffect, { onExcessProperty: "error" })
 const encodeEffect = Schema.encodeEither(HookEffect.HookEffect)
 
 const some = (response: Json.JsonObject) => Effect.succeed(Option.some(response))

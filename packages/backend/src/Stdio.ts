@@ -32,10 +32,25 @@ import * as HashSet from "effect/HashSet"
 import type * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
+import { hasProperty } from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type * as Backend from "./Backend.js"
 import * as Server from "./Server.js"
+
+/**
+ * The brand of a `StdioError`.
+ *
+ * @since 0.1.0
+ * @category type ids
+ */
+export const StdioErrorTypeId: unique symbol = Symbol.for("@effect-ahp/backend/StdioError")
+
+/**
+ * @since 0.1.0
+ * @category type ids
+ */
+export type StdioErrorTypeId = typeof StdioErrorTypeId
 
 /**
  * Reading stdin or writing stdout failed.
@@ -47,10 +62,19 @@ export class StdioError extends Schema.TaggedError<StdioError>("@effect-ahp/back
   reason: Schema.Literal("read", "write"),
   cause: Schema.optional(Schema.Defect)
 }) {
+  readonly [StdioErrorTypeId]: StdioErrorTypeId = StdioErrorTypeId
   override get message(): string {
     return this.reason === "read" ? "could not read stdin" : "could not write stdout"
   }
 }
+
+/**
+ * Whether a value is a `StdioError`.
+ *
+ * @since 0.1.0
+ * @category refinements
+ */
+export const isStdioError = (u: unknown): u is StdioError => hasProperty(u, StdioErrorTypeId)
 
 /**
  * Options of the stdio server.

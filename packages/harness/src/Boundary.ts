@@ -16,7 +16,7 @@
  *
  * @since 0.1.0
  */
-import { Capabilities, Content, Event, HookEffect, Json } from "@effect-ahp/protocol"
+import { Capabilities, Content, Elicitation, Event, HookEffect, Json } from "@effect-ahp/protocol"
 import * as Schema from "effect/Schema"
 
 /**
@@ -212,6 +212,6 @@ export const returnSchema = (kind: ReturnKind): Schema.Schema<any, any> => {
     case "TextPartList":
       return Content.TextParts
     case "ElicitResult":
-      return Event.ElicitResult
+      return Elicitation.ElicitResult
   }
 }

@@ -36,7 +36,7 @@
  *
  * @since 0.1.0
  */
-import { Capabilities, Common, type Event, type HookEffect, Intercept, Json } from "@effect-ahp/protocol"
+import { Capabilities, Common, type Elicitation, type HookEffect, Intercept, Json } from "@effect-ahp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
@@ -70,7 +70,7 @@ export interface Input {
   readonly capabilities: Capabilities.Capabilities
   /** The continuation allowance before the first interceptor. */
   readonly allowance: Grant.Allowance
-  readonly elicitationSchema?: Event.RequestedSchema | undefined
+  readonly elicitationSchema?: Elicitation.RequestedSchema | undefined
   /** Uploads a route's pending attachments; succeeds with their references, by part id. */
   readonly prepare: (
     route: Registry.Route,

@@ -26,7 +26,7 @@
  *
  * @since 0.1.0
  */
-import { Capabilities, Event, Intercept, Issue, Json } from "@effect-ahp/protocol"
+import { Capabilities, Decoder, type Elicitation, Event, Intercept, Issue, Json } from "@effect-ahp/protocol"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
@@ -36,6 +36,7 @@ import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import { hasProperty } from "effect/Predicate"
 import * as Random from "effect/Random"
 import * as Ref from "effect/Ref"
 import * as Runtime from "effect/Runtime"
@@ -57,6 +58,20 @@ import { type Endpoint, type InProcessBackend, layerInProcess, startAll, Transpo
 import * as Uploads from "./Uploads.js"
 
 /**
+ * The brand of an `InvalidEvent`.
+ *
+ * @since 0.1.0
+ * @category type ids
+ */
+export const InvalidEventTypeId: unique symbol = Symbol.for("@effect-ahp/harness/InvalidEvent")
+
+/**
+ * @since 0.1.0
+ * @category type ids
+ */
+export type InvalidEventTypeId = typeof InvalidEventTypeId
+
+/**
  * A boundary input that is not a valid event of its type.
  *
  * @since 0.1.0
@@ -66,10 +81,33 @@ export class InvalidEvent extends Schema.TaggedError<InvalidEvent>("@effect-ahp/
   type: Schema.String,
   issues: Schema.Array(Schema.Struct({ path: Schema.String, message: Schema.String }))
 }) {
+  readonly [InvalidEventTypeId]: InvalidEventTypeId = InvalidEventTypeId
   override get message(): string {
     return `invalid ${this.type} event: ${this.issues.map((i) => `${i.path || "/"}: ${i.message}`).join("; ")}`
   }
 }
+
+/**
+ * Whether a value is an `InvalidEvent`.
+ *
+ * @since 0.1.0
+ * @category refinements
+ */
+export const isInvalidEvent = (u: unknown): u is InvalidEvent => hasProperty(u, InvalidEventTypeId)
+
+/**
+ * The brand of an `InvalidNarrowing`.
+ *
+ * @since 0.1.0
+ * @category type ids
+ */
+export const InvalidNarrowingTypeId: unique symbol = Symbol.for("@effect-ahp/harness/InvalidNarrowing")
+
+/**
+ * @since 0.1.0
+ * @category type ids
+ */
+export type InvalidNarrowingTypeId = typeof InvalidNarrowingTypeId
 
 /**
  * A per-call capability narrowing that would widen the grant (nothing was sent).
@@ -81,10 +119,19 @@ export class InvalidNarrowing extends Schema.TaggedError<InvalidNarrowing>("@eff
   "InvalidNarrowing",
   { issues: Schema.Array(Schema.Struct({ path: Schema.String, message: Schema.String })) }
 ) {
+  readonly [InvalidNarrowingTypeId]: InvalidNarrowingTypeId = InvalidNarrowingTypeId
   override get message(): string {
     return `capabilities cannot widen the grant: ${this.issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`
   }
 }
+
+/**
+ * Whether a value is an `InvalidNarrowing`.
+ *
+ * @since 0.1.0
+ * @category refinements
+ */
+export const isInvalidNarrowing = (u: unknown): u is InvalidNarrowing => hasProperty(u, InvalidNarrowingTypeId)
 
 /**
  * The errors `dispatch` can fail with (both are detected before anything is sent).
@@ -118,7 +165,7 @@ export interface DispatchOptions {
   /** The continuation allowance; defaults from the grant and the event's continuationCount. */
   readonly continuation?: { readonly remaining?: number; readonly count?: number } | undefined
   /** The requested form schema an elicitation answer edit must satisfy. */
-  readonly elicitationSchema?: Event.RequestedSchema | undefined
+  readonly elicitationSchema?: Elicitation.RequestedSchema | undefined
   /** Completes when the call must be interrupted. */
   readonly interrupt?: Effect.Effect<void> | undefined
   /** `"wait"` (default) or a host scope that owns the observation deliveries. */
@@ -256,7 +303,7 @@ const eventValidators = new Map<string, (u: unknown) => Array<Issue.Issue>>()
 const validatorFor = (type: Event.EventType) => {
   let validate = eventValidators.get(type)
   if (validate === undefined) {
-    validate = Issue.validator(Event.schemaFor(type) as Schema.Schema<unknown, unknown>)
+    validate = Decoder.validator(Event.schemaFor(type) as Schema.Schema<unknown, unknown>)
     eventValidators.set(type, validate)
   }
   return validate

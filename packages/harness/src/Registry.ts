@@ -15,8 +15,9 @@
  *
  * @since 0.1.0
  */
-import { Event, Issue, Json, Registration } from "@effect-ahp/protocol"
+import { Decoder, Event, Json, Registration } from "@effect-ahp/protocol"
 import * as Either from "effect/Either"
+import { hasProperty } from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import type * as Grant from "./Grant.js"
 import type * as Projection from "./Projection.js"
@@ -79,6 +80,20 @@ export const ConfigurationIssue = Schema.Struct({ code: ConfigurationCode, path:
 export type ConfigurationIssue = typeof ConfigurationIssue.Type
 
 /**
+ * The brand of a `ConfigurationError`.
+ *
+ * @since 0.1.0
+ * @category type ids
+ */
+export const ConfigurationErrorTypeId: unique symbol = Symbol.for("@effect-ahp/harness/ConfigurationError")
+
+/**
+ * @since 0.1.0
+ * @category type ids
+ */
+export type ConfigurationErrorTypeId = typeof ConfigurationErrorTypeId
+
+/**
  * A registration that cannot be used, with every problem found.
  *
  * @since 0.1.0
@@ -88,10 +103,19 @@ export class ConfigurationError extends Schema.TaggedError<ConfigurationError>("
   "ConfigurationError",
   { issues: Schema.Array(ConfigurationIssue) }
 ) {
+  readonly [ConfigurationErrorTypeId]: ConfigurationErrorTypeId = ConfigurationErrorTypeId
   override get message(): string {
     return `invalid registration: ${this.issues.map((i) => `${i.path || "/"}: ${i.message}`).join("; ")}`
   }
 }
+
+/**
+ * Whether a value is a `ConfigurationError`.
+ *
+ * @since 0.1.0
+ * @category refinements
+ */
+export const isConfigurationError = (u: unknown): u is ConfigurationError => hasProperty(u, ConfigurationErrorTypeId)
 
 /**
  * One subscription, compiled.
@@ -139,7 +163,7 @@ export const isSafeEndpoint = (url: string): boolean => {
   return scheme === "https" || (scheme === "http" && loopbackHost.test(match[2]!))
 }
 
-const decodeRegistration = Issue.decoder(Registration.Registration)
+const decodeRegistration = Decoder.make(Registration.Registration)
 
 interface Collector {
   readonly issues: Array<ConfigurationIssue>

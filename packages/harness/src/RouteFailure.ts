@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import { Registration } from "@effect-ahp/protocol"
+import { hasProperty } from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import { AttachmentFailure } from "./Attachment.js"
 import { RejectionCode } from "./Staging.js"
@@ -43,6 +44,20 @@ export const Code = Schema.Union(TransportFailure, Schema.Literal("timeout"), At
  */
 export type Code = typeof Code.Type
 
+/**
+ * The brand of a `RouteFailure`.
+ *
+ * @since 0.1.0
+ * @category type ids
+ */
+export const TypeId: unique symbol = Symbol.for("@effect-ahp/harness/RouteFailure")
+
+/**
+ * @since 0.1.0
+ * @category type ids
+ */
+export type TypeId = typeof TypeId
+
 const fields = {
   backend: Schema.String,
   /** The subscription's id, else its index within the backend. */
@@ -70,6 +85,7 @@ const Json = Schema.Struct(fields)
  * @category errors
  */
 export class RouteFailure extends Schema.TaggedError<RouteFailure>("@effect-ahp/harness/RouteFailure")("RouteFailure", fields) {
+  readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `${this.backend}/${this.subscription}: ${this.phase} ${this.code}: ${this.detail}`
   }
@@ -92,3 +108,11 @@ export const FromJson: Schema.Schema<RouteFailure, typeof Json.Encoded> = Schema
     encode: (failure) => failure
   }
 )
+
+/**
+ * Whether a value is a `RouteFailure`.
+ *
+ * @since 0.1.0
+ * @category refinements
+ */
+export const isRouteFailure = (u: unknown): u is RouteFailure => hasProperty(u, TypeId)

@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import { Capabilities, Common, Content, Event, HookEffect, Issue, Json, JsonRpc, Registration } from "@effect-ahp/protocol"
+import { Capabilities, Common, Content, Decoder, Elicitation, HookEffect, Issue, Json, JsonRpc, Registration } from "@effect-ahp/protocol"
 import * as Either from "effect/Either"
 import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
@@ -92,7 +92,7 @@ export interface Context {
   /** The current effective event (full, not projected); valid for its type. */
   readonly event: Json.JsonObject
   /** The form schema an elicitation answer must satisfy, when the host knows it. */
-  readonly elicitationSchema?: Event.RequestedSchema | undefined
+  readonly elicitationSchema?: Elicitation.RequestedSchema | undefined
   /** Whether the step's deadline has passed: staging then stops early with `deadline-expired`. */
   readonly expired?: (() => boolean) | undefined
 }
@@ -125,22 +125,22 @@ const expired: Rejection = {
 
 const effectOptions = { onExcessProperty: "error" } as const
 const memberDecoders: Record<string, (u: unknown) => Either.Either<HookEffect.HookEffect, ParseResult.ParseError>> = {
-  deny: Issue.acceptOrDecode(HookEffect.Deny, effectOptions),
-  allow: Issue.acceptOrDecode(HookEffect.Allow, effectOptions),
-  ask: Issue.acceptOrDecode(HookEffect.Ask, effectOptions),
-  modify: Issue.acceptOrDecode(HookEffect.Modify, effectOptions),
-  message: Issue.acceptOrDecode(HookEffect.Message, effectOptions),
-  return: Issue.acceptOrDecode(HookEffect.Return, effectOptions),
-  inject: Issue.acceptOrDecode(HookEffect.Inject, effectOptions),
-  stop: Issue.acceptOrDecode(HookEffect.FlowStop, effectOptions),
-  continue: Issue.acceptOrDecode(HookEffect.FlowContinue, effectOptions)
+  deny: Decoder.acceptOrDecode(HookEffect.Deny, effectOptions),
+  allow: Decoder.acceptOrDecode(HookEffect.Allow, effectOptions),
+  ask: Decoder.acceptOrDecode(HookEffect.Ask, effectOptions),
+  modify: Decoder.acceptOrDecode(HookEffect.Modify, effectOptions),
+  message: Decoder.acceptOrDecode(HookEffect.Message, effectOptions),
+  return: Decoder.acceptOrDecode(HookEffect.Return, effectOptions),
+  inject: Decoder.acceptOrDecode(HookEffect.Inject, effectOptions),
+  stop: Decoder.acceptOrDecode(HookEffect.FlowStop, effectOptions),
+  continue: Decoder.acceptOrDecode(HookEffect.FlowContinue, effectOptions)
 }
 const isExtensions = Schema.is(Common.Extensions)
 const valueDecoders = new Map<Schema.Schema<any, any>, (u: unknown) => Either.Either<unknown, unknown>>()
 const decoderFor = (schema: Schema.Schema<any, any>) => {
   let decode = valueDecoders.get(schema)
   if (decode === undefined) {
-    decode = Issue.acceptOrDecode(schema, effectOptions)
+    decode = Decoder.acceptOrDecode(schema, effectOptions)
     valueDecoders.set(schema, decode)
   }
   return decode
@@ -196,36 +196,8 @@ const checkGrant = (
   caps: Capabilities.Capabilities,
   pointer: string
 ): Either.Either<void, Rejection> => {
-  if (!caps.effects.includes(effect.type)) {
-    return reject("staging", "ungranted-effect", `${pointer}/type`, `${effect.type} was not advertised for this request`)
-  }
-  switch (effect.type) {
-    case "modify": {
-      const ops = caps.modify?.[effect.target]
-      if (ops === undefined) {
-        return reject("staging", "ungranted-target", `${pointer}/target`, `modify(${effect.target}) was not advertised`)
-      }
-      if (!ops[effect.operation]) {
-        return reject("staging", "ungranted-operation", `${pointer}/operation`, `${effect.operation} of ${effect.target} was not advertised`)
-      }
-      return Either.void
-    }
-    case "flow": {
-      if (!caps.flow?.operations.includes(effect.operation)) {
-        return reject("staging", "ungranted-operation", `${pointer}/operation`, `flow ${effect.operation} was not advertised`)
-      }
-      if (effect.operation === "continue" && Json.toNumber(caps.flow.remainingContinuations ?? 0) <= 0) {
-        return reject("staging", "allowance-exhausted", pointer, "no continuation allowance remains")
-      }
-      return Either.void
-    }
-    case "inject":
-      return caps.inject?.context.deliverAt.includes(effect.deliverAt)
-        ? Either.void
-        : reject("staging", "ungranted-operation", `${pointer}/deliverAt`, `delivery ${effect.deliverAt} was not advertised`)
-    default:
-      return Either.void
-  }
+  const problem = Capabilities.grantProblem(caps, effect)
+  return problem === undefined ? Either.void : reject("staging", problem.code, pointer + problem.path, problem.message)
 }
 
 const checkReturn = (boundary: Boundary.Boundary, value: Json.JsonValue, pointer: string): Either.Either<void, Rejection> => {
@@ -341,14 +313,14 @@ const applyElicitationAnswer = (edits: ReadonlyArray<Edit>, target: Boundary.Tar
   if (!Json.isObject(part) || typeof part.text !== "string") {
     return reject("staging", "unauthorized-content", first, "the elicitation result text is not available")
   }
-  const parsed = Event.parseElicitationResult(part.text)
+  const parsed = Elicitation.parseResult(part.text)
   if (Either.isLeft(parsed)) return reject("staging", "invalid-value", first, "the current elicitation result is not a valid MCP result")
   const result = parsed.right as Json.JsonObject
   const next = Edit.applyObjectAll(Json.isObject(result.content) ? result.content : {}, objectOperations(edits).operations)
   if (Either.isLeft(decoderFor(Boundary.ElicitationAnswer)(next))) {
     return reject("staging", "invalid-value", last, "answer values must be strings, numbers, booleans or string lists")
   }
-  if (ctx.elicitationSchema !== undefined && Event.checkElicitationAnswer(ctx.elicitationSchema, next).length > 0) {
+  if (ctx.elicitationSchema !== undefined && Elicitation.checkAnswer(ctx.elicitationSchema, next).length > 0) {
     return reject("staging", "invalid-value", last, "the answer does not satisfy the requested form schema")
   }
   return Either.right({ value: { ...part, text: Json.stringify({ ...result, content: next }) } })

@@ -39,6 +39,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import { hasProperty } from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 
@@ -90,6 +91,20 @@ export const TransportFailure = Schema.Literal(
 export type TransportFailure = typeof TransportFailure.Type
 
 /**
+ * The brand of a `TransportError`.
+ *
+ * @since 0.1.0
+ * @category type ids
+ */
+export const TransportErrorTypeId: unique symbol = Symbol.for("@effect-ahp/harness/TransportError")
+
+/**
+ * @since 0.1.0
+ * @category type ids
+ */
+export type TransportErrorTypeId = typeof TransportErrorTypeId
+
+/**
  * A failed exchange with a backend. `detail` is safe to show: no credentials, and no
  * backend output beyond a stdio backend's redacted stderr tail.
  *
@@ -104,10 +119,19 @@ export class TransportError extends Schema.TaggedError<TransportError>("@effect-
     status: Schema.optionalWith(Schema.Number, { exact: true })
   }
 ) {
+  readonly [TransportErrorTypeId]: TransportErrorTypeId = TransportErrorTypeId
   override get message(): string {
     return `${this.reason}: ${this.detail}`
   }
 }
+
+/**
+ * Whether a value is a `TransportError`.
+ *
+ * @since 0.1.0
+ * @category refinements
+ */
+export const isTransportError = (u: unknown): u is TransportError => hasProperty(u, TransportErrorTypeId)
 
 /**
  * A connected backend.

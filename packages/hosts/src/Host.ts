@@ -15,8 +15,23 @@ import type { Grant, Settlement } from "@effect-ahp/harness"
 import type { Capabilities, Discovery, Event, HookEffect } from "@effect-ahp/protocol"
 import { Json } from "@effect-ahp/protocol"
 import type * as Either from "effect/Either"
+import { hasProperty } from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import type * as HostEvents from "./HostEvents.js"
+
+/**
+ * The brand of a `PayloadError`.
+ *
+ * @since 0.1.0
+ * @category type ids
+ */
+export const PayloadErrorTypeId: unique symbol = Symbol.for("@effect-ahp/hosts/PayloadError")
+
+/**
+ * @since 0.1.0
+ * @category type ids
+ */
+export type PayloadErrorTypeId = typeof PayloadErrorTypeId
 
 /**
  * A hook payload the adapter cannot map: not a JSON object, an event the host does not
@@ -32,6 +47,7 @@ export class PayloadError extends Schema.TaggedError<PayloadError>("@effect-ahp/
   type: Schema.optionalWith(Schema.String, { exact: true }),
   issues: Schema.Array(Schema.Struct({ path: Schema.String, message: Schema.String }))
 }) {
+  readonly [PayloadErrorTypeId]: PayloadErrorTypeId = PayloadErrorTypeId
   override get message(): string {
     switch (this.reason) {
       case "not-an-object":
@@ -45,6 +61,14 @@ export class PayloadError extends Schema.TaggedError<PayloadError>("@effect-ahp/
     }
   }
 }
+
+/**
+ * Whether a value is a `PayloadError`.
+ *
+ * @since 0.1.0
+ * @category refinements
+ */
+export const isPayloadError = (u: unknown): u is PayloadError => hasProperty(u, PayloadErrorTypeId)
 
 /**
  * How the payload is turned into an event.

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { HostEvents, Hosts } from "@effect-ahp/hosts"
 import type { Host } from "@effect-ahp/hosts"
-import { Event, Issue, Json } from "@effect-ahp/protocol"
+import { Decoder, Event, Issue, Json } from "@effect-ahp/protocol"
 import { Either, FastCheck } from "effect"
 import { hostsRoot, payloads } from "./support.js"
 
@@ -10,7 +10,7 @@ const validators = new Map<string, (u: unknown) => Array<Issue.Issue>>()
 const problems = (type: Event.EventType, event: Json.JsonObject) => {
   let validate = validators.get(type)
   if (validate === undefined) {
-    validate = Issue.validator(Event.schemaFor(type) as any)
+    validate = Decoder.validator(Event.schemaFor(type) as any)
     validators.set(type, validate)
   }
   return validate(event)

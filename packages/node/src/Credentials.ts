@@ -7,6 +7,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { hasProperty } from "effect/Predicate"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 
@@ -38,6 +39,20 @@ export const describe = (reference: Reference): string =>
   reference.kind === "env" ? `environment variable ${reference.name}` : `secret reference ${reference.name}`
 
 /**
+ * The brand of a `CredentialError`.
+ *
+ * @since 0.1.0
+ * @category type ids
+ */
+export const CredentialErrorTypeId: unique symbol = Symbol.for("@effect-ahp/node/CredentialError")
+
+/**
+ * @since 0.1.0
+ * @category type ids
+ */
+export type CredentialErrorTypeId = typeof CredentialErrorTypeId
+
+/**
  * A reference that could not be resolved to a non-empty value.
  *
  * @since 0.1.0
@@ -50,10 +65,19 @@ export class CredentialError extends Schema.TaggedError<CredentialError>("@effec
     reason: Schema.Literal("missing", "empty", "unavailable")
   }
 ) {
+  readonly [CredentialErrorTypeId]: CredentialErrorTypeId = CredentialErrorTypeId
   override get message(): string {
     return `${describe(this.reference)} is ${this.reason}`
   }
 }
+
+/**
+ * Whether a value is a `CredentialError`.
+ *
+ * @since 0.1.0
+ * @category refinements
+ */
+export const isCredentialError = (u: unknown): u is CredentialError => hasProperty(u, CredentialErrorTypeId)
 
 /**
  * The credential resolver. `resolve` is called for every dispatch (and again after a 401),

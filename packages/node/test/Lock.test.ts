@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber } from "effect"
+import { Deferred, Effect, Exit, FastCheck as fc, Fiber } from "effect"
 import { Lock } from "../src/internal/lock.js"
 
 describe("Lock", () => {
@@ -59,4 +59,129 @@ describe("Lock", () => {
       assert.isTrue(Exit.isInterrupted(exit))
       assert.strictEqual(yield* lock.withLock(Effect.succeed(1)), 1)
     }))
+})
+
+describe("Lock is first in, first out", () => {
+  /** Forks `withLock(record i)` for each i in turn, each one queued before the next is forked. */
+  const queue = (lock: Lock, count: number, entered: Array<number>) =>
+    Effect.forEach(Array.from({ length: count }, (_, i) => i), (i) =>
+      Effect.gen(function*() {
+        const queued = yield* Deferred.make<void>()
+        const fiber = yield* Effect.fork(
+          Effect.zipRight(Deferred.succeed(queued, undefined), lock.withLock(Effect.sync(() => entered.push(i))))
+        )
+        yield* Deferred.await(queued)
+        return fiber
+      }))
+
+  it.effect("waiters enter in the order they queued", () =>
+    Effect.gen(function*() {
+      const lock = new Lock()
+      const release = yield* Deferred.make<void>()
+      const started = yield* Deferred.make<void>()
+      const holder = yield* Effect.fork(lock.withLock(Effect.zipRight(Deferred.succeed(started, undefined), Deferred.await(release))))
+      yield* Deferred.await(started)
+      const entered: Array<number> = []
+      const fibers = yield* queue(lock, 30, entered)
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(holder)
+      yield* Fiber.joinAll(fibers)
+      assert.deepStrictEqual(entered, Array.from({ length: 30 }, (_, i) => i))
+    }))
+
+  it.effect("a release hands the lock to the first waiter: the releasing fiber cannot take it straight back", () =>
+    Effect.gen(function*() {
+      const lock = new Lock()
+      const order: Array<string> = []
+      const release = yield* Deferred.make<void>()
+      const started = yield* Deferred.make<void>()
+      const holder = yield* Effect.fork(Effect.gen(function*() {
+        yield* lock.withLock(Effect.zipRight(Deferred.succeed(started, undefined), Deferred.await(release)))
+        yield* lock.withLock(Effect.sync(() => order.push("holder again")))
+      }))
+      yield* Deferred.await(started)
+      const waiter = yield* Effect.fork(lock.withLock(Effect.sync(() => order.push("waiter"))))
+      yield* Effect.yieldNow()
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(holder)
+      yield* Fiber.join(waiter)
+      assert.deepStrictEqual(order, ["waiter", "holder again"])
+    }))
+
+  it.effect("a waiter handed the lock but interrupted before it ran passes its turn on", () =>
+    Effect.gen(function*() {
+      const lock = new Lock()
+      const release = yield* Deferred.make<void>()
+      const started = yield* Deferred.make<void>()
+      const entered: Array<string> = []
+      let first: Fiber.RuntimeFiber<number> | undefined
+      const holder = yield* Effect.fork(Effect.gen(function*() {
+        yield* lock.withLock(Effect.zipRight(Deferred.succeed(started, undefined), Deferred.await(release)))
+        // The lock was just handed to `first`, which has not run yet: interrupt it now.
+        first!.unsafeInterruptAsFork(first!.id())
+      }))
+      yield* Deferred.await(started)
+      first = yield* Effect.fork(lock.withLock(Effect.sync(() => entered.push("first"))))
+      yield* Effect.yieldNow()
+      const second = yield* Effect.fork(lock.withLock(Effect.sync(() => entered.push("second"))))
+      yield* Effect.yieldNow()
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(holder)
+      yield* Fiber.await(first)
+      yield* Fiber.join(second)
+      assert.strictEqual(entered.at(-1), "second")
+      assert.strictEqual(yield* lock.withLock(Effect.succeed("free")), "free")
+    }))
+
+  it.effect.prop(
+    "many contending fibers, some interrupted while they wait: one holder at a time, the others in queue order (a newcomer last), the lock free at the end",
+    [fc.array(fc.boolean(), { minLength: 1, maxLength: 60 }), fc.nat({ max: 3 })],
+    ([interrupted, yields]) =>
+      Effect.gen(function*() {
+        const lock = new Lock()
+        let inside = 0
+        let most = 0
+        const entered: Array<number> = []
+        const release = yield* Deferred.make<void>()
+        const started = yield* Deferred.make<void>()
+        const newcomer = interrupted.length
+        // The holder asks again as soon as it released: it arrives last, so it enters last.
+        const holder = yield* Effect.fork(Effect.zipRight(
+          lock.withLock(Effect.zipRight(Deferred.succeed(started, undefined), Deferred.await(release))),
+          lock.withLock(Effect.sync(() => entered.push(newcomer)))
+        ))
+        yield* Deferred.await(started)
+        const fibers = yield* Effect.forEach(interrupted, (_, i) =>
+          Effect.gen(function*() {
+            const queued = yield* Deferred.make<void>()
+            const body = Effect.gen(function*() {
+              inside += 1
+              most = Math.max(most, inside)
+              entered.push(i)
+              for (let k = 0; k < (i + yields) % 3; k++) yield* Effect.yieldNow()
+            }).pipe(Effect.ensuring(Effect.sync(() => inside -= 1)))
+            const fiber = yield* Effect.fork(Effect.zipRight(Deferred.succeed(queued, undefined), lock.withLock(body)))
+            yield* Deferred.await(queued)
+            return fiber
+          }))
+        // Interruptions land while the holder still holds the lock, and also as it goes round.
+        const early = interrupted.flatMap((quit, i) => (quit && i % 2 === 0 ? [fibers[i]!] : []))
+        const late = interrupted.flatMap((quit, i) => (quit && i % 2 === 1 ? [fibers[i]!] : []))
+        yield* Effect.forEach(early, (f) => Fiber.interrupt(f))
+        yield* Deferred.succeed(release, undefined)
+        for (let k = 0; k < yields; k++) yield* Effect.yieldNow()
+        yield* Effect.forEach(late, (f) => Fiber.interruptFork(f))
+        yield* Fiber.join(holder)
+        const exits = yield* Effect.forEach(fibers, Fiber.await)
+        const survivors = interrupted.flatMap((quit, i) => (quit ? [] : [i]))
+        survivors.forEach((i) => assert.isTrue(Exit.isSuccess(exits[i]!), `fiber ${i} did not complete`))
+        // Every fiber that entered did so in queue order; every survivor entered.
+        assert.deepStrictEqual(entered, [...entered].sort((a, b) => a - b))
+        assert.strictEqual(entered.at(-1), newcomer)
+        survivors.forEach((i) => assert.include(entered, i))
+        assert.isAtMost(most, 1)
+        assert.strictEqual(yield* lock.withLock(Effect.succeed("free")), "free")
+      }),
+    { fastCheck: { numRuns: 60 } }
+  )
 })

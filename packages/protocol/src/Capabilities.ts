@@ -8,6 +8,7 @@ import * as Schema from "effect/Schema"
 import { MemberName, NonNegativeInt, ReverseDns } from "./Common.js"
 import * as HookEffect from "./HookEffect.js"
 import * as arbitraries from "./internal/arbitraries.js"
+import * as Json from "./Json.js"
 
 /**
  * Which operations one modify target allows; at least one is true.
@@ -267,3 +268,92 @@ export const boundsProblems = (
   })
   return problems
 }
+
+/**
+ * Why capabilities do not grant an effect: `ungranted-effect` (its kind is not in
+ * `effects`), `ungranted-target` (a modify target without `modify.<target>`),
+ * `ungranted-operation` (a modify operation, flow operation or delivery time not
+ * advertised) or `allowance-exhausted` (a `flow continue` with no continuation left).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const GrantCode = Schema.Literal("ungranted-effect", "ungranted-target", "ungranted-operation", "allowance-exhausted")
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type GrantCode = typeof GrantCode.Type
+
+/**
+ * An effect the capabilities do not grant: the code, a JSON Pointer into the effect (the
+ * member at fault, `""` for the effect as a whole) and a message naming only the effect
+ * kind, target, operation or delivery time — never a value.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface GrantProblem {
+  readonly code: GrantCode
+  readonly path: string
+  readonly message: string
+}
+
+/**
+ * The one capability check: whether `capabilities` (as advertised in a request) grant
+ * `effect`, or why not. Shape and value checks are the effect schema's; this checks only
+ * authority:
+ *
+ * - its kind must be advertised in `effects`;
+ * - a `modify` needs `modify.<target>.<operation>` to be `true`;
+ * - a `flow` needs its operation in `flow.operations`, and `continue` also needs a positive
+ *   `remainingContinuations`;
+ * - an `inject` needs its `deliverAt` in `inject.context.deliverAt`.
+ *
+ * The harness rejects a response holding an ungranted effect with this problem; the backend
+ * SDK refuses to send one.
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const grantProblem = (capabilities: Capabilities, effect: HookEffect.HookEffect): GrantProblem | undefined => {
+  if (!(capabilities.effects as ReadonlyArray<string>).includes(effect.type)) {
+    return { code: "ungranted-effect", path: "/type", message: `${effect.type} is not granted` }
+  }
+  switch (effect.type) {
+    case "modify": {
+      const operations = capabilities.modify?.[effect.target]
+      if (operations === undefined) {
+        return { code: "ungranted-target", path: "/target", message: `modify(${effect.target}) is not granted` }
+      }
+      return operations[effect.operation]
+        ? undefined
+        : { code: "ungranted-operation", path: "/operation", message: `modify(${effect.target}) ${effect.operation} is not granted` }
+    }
+    case "flow": {
+      const flow = capabilities.flow
+      if (flow === undefined || !flow.operations.includes(effect.operation)) {
+        return { code: "ungranted-operation", path: "/operation", message: `flow ${effect.operation} is not granted` }
+      }
+      return effect.operation === "continue" && Json.toNumber(flow.remainingContinuations ?? 0) < 1
+        ? { code: "allowance-exhausted", path: "", message: "flow continue is not granted: the continuation allowance is exhausted" }
+        : undefined
+    }
+    case "inject":
+      return capabilities.inject?.context.deliverAt.includes(effect.deliverAt)
+        ? undefined
+        : { code: "ungranted-operation", path: "/deliverAt", message: `inject at ${effect.deliverAt} is not granted` }
+    default:
+      return undefined
+  }
+}
+
+/**
+ * Whether `capabilities` grant `effect` (`grantProblem` finds nothing).
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const isGranted = (capabilities: Capabilities, effect: HookEffect.HookEffect): boolean =>
+  grantProblem(capabilities, effect) === undefined

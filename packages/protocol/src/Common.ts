@@ -112,7 +112,7 @@ export const ReverseDns = Schema.String.pipe(
 
 /**
  * A member name of an open map (counters, content selections, elicitation details): any
- * string but `__proto__`, which Schema's records cannot keep (see `Issue.lostProtoMembers`).
+ * string but `__proto__`, which Schema's records cannot keep (see `Decoder.lostProtoMembers`).
  *
  * @since 0.1.0
  * @category schemas

@@ -7,7 +7,7 @@
 import * as Schema from "effect/Schema"
 import { closed, FieldGap, forbidden, NonEmpty, NonNegativeInt, ProtocolVersion, struct } from "./Common.js"
 import * as Capabilities from "./Capabilities.js"
-import * as Event from "./Event.js"
+import * as EventType from "./EventType.js"
 import * as JsonRpc from "./JsonRpc.js"
 
 /**
@@ -36,13 +36,13 @@ export const Mode = Schema.Literal("intercept", "observe")
  * @category schemas
  */
 export const ManifestEvent = struct({
-  event: Event.EventType,
+  event: EventType.EventType,
   modes: uniqueArray(Mode).pipe(Schema.minItems(1)),
   capabilities: Schema.optionalWith(Capabilities.Capabilities, { exact: true })
 }).pipe(
   Schema.filter((entry) => {
     const intercept = entry.modes.includes("intercept")
-    if (intercept && !Event.isInterceptable(entry.event)) {
+    if (intercept && !EventType.isInterceptable(entry.event)) {
       return { path: ["modes"], message: `${entry.event} is observation-only and cannot list intercept` }
     }
     if (intercept && entry.capabilities === undefined) {

@@ -3,14 +3,11 @@
  * required and forbidden members, enums, closed payload objects and the cross-field rules.
  * Envelopes are open (unknown members are kept); nested protocol objects are closed.
  *
- * The MCP elicitation helpers parse and check the serialized MCP JSON carried in the text
- * parts of `user.elicitation.request` / `.result`.
+ * The event type names live in `EventType`, the MCP elicitation payloads in `Elicitation`;
+ * both are re-exported here for convenience.
  *
  * @since 0.1.0
  */
-
-// The type names come first: `Discovery.ts`, reached through `session.start`'s manifest,
-// reads them while this module is still loading.
 
 /**
  * The 32 catalogue event type names.
@@ -18,7 +15,7 @@
  * @since 0.1.0
  * @category schemas
  */
-export { EventType } from "./internal/events/type.js"
+export { EventType } from "./EventType.js"
 
 /**
  * Every catalogue event type name, in catalogue order.
@@ -26,7 +23,7 @@ export { EventType } from "./internal/events/type.js"
  * @since 0.1.0
  * @category constants
  */
-export { eventTypes } from "./internal/events/type.js"
+export { eventTypes } from "./EventType.js"
 
 /**
  * The 19 event types that may appear in `hooks/intercept` (the intercept request's event
@@ -35,7 +32,7 @@ export { eventTypes } from "./internal/events/type.js"
  * @since 0.1.0
  * @category constants
  */
-export { interceptableEventTypes } from "./internal/events/type.js"
+export { interceptableEventTypes } from "./EventType.js"
 
 /**
  * An interceptable event type name.
@@ -43,7 +40,7 @@ export { interceptableEventTypes } from "./internal/events/type.js"
  * @since 0.1.0
  * @category models
  */
-export type { InterceptableEventType } from "./internal/events/type.js"
+export type { InterceptableEventType } from "./EventType.js"
 
 /**
  * Whether a value is a catalogue event type name.
@@ -51,7 +48,7 @@ export type { InterceptableEventType } from "./internal/events/type.js"
  * @since 0.1.0
  * @category refinements
  */
-export { isEventType } from "./internal/events/type.js"
+export { isEventType } from "./EventType.js"
 
 /**
  * Whether an event type may be intercepted.
@@ -59,7 +56,7 @@ export { isEventType } from "./internal/events/type.js"
  * @since 0.1.0
  * @category refinements
  */
-export { isInterceptable } from "./internal/events/type.js"
+export { isInterceptable } from "./EventType.js"
 
 /**
  * The family of an event type: the part before the first dot (`tool` for `tool.before`),
@@ -68,10 +65,10 @@ export { isInterceptable } from "./internal/events/type.js"
  * @since 0.1.0
  * @category accessors
  */
-export { family } from "./internal/events/type.js"
+export { family } from "./EventType.js"
 
 import * as Schema from "effect/Schema"
-import * as elicitation from "./internal/events/elicitation.js"
+import * as Elicitation from "./Elicitation.js"
 import * as fields from "./internal/events/fields.js"
 import * as interaction from "./internal/events/interaction.js"
 import * as model from "./internal/events/model.js"
@@ -80,7 +77,7 @@ import * as shared from "./internal/events/shared.js"
 import * as task from "./internal/events/task.js"
 import * as tool from "./internal/events/tool.js"
 import * as turn from "./internal/events/turn.js"
-import type { EventType } from "./internal/events/type.js"
+import type { EventType } from "./EventType.js"
 import * as Json from "./Json.js"
 
 /**
@@ -1237,80 +1234,85 @@ export type EventOf<T extends EventType> = Extract<Event, { readonly type: T }>
 export const schemaFor = <T extends EventType>(type: T): (typeof schemas)[T] => schemas[type]
 
 /**
- * The pinned MCP `elicitation/create` params: a URL request or a form request (`mode`
- * omitted means form).
+ * The pinned MCP `elicitation/create` params.
  *
  * @since 0.1.0
  * @category elicitation
+ * @deprecated use `Elicitation.ElicitRequestParams`
  */
-export const ElicitRequestParams = elicitation.ElicitRequestParams
+export const ElicitRequestParams = Elicitation.ElicitRequestParams
 
 /**
  * @since 0.1.0
  * @category elicitation
+ * @deprecated use `Elicitation.ElicitRequestParams`
  */
-export type ElicitRequestParams = elicitation.ElicitRequestParams
+export type ElicitRequestParams = Elicitation.ElicitRequestParams
 
 /**
- * The pinned MCP `ElicitResult`: `action`, optional answer `content`, `_meta`.
+ * The pinned MCP `ElicitResult`.
  *
  * @since 0.1.0
  * @category elicitation
+ * @deprecated use `Elicitation.ElicitResult`
  */
-export const ElicitResult = elicitation.ElicitResult
+export const ElicitResult = Elicitation.ElicitResult
 
 /**
  * @since 0.1.0
  * @category elicitation
+ * @deprecated use `Elicitation.ElicitResult`
  */
-export type ElicitResult = elicitation.ElicitResult
+export type ElicitResult = Elicitation.ElicitResult
 
 /**
- * A form's `requestedSchema`: top-level primitive and enum fields only.
+ * A form's `requestedSchema`.
  *
  * @since 0.1.0
  * @category elicitation
+ * @deprecated use `Elicitation.RequestedSchema`
  */
-export const RequestedSchema = elicitation.RequestedSchema
+export const RequestedSchema = Elicitation.RequestedSchema
 
 /**
  * @since 0.1.0
  * @category elicitation
+ * @deprecated use `Elicitation.RequestedSchema`
  */
-export type RequestedSchema = elicitation.RequestedSchema
+export type RequestedSchema = Elicitation.RequestedSchema
 
 /**
- * Parses the text of a `user.elicitation.request` body part and validates it as pinned MCP
- * request params. Issues point into the parsed JSON.
+ * Parses a `user.elicitation.request` body part's text.
  *
  * @since 0.1.0
  * @category elicitation
+ * @deprecated use `Elicitation.parseRequest`
  */
-export const parseElicitationRequest = elicitation.parseElicitationRequest
+export const parseElicitationRequest = Elicitation.parseRequest
 
 /**
- * Parses the text of a `user.elicitation.result` body part and validates it as a pinned
- * MCP `ElicitResult`. Issues point into the parsed JSON.
+ * Parses a `user.elicitation.result` body part's text.
  *
  * @since 0.1.0
  * @category elicitation
+ * @deprecated use `Elicitation.parseResult`
  */
-export const parseElicitationResult = elicitation.parseElicitationResult
+export const parseElicitationResult = Elicitation.parseResult
 
 /**
- * The mode of parsed request params after applying the form default; the AHP envelope's
- * `elicitation.mode` must equal it.
+ * The mode of parsed request params.
  *
  * @since 0.1.0
  * @category elicitation
+ * @deprecated use `Elicitation.mode`
  */
-export const elicitationMode = elicitation.elicitationMode
+export const elicitationMode = Elicitation.mode
 
 /**
- * Problems of an accepted form answer against the form's `requestedSchema`: required
- * fields present, types and enum membership respected. Paths are relative to the answer.
+ * Problems of an accepted form answer.
  *
  * @since 0.1.0
  * @category elicitation
+ * @deprecated use `Elicitation.checkAnswer`
  */
-export const checkElicitationAnswer = elicitation.checkElicitationAnswer
+export const checkElicitationAnswer = Elicitation.checkAnswer

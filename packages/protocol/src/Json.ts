@@ -20,6 +20,7 @@
 import * as Arbitrary from "effect/Arbitrary"
 import * as Data from "effect/Data"
 import * as Either from "effect/Either"
+import { hasProperty } from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as internal from "./internal/jsonParser.js"
 import * as walk from "./internal/jsonWalk.js"
@@ -92,6 +93,20 @@ export type JsonValue =
 export type JsonObject = { readonly [key: string]: JsonValue }
 
 /**
+ * The brand of a `JsonParseError`.
+ *
+ * @since 0.1.0
+ * @category type ids
+ */
+export const JsonParseErrorTypeId: unique symbol = Symbol.for("@effect-ahp/protocol/JsonParseError")
+
+/**
+ * @since 0.1.0
+ * @category type ids
+ */
+export type JsonParseErrorTypeId = typeof JsonParseErrorTypeId
+
+/**
  * A JSON text that could not be parsed: not UTF-8 (`utf8`), not JSON (`syntax`), or nested
  * deeper than `maxDepth` (`depth`).
  *
@@ -103,7 +118,31 @@ export class JsonParseError extends Data.TaggedError("JsonParseError")<{
   readonly message: string
   /** Zero-based character offset of the problem, when known. */
   readonly offset?: number | undefined
-}> {}
+}> {
+  readonly [JsonParseErrorTypeId]: JsonParseErrorTypeId = JsonParseErrorTypeId
+}
+
+/**
+ * Whether a value is a `JsonParseError`.
+ *
+ * @since 0.1.0
+ * @category refinements
+ */
+export const isJsonParseError = (u: unknown): u is JsonParseError => hasProperty(u, JsonParseErrorTypeId)
+
+/**
+ * The brand of a `JsonEncodeError`.
+ *
+ * @since 0.1.0
+ * @category type ids
+ */
+export const JsonEncodeErrorTypeId: unique symbol = Symbol.for("@effect-ahp/protocol/JsonEncodeError")
+
+/**
+ * @since 0.1.0
+ * @category type ids
+ */
+export type JsonEncodeErrorTypeId = typeof JsonEncodeErrorTypeId
 
 /**
  * A value that cannot be written as JSON text: nested deeper than `maxDepth` or cyclic
@@ -116,7 +155,17 @@ export class JsonParseError extends Data.TaggedError("JsonParseError")<{
 export class JsonEncodeError extends Data.TaggedError("JsonEncodeError")<{
   readonly reason: "depth" | "value"
   readonly message: string
-}> {}
+}> {
+  readonly [JsonEncodeErrorTypeId]: JsonEncodeErrorTypeId = JsonEncodeErrorTypeId
+}
+
+/**
+ * Whether a value is a `JsonEncodeError`.
+ *
+ * @since 0.1.0
+ * @category refinements
+ */
+export const isJsonEncodeError = (u: unknown): u is JsonEncodeError => hasProperty(u, JsonEncodeErrorTypeId)
 
 /**
  * Whether a value is a plain JSON object (not an array, not null).

@@ -8,7 +8,7 @@
 import * as Schema from "effect/Schema"
 import { AbsoluteUri, forbidden, MemberName, NonEmpty, NonNegativeInt, PositiveInt, ProtocolVersion, ReverseDns, struct } from "./Common.js"
 import * as Content from "./Content.js"
-import * as Event from "./Event.js"
+import * as EventType from "./EventType.js"
 import * as arbitraries from "./internal/arbitraries.js"
 
 const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
@@ -294,7 +294,7 @@ export const isWildcard = (selector: string): boolean => wildcardPattern.test(se
  * @category predicates
  */
 export const selectorMatches = (selector: string, eventType: string): boolean =>
-  selector === "*" || selector === eventType || (isWildcard(selector) && Event.family(eventType) === selector.slice(0, -2))
+  selector === "*" || selector === eventType || (isWildcard(selector) && EventType.family(eventType) === selector.slice(0, -2))
 
 const selector = (allowed: ReadonlyArray<string>, what: string) =>
   Schema.String.pipe(
@@ -328,10 +328,10 @@ const managedIsNotDisableable = <A extends { readonly scope?: string | undefined
  */
 export const InterceptSubscription = struct({
   ...subscriptionFields,
-  events: Schema.Array(selector(Event.interceptableEventTypes, "an interceptable")).pipe(
+  events: Schema.Array(selector(EventType.interceptableEventTypes, "an interceptable")).pipe(
     Schema.minItems(1),
     Schema.filter(unique)
-  ).annotations({ arbitrary: () => (fc) => arbitraries.selectors(fc, Event.interceptableEventTypes) }),
+  ).annotations({ arbitrary: () => (fc) => arbitraries.selectors(fc, EventType.interceptableEventTypes) }),
   mode: Schema.Literal("intercept"),
   timeoutMs: PositiveInt,
   failurePolicy: FailurePolicy
@@ -351,8 +351,8 @@ export type InterceptSubscription = typeof InterceptSubscription.Type
  */
 export const ObserveSubscription = struct({
   ...subscriptionFields,
-  events: Schema.Array(selector(Event.eventTypes, "a catalogue")).pipe(Schema.minItems(1), Schema.filter(unique))
-    .annotations({ arbitrary: () => (fc) => arbitraries.selectors(fc, Event.eventTypes) }),
+  events: Schema.Array(selector(EventType.eventTypes, "a catalogue")).pipe(Schema.minItems(1), Schema.filter(unique))
+    .annotations({ arbitrary: () => (fc) => arbitraries.selectors(fc, EventType.eventTypes) }),
   mode: Schema.Literal("observe"),
   timeoutMs: forbidden("an observe subscription must not set timeoutMs"),
   failurePolicy: forbidden("an observe subscription must not set failurePolicy")

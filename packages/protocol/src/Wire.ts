@@ -8,6 +8,7 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Discovery from "./Discovery.js"
 import * as Intercept from "./Intercept.js"
+import * as Decoder from "./Decoder.js"
 import * as Issue from "./Issue.js"
 import * as Json from "./Json.js"
 import * as JsonRpc from "./JsonRpc.js"
@@ -75,7 +76,7 @@ const schemas: Record<Kind, Schema.Schema<any, any>> = {
   "message": Message
 }
 
-const decoders = Object.fromEntries(kinds.map((k) => [k, Issue.decoder(schemas[k])])) as Record<
+const decoders = Object.fromEntries(kinds.map((k) => [k, Decoder.make(schemas[k])])) as Record<
   Kind,
   (u: unknown) => Either.Either<unknown, Array<Issue.Issue>>
 >

@@ -3,6 +3,14 @@
  */
 
 /**
+ * Random events, capabilities, granted and ungranted effects, hostile responses and
+ * registrations for property tests.
+ *
+ * @since 0.1.0
+ */
+export * as Arbitraries from "./Arbitraries.js"
+
+/**
  * Interception capabilities and per-event bounds.
  *
  * @since 0.1.0
@@ -24,6 +32,13 @@ export * as Common from "./Common.js"
 export * as Content from "./Content.js"
 
 /**
+ * Decoders that report issues (all problems, JSON Pointer paths, never a throw).
+ *
+ * @since 0.1.0
+ */
+export * as Decoder from "./Decoder.js"
+
+/**
  * `hooks/capabilities` and the static capability manifest.
  *
  * @since 0.1.0
@@ -31,11 +46,25 @@ export * as Content from "./Content.js"
 export * as Discovery from "./Discovery.js"
 
 /**
+ * The pinned MCP elicitation payloads carried by `user.elicitation.request` / `.result`.
+ *
+ * @since 0.1.0
+ */
+export * as Elicitation from "./Elicitation.js"
+
+/**
  * The 32 catalogue events.
  *
  * @since 0.1.0
  */
 export * as Event from "./Event.js"
+
+/**
+ * The catalogue's event type names (32 types, 19 interceptable) and their families.
+ *
+ * @since 0.1.0
+ */
+export * as EventType from "./EventType.js"
 
 /**
  * The stdio line framing: splitting byte chunks into capped lines, encoding one message per line.

@@ -4,7 +4,7 @@ import { closed } from "../src/Common.js"
 import { compile } from "../src/internal/accepts.js"
 import { corrupt } from "./corrupt.js"
 import * as HookEffect from "../src/HookEffect.js"
-import * as Issue from "../src/Issue.js"
+import * as Decoder from "../src/Decoder.js"
 import * as Json from "../src/Json.js"
 
 /** Whether effect's decoder accepts `u` (it throws on a few hostile values, which it does not accept). */
@@ -82,7 +82,7 @@ describe("accepts", () => {
   for (const [name, schema] of Object.entries(effects)) {
     const s = schema as Schema.Schema<any, any>
     const accepts = compile(s.ast, "error")
-    const decode = Issue.acceptOrDecode(s, { onExcessProperty: "error" })
+    const decode = Decoder.acceptOrDecode(s, { onExcessProperty: "error" })
     it.prop(`${name} effects, unknown members rejected: accepts exactly what the decoder accepts`, [
       Arbitrary.make(s),
       FastCheck.array(FastCheck.nat(), { maxLength: 3 }),
@@ -102,7 +102,7 @@ describe("accepts", () => {
   }
 
   it("an effect with an unknown member is left to the decoder, which reports it", () => {
-    const decode = Issue.acceptOrDecode(HookEffect.Allow, { onExcessProperty: "error" })
+    const decode = Decoder.acceptOrDecode(HookEffect.Allow, { onExcessProperty: "error" })
     assert.isFalse(compile(HookEffect.Allow.ast, "error")({ type: "allow", why: 1 }))
     assert.isTrue(Either.isLeft(decode({ type: "allow", why: 1 })))
   })

@@ -5,10 +5,12 @@ import { fileURLToPath } from "node:url"
 import * as Event from "../src/Event.js"
 import { compile } from "../src/internal/accepts.js"
 import { corrupt } from "./corrupt.js"
+import * as Decoder from "../src/Decoder.js"
+import * as Elicitation from "../src/Elicitation.js"
 import * as Issue from "../src/Issue.js"
 import * as Json from "../src/Json.js"
 
-const decodeEvent = Issue.decoder(Event.Event)
+const decodeEvent = Decoder.make(Event.Event)
 
 const issuesOf = (result: Either.Either<unknown, Array<Issue.Issue>>): Array<Issue.Issue> =>
   Either.isLeft(result) ? result.left : []
@@ -194,7 +196,7 @@ describe("catalogue", () => {
   })
 
   it("decodes only interceptable events as InterceptableEvent", () => {
-    const decode = Issue.decoder(Event.InterceptableEvent)
+    const decode = Decoder.make(Event.InterceptableEvent)
     assertDecodes(decode(toolBefore))
     assertFailsAt(decode({ ...toolBefore, type: "turn.end" }), "/type")
   })
@@ -214,7 +216,7 @@ describe("catalogue", () => {
 describe("round trip", () => {
   for (const type of Event.eventTypes) {
     const schema = Event.schemaFor(type) as unknown as Schema.Schema<unknown, unknown>
-    const decode = Issue.decoder(schema)
+    const decode = Decoder.make(schema)
     const encode = Schema.encodeSync(schema)
     it.prop(`${type}: encode, JSON, decode`, [Arbitrary.make(schema)], ([value]) => {
       const decoded = decode(Either.getOrThrow(Json.parse(Json.stringify(encode(value)))))
@@ -229,8 +231,8 @@ describe("round trip", () => {
 // The validator reports exactly what the decoder reports
 // ---------------------------------------------------------------------------------------
 
-describe("Issue.validator", () => {
-  const validate = Issue.validator(Event.Event)
+describe("Decoder.validator", () => {
+  const validate = Decoder.validator(Event.Event)
 
   it.skipIf(!fixturesPresent)("agrees with the decoder on every golden event", () => {
     assert.isAbove(eventCases.length, 0)
@@ -275,7 +277,7 @@ describe("accepts (the validator's compiled fast path)", () => {
   for (const type of Event.eventTypes) {
     const schema = Event.schemaFor(type) as unknown as Schema.Schema<unknown, unknown>
     const acceptsType = compile(schema.ast)
-    const decodeType = Issue.decoder(schema)
+    const decodeType = Decoder.make(schema)
     it.prop(`${type}: accepts exactly what the decoder accepts, on valid and corrupted events`, [
       Arbitrary.make(schema),
       FastCheck.array(FastCheck.nat(), { maxLength: 4 }),
@@ -552,49 +554,49 @@ describe("elicitation helpers", () => {
   it("parses form and URL requests, keeping MCP extension fields", () => {
     const request = { message: "Who are you?", requestedSchema: form, _meta: { progressToken: 1, x: 2 }, ext: true }
     const text = JSON.stringify(request)
-    const parsed = Event.parseElicitationRequest(text)
+    const parsed = Elicitation.parseRequest(text)
     assertDecodes(parsed)
     if (Either.isRight(parsed)) {
-      assert.strictEqual(Event.elicitationMode(parsed.right), "form")
+      assert.strictEqual(Elicitation.mode(parsed.right), "form")
       assert.deepStrictEqual<unknown>(parsed.right, request)
     }
-    const url = Event.parseElicitationRequest(
+    const url = Elicitation.parseRequest(
       JSON.stringify({ mode: "url", message: "Sign in", url: "https://auth.example/x", elicitationId: "e1" })
     )
-    assert.strictEqual(Either.isRight(url) ? Event.elicitationMode(url.right) : undefined, "url")
+    assert.strictEqual(Either.isRight(url) ? Elicitation.mode(url.right) : undefined, "url")
   })
 
   it("rejects malformed requests with JSON Pointer paths", () => {
-    assertFailsAt(Event.parseElicitationRequest("{not json"), "", "must be serialized JSON")
+    assertFailsAt(Elicitation.parseRequest("{not json"), "", "must be serialized JSON")
     assertFailsAt(
-      Event.parseElicitationRequest(JSON.stringify({ mode: "url", message: "m", elicitationId: "e" })),
+      Elicitation.parseRequest(JSON.stringify({ mode: "url", message: "m", elicitationId: "e" })),
       "/url",
       "is required"
     )
     const nested = { ...form, properties: { address: { type: "object", properties: {} } } }
     assertFailsAt(
-      Event.parseElicitationRequest(JSON.stringify({ message: "m", requestedSchema: nested })),
+      Elicitation.parseRequest(JSON.stringify({ message: "m", requestedSchema: nested })),
       "/requestedSchema/properties/address"
     )
     const keyword = { ...form, properties: { name: { type: "string", pattern: "^a" } } }
     assertFailsAt(
-      Event.parseElicitationRequest(JSON.stringify({ message: "m", requestedSchema: keyword })),
+      Elicitation.parseRequest(JSON.stringify({ message: "m", requestedSchema: keyword })),
       "/requestedSchema/properties/name/pattern"
     )
   })
 
   it("parses results and rejects bad actions and content values", () => {
-    const parse = (value: unknown) => Event.parseElicitationResult(JSON.stringify(value))
+    const parse = (value: unknown) => Elicitation.parseResult(JSON.stringify(value))
     assertDecodes(parse({ action: "accept", content: { name: "Al", tags: ["x"] }, _meta: {} }))
     assertDecodes(parse({ action: "decline" }))
     assertFailsAt(parse({ action: "ok" }), "/action")
     assertFailsAt(parse({ action: "accept", content: { a: { b: 1 } } }), "/content/a")
-    assertFailsAt(Event.parseElicitationResult("[]"), "")
+    assertFailsAt(Elicitation.parseResult("[]"), "")
   })
 
   it("checks an accepted answer against the requested schema", () => {
-    const requested = Schema.decodeUnknownSync(Event.RequestedSchema)(form)
-    const check = (content: unknown) => Event.checkElicitationAnswer(requested, content)
+    const requested = Schema.decodeUnknownSync(Elicitation.RequestedSchema)(form)
+    const check = (content: unknown) => Elicitation.checkAnswer(requested, content)
     assert.deepStrictEqual(check({ name: "Al", age: 3, tags: ["x"], picks: ["p"], color: "red", legacy: "a" }), [])
     assert.deepStrictEqual(check({ name: "Al", age: 3, note: "not in the form" }), [])
     const problems = check({

@@ -1,11 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
 import * as Event from "../src/Event.js"
-import * as Issue from "../src/Issue.js"
+import * as Decoder from "../src/Decoder.js"
 import * as Json from "../src/Json.js"
 import * as Registration from "../src/Registration.js"
 
-const decodeEvent = Issue.decoder(Event.Event)
+const decodeEvent = Decoder.make(Event.Event)
 const parse = (text: string) => Either.getOrThrow(Json.parse(text))
 
 const toolBefore = (extra: string) =>
@@ -43,16 +43,16 @@ describe("__proto__ members", () => {
       `{"protocolVersion":"draft","hooks":[{"id":"com.example.b","transport":{"type":"stdio","command":"x","lifecycle":"persistent"},` +
         `"subscriptions":[{"events":["tool.before"],"mode":"observe","content":{"default":"body","__proto__":"omit"}}]}]}`
     )
-    const result = Issue.decoder(Registration.Registration)(registration)
+    const result = Decoder.make(Registration.Registration)(registration)
     assert.isTrue(Either.isLeft(result) && result.left.some((issue) => issue.path.includes("content")))
   })
 
   it("lostProtoMembers reports only the outermost lost member", () => {
     const input = parse(`{"a":{"__proto__":{"__proto__":{}}}}`)
-    assert.deepStrictEqual(Issue.lostProtoMembers(input, { a: {} }), [
+    assert.deepStrictEqual(Decoder.lostProtoMembers(input, { a: {} }), [
       { path: "/a/__proto__", message: `the member name "__proto__" is not accepted here` }
     ])
-    assert.deepStrictEqual(Issue.lostProtoMembers(input, input), [])
+    assert.deepStrictEqual(Decoder.lostProtoMembers(input, input), [])
   })
 })
 
@@ -63,10 +63,10 @@ describe("hostile values", () => {
   it("are an issue or a parse error, never a thrown error", () => {
     const issue = { path: "", message: "holds a value that cannot be read as JSON (an object without a string form)" }
     assert.deepStrictEqual(decodeEvent(hostile), Either.left([issue]))
-    assert.deepStrictEqual(Issue.validator(Event.Event)(hostile), [issue])
-    assert.deepStrictEqual(Issue.validator(Event.Event)(event), [])
-    const decoded = Issue.acceptOrDecode(Event.Event)(hostile)
+    assert.deepStrictEqual(Decoder.validator(Event.Event)(hostile), [issue])
+    assert.deepStrictEqual(Decoder.validator(Event.Event)(event), [])
+    const decoded = Decoder.acceptOrDecode(Event.Event)(hostile)
     assert.isTrue(Either.isLeft(decoded))
-    assert.isTrue(Either.isRight(Issue.acceptOrDecode(Event.Event)(event)))
+    assert.isTrue(Either.isRight(Decoder.acceptOrDecode(Event.Event)(event)))
   })
 })

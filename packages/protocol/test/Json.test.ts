@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either, FastCheck, Schema } from "effect"
-import * as Issue from "../src/Issue.js"
+import * as Decoder from "../src/Decoder.js"
 import * as Json from "../src/Json.js"
 
 const parse = (text: string) => Either.getOrThrow(Json.parse(text))
@@ -152,14 +152,14 @@ describe("Json: bounded nesting", () => {
   it("finds __proto__ members of a wide or deep value in linear time, without recursion", () => {
     const wide = parse(`{${Array.from({ length: 20_000 }, (_, i) => `"m${i}":{"__proto__":{"__proto__":1}}`).join(",")}}`)
     const start = performance.now()
-    const lost = Issue.lostProtoMembers(wide, {})
+    const lost = Decoder.lostProtoMembers(wide, {})
     assert.strictEqual(lost.length, 20_000)
     assert.strictEqual(lost[0]!.path, "/m0/__proto__")
     assert.isBelow(performance.now() - start, 2_000)
     const deep = parse(`${"{\"a\":".repeat(500)}{"__proto__":1}${"}".repeat(500)}`)
-    assert.deepStrictEqual(Issue.lostProtoMembers(deep, {}).map((issue) => issue.path), [`${"/a".repeat(500)}/__proto__`])
-    assert.deepStrictEqual(Issue.lostProtoMembers(deep, deep), [])
-    assert.deepStrictEqual(Issue.lostProtoMembers(nestedValue(10_000), {}), [])
+    assert.deepStrictEqual(Decoder.lostProtoMembers(deep, {}).map((issue) => issue.path), [`${"/a".repeat(500)}/__proto__`])
+    assert.deepStrictEqual(Decoder.lostProtoMembers(deep, deep), [])
+    assert.deepStrictEqual(Decoder.lostProtoMembers(nestedValue(10_000), {}), [])
   })
 })
 

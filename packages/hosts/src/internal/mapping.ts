@@ -9,7 +9,7 @@
  * @internal
  */
 import type { Capabilities, Event } from "@effect-ahp/protocol"
-import { Issue, Json } from "@effect-ahp/protocol"
+import { Decoder, Issue, Json } from "@effect-ahp/protocol"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type * as Host from "../Host.js"
@@ -104,7 +104,7 @@ type Common = Schema.Struct.Type<typeof common>
 type ToolCall = Schema.Struct.Type<typeof toolCall>
 
 const decoders = Object.fromEntries(
-  Object.entries(payloads).map(([name, schema]) => [name, Issue.decoder(schema as Schema.Schema<any, any>)])
+  Object.entries(payloads).map(([name, schema]) => [name, Decoder.make(schema as Schema.Schema<any, any>)])
 ) as { readonly [K in keyof Payloads]: (u: unknown) => Either.Either<Payloads[K], Array<Issue.Issue>> }
 
 const kinds: Readonly<Record<string, string>> = {

@@ -1,44 +1,91 @@
 /**
- * A lock for one holder at a time, for the persistent stdio lifecycle's one pending request
- * per child. It does what `Semaphore.withPermits(1)` does, without the semaphore's
- * asynchronous acquisition when the lock is free: on the project VM that acquisition and
- * its release cost about 10 µs of every exchange between I/O waits.
+ * A first-in, first-out lock for one holder at a time, for the persistent stdio lifecycle's
+ * one pending request per child. It does what `Semaphore.withPermits(1)` does, without the
+ * semaphore's asynchronous acquisition when the lock is free: on the project VM that
+ * acquisition and its release cost about 10 µs of every exchange between I/O waits.
  *
  * The lock is taken and released while the caller cannot be interrupted; only the wait for
- * it is interruptible. A release wakes every waiter and each tries again, so a waiter that
- * was interrupted after being woken cannot leave the others waiting.
+ * it is interruptible. Waiters queue in arrival order and a release hands the lock to the
+ * first waiter still waiting (the lock never becomes free in between, so a newcomer cannot
+ * overtake the queue) and wakes that one only. A waiter interrupted while waiting leaves
+ * the queue; one interrupted after it was handed the lock, before it could run, passes the
+ * lock on to the next.
  *
  * @internal
  */
 import * as Effect from "effect/Effect"
 
+/** A fiber waiting for the lock. */
+interface Waiter {
+  /** Set once the lock was handed to this waiter. */
+  granted: boolean
+  /** Set once this waiter stopped waiting (interrupted): a release skips it. */
+  cancelled: boolean
+  /** Resumes the waiting fiber, once it waits. */
+  wake: (() => void) | undefined
+  next: Waiter | undefined
+}
+
 /** @internal */
 export class Lock {
   private held = false
-  private readonly waiters = new Set<() => void>()
+  private head: Waiter | undefined = undefined
+  private tail: Waiter | undefined = undefined
 
-  /** Runs `self` holding the lock, waiting (interruptibly) while another fiber holds it. */
+  /** Runs `self` holding the lock, waiting (interruptibly, in turn) while another fiber holds it. */
   readonly withLock = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.uninterruptibleMask((restore) => {
-      const attempt: Effect.Effect<A, E, R> = Effect.suspend(() => {
-        if (this.held) return Effect.zipRight(restore(this.released), attempt)
-        this.held = true
-        return Effect.ensuring(restore(self), this.release)
+    Effect.uninterruptibleMask((restore) =>
+      Effect.suspend(() => {
+        if (!this.held) {
+          this.held = true
+          return Effect.ensuring(restore(self), this.release)
+        }
+        const waiter: Waiter = { granted: false, cancelled: false, wake: undefined, next: undefined }
+        this.enqueue(waiter)
+        return Effect.zipRight(
+          Effect.onInterrupt(restore(this.await(waiter)), () => this.leave(waiter)),
+          Effect.ensuring(restore(self), this.release)
+        )
       })
-      return attempt
+    )
+
+  /** Completes once the lock was handed to `waiter`. */
+  private await(waiter: Waiter): Effect.Effect<void> {
+    return Effect.async<void>((resume) => {
+      if (waiter.granted) return resume(Effect.void)
+      waiter.wake = () => resume(Effect.void)
     })
+  }
 
-  /** Completes at the next release. */
-  private readonly released: Effect.Effect<void> = Effect.async<void>((resume) => {
-    const wake = () => resume(Effect.void)
-    this.waiters.add(wake)
-    return Effect.sync(() => void this.waiters.delete(wake))
-  })
+  /** An interrupted waiter leaves: it is skipped if still queued, or passes the lock on if it was handed it. */
+  private leave(waiter: Waiter): Effect.Effect<void> {
+    return Effect.sync(() => {
+      if (waiter.granted) this.handOver()
+      else waiter.cancelled = true
+    })
+  }
 
-  private readonly release: Effect.Effect<void> = Effect.sync(() => {
-    this.held = false
-    const waiters = [...this.waiters]
-    this.waiters.clear()
-    for (const wake of waiters) wake()
-  })
+  private enqueue(waiter: Waiter): void {
+    if (this.tail === undefined) this.head = waiter
+    else this.tail.next = waiter
+    this.tail = waiter
+  }
+
+  /** Hands the lock to the first waiter still waiting, or frees it when there is none. */
+  private handOver(): void {
+    let waiter = this.head
+    while (waiter !== undefined && waiter.cancelled) waiter = waiter.next
+    if (waiter === undefined) {
+      this.head = this.tail = undefined
+      this.held = false
+      return
+    }
+    this.head = waiter.next
+    if (this.head === undefined) this.tail = undefined
+    waiter.next = undefined
+    waiter.granted = true
+    waiter.wake?.()
+  }
+
+  private readonly release: Effect.Effect<void> = Effect.sync(() => this.handOver())
 }

@@ -23,7 +23,7 @@ import {
 } from "../../Common.js"
 import * as Content from "../../Content.js"
 import * as Json from "../../Json.js"
-import { EventType } from "./type.js"
+import { EventType } from "../../EventType.js"
 
 /** @internal */
 export const optional = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })

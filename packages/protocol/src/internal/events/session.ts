@@ -1,9 +1,8 @@
 /**
  * Session events: `session.start` and `session.end`.
  *
- * `session.start` carries the harness's discovery manifest. `Discovery.ts` depends on
- * `Event.ts` for the event type names, so the manifest schema is reached lazily; the type
- * names live in the leaf module `type.ts`, which `Event.ts` loads first.
+ * `session.start` carries the harness's discovery manifest (`Discovery.ts` needs only the
+ * event type names, from `EventType.ts`, so there is no cycle back to `Event.ts`).
  *
  * @internal
  */
@@ -25,10 +24,7 @@ const manifestSample: Discovery.Manifest = {
   correlationIdentityFields: ["id", "session.id"]
 }
 
-type ManifestEncoded = Schema.Schema.Encoded<typeof Discovery.Manifest>
-
-const Manifest = Schema.suspend((): Schema.Schema<Discovery.Manifest, ManifestEncoded> => Discovery.Manifest)
-  .annotations({ identifier: "Manifest", arbitrary: () => (fc) => fc.constant(manifestSample) })
+const Manifest = Discovery.Manifest.annotations({ identifier: "Manifest", arbitrary: () => (fc) => fc.constant(manifestSample) })
 
 /** @internal */
 export const SessionStart = crossField(

@@ -4,14 +4,15 @@
  * helpers that parse and check them. MCP objects stay open (extension fields and `_meta`
  * are preserved); the requested-schema vocabulary is closed to the published subset.
  *
- * @internal
+ * @since 0.1.0
  */
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import { AbsoluteUri, closed } from "../../Common.js"
-import * as Issue from "../../Issue.js"
-import * as Json from "../../Json.js"
-import { optional } from "./fields.js"
+import { AbsoluteUri, closed } from "./Common.js"
+import * as Decoder from "./Decoder.js"
+import * as Issue from "./Issue.js"
+import * as Json from "./Json.js"
+import { optional } from "./internal/events/fields.js"
 
 const annotations = { title: optional(Schema.String), description: optional(Schema.String) }
 const Strings = Schema.Array(Schema.String)
@@ -93,7 +94,12 @@ const PrimitiveSchemaDefinition = Schema.Union(
 
 type PrimitiveSchemaDefinition = typeof PrimitiveSchemaDefinition.Type
 
-/** @internal */
+/**
+ * A form's `requestedSchema`: top-level primitive and enum fields only.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const RequestedSchema = Schema.Struct({
   $schema: optional(Schema.String),
   type: Schema.Literal("object"),
@@ -101,7 +107,10 @@ export const RequestedSchema = Schema.Struct({
   required: optional(Strings)
 }).annotations({ identifier: "RequestedSchema", ...closed })
 
-/** @internal */
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type RequestedSchema = typeof RequestedSchema.Type
 
 const open = { parseOptions: { onExcessProperty: "preserve" } } as const
@@ -125,12 +134,21 @@ const ElicitRequestURLParams = Schema.Struct({
   url: AbsoluteUri
 }).annotations({ identifier: "ElicitRequestURLParams", ...open })
 
-/** @internal */
+/**
+ * The pinned MCP `elicitation/create` params: a URL request or a form request (`mode`
+ * omitted means form).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ElicitRequestParams = Schema.Union(ElicitRequestURLParams, ElicitRequestFormParams).annotations({
   identifier: "ElicitRequestParams"
 })
 
-/** @internal */
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type ElicitRequestParams = typeof ElicitRequestParams.Type
 
 const answerValueMessage = "must be a string, number, boolean or array of strings"
@@ -139,14 +157,22 @@ const AnswerValue = Schema.Union(Strings, Schema.String, Schema.Number, Schema.B
 })
 const isAnswerValue = Schema.is(AnswerValue)
 
-/** @internal */
+/**
+ * The pinned MCP `ElicitResult`: `action`, optional answer `content`, `_meta`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ElicitResult = Schema.Struct({
   _meta: optional(Json.AnyObject),
   action: Schema.Literal("accept", "cancel", "decline"),
   content: optional(Schema.Record({ key: Schema.String, value: AnswerValue }))
 }).annotations({ identifier: "ElicitResult", ...open })
 
-/** @internal */
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type ElicitResult = typeof ElicitResult.Type
 
 const parseWith =
@@ -157,24 +183,39 @@ const parseWith =
       Either.flatMap(decode)
     )
 
-const decodeUrlRequest = Issue.decoder(ElicitRequestURLParams)
-const decodeFormRequest = Issue.decoder(ElicitRequestFormParams)
+const decodeUrlRequest = Decoder.make(ElicitRequestURLParams)
+const decodeFormRequest = Decoder.make(ElicitRequestFormParams)
 
 /**
- * `mode` selects the branch (omitted means form), so problems are reported against the
- * request the sender meant; the accepted values are exactly those of the `anyOf`.
+ * Parses the text of a `user.elicitation.request` body part and validates it as pinned MCP
+ * request params. Issues point into the parsed JSON. `mode` selects the branch (omitted
+ * means form), so problems are reported against the request the sender meant; the
+ * accepted values are exactly those of the `anyOf`.
  *
- * @internal
+ * @since 0.1.0
+ * @category parsing
  */
-export const parseElicitationRequest = parseWith<ElicitRequestParams>((input) =>
+export const parseRequest = parseWith<ElicitRequestParams>((input) =>
   Json.isObject(input) && input.mode === "url" ? decodeUrlRequest(input) : decodeFormRequest(input)
 )
 
-/** @internal */
-export const parseElicitationResult = parseWith(Issue.decoder(ElicitResult))
+/**
+ * Parses the text of a `user.elicitation.result` body part and validates it as a pinned
+ * MCP `ElicitResult`. Issues point into the parsed JSON.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const parseResult = parseWith(Decoder.make(ElicitResult))
 
-/** @internal */
-export const elicitationMode = (request: ElicitRequestParams): "form" | "url" => request.mode ?? "form"
+/**
+ * The mode of parsed request params after applying the form default; the AHP envelope's
+ * `elicitation.mode` must equal it.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const mode = (request: ElicitRequestParams): "form" | "url" => request.mode ?? "form"
 
 const isStringArray = (u: unknown): u is ReadonlyArray<string> =>
   Array.isArray(u) && u.every((item) => typeof item === "string")
@@ -247,10 +288,12 @@ const checkField = (field: PrimitiveSchemaDefinition, value: unknown): string | 
  * `requestedSchema`: the answer is an object, every required field is present, and every
  * answered field has the requested type and an allowed value. Members the form does not
  * describe must still be MCP answer values (the requested schema does not close the object).
+ * Paths are relative to the answer.
  *
- * @internal
+ * @since 0.1.0
+ * @category validation
  */
-export const checkElicitationAnswer = (requestedSchema: RequestedSchema, content: unknown): Array<Issue.Issue> => {
+export const checkAnswer = (requestedSchema: RequestedSchema, content: unknown): Array<Issue.Issue> => {
   if (!Json.isObject(content)) return [Issue.make([], "must be an object of answers keyed by field name")]
   const issues: Array<Issue.Issue> = []
   for (const name of requestedSchema.required ?? []) {

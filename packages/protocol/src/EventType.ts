@@ -1,9 +1,10 @@
 /**
- * The catalogue's event type names, re-exported by `Event.ts`. A leaf module: modules
- * that `Event.ts` depends on (such as `Discovery.ts`) may use these names while `Event.ts`
- * itself is still loading.
+ * The catalogue's event type names: the 32 types, the 19 interceptable ones, and their
+ * families. A leaf module (it depends on nothing else here), so the modules that need only
+ * the names — discovery manifests, registration selectors, grants — do not load the event
+ * schemas, and `Event.ts` can depend on them without an import cycle.
  *
- * @internal
+ * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
 
