@@ -98,7 +98,13 @@ export const start = (event: Json.JsonObject, state: Settlement.PendingState): P
   continued: false
 })
 
-const failure = (
+/**
+ * A failure of an intercept route, with the route's failure policy (whether it denies).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const failure = (
   route: Registry.Route,
   fields: Pick<RouteFailure, "phase" | "code" | "detail"> & Partial<Pick<RouteFailure, "path" | "httpStatus" | "jsonRpcCode">>
 ): RouteFailure =>
@@ -199,8 +205,14 @@ const exchange = (
     withSpanWhenTraced("Chain.route", { attributes: { backend: route.backend.id, subscription: route.label } })
   )
 
-/** The progress after a failed route, with its failure policy applied. */
-const withFailure = (p: Progress, route: Registry.Route, failed: RouteFailure): Progress => ({
+/**
+ * The progress after a failed route: the failure recorded and its policy applied once
+ * (fail-closed: a synthetic denial; fail-open: the state unchanged).
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withFailure = (p: Progress, route: Registry.Route, failed: RouteFailure): Progress => ({
   ...p,
   failures: [...p.failures, failed],
   state: failed.syntheticDenial

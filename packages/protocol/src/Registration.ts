@@ -523,6 +523,23 @@ export const Subscription = Schema.Union(InterceptSubscription, ObserveSubscript
  */
 export type Subscription = typeof Subscription.Type
 
+/** The entries of `list` (at `member`) whose valid `id` an earlier entry already has. */
+const duplicateIds = (
+  list: ReadonlyArray<unknown>,
+  member: string,
+  valid: (id: unknown) => id is string,
+  code: RuleCode,
+  what: string
+): Array<Problem> => {
+  const seen = new Set<string>()
+  return list.flatMap((entry, i): Array<Problem> => {
+    if (!Json.isObject(entry) || !valid(entry.id)) return []
+    if (seen.has(entry.id)) return [[code, [member, i, "id"], `duplicate ${what} id ${entry.id}`]]
+    seen.add(entry.id)
+    return []
+  })
+}
+
 const literalCredentials = ["token", "bearerToken", "value", "secret", "password", "clientSecret"]
 
 /** The rules of a backend: id, transport, authentication, subscription list and ids, modes. */
@@ -559,14 +576,9 @@ const backendRules = (backend: unknown): ReadonlyArray<Problem> => {
     problems.push(["missing-subscriptions", ["subscriptions"], "a backend needs at least one subscription"])
     return problems
   }
-  const ids = new Set<string>()
+  problems.push(...duplicateIds(subscriptions, "subscriptions", (id): id is string => typeof id === "string", "duplicate-subscription-id", "subscription"))
   subscriptions.forEach((sub: unknown, i) => {
-    if (!Json.isObject(sub)) return
-    if (typeof sub.id === "string") {
-      if (ids.has(sub.id)) problems.push(["duplicate-subscription-id", ["subscriptions", i, "id"], `duplicate subscription id ${sub.id}`])
-      ids.add(sub.id)
-    }
-    if (sub.mode !== "intercept" && sub.mode !== "observe") {
+    if (Json.isObject(sub) && sub.mode !== "intercept" && sub.mode !== "observe") {
       problems.push(["invalid-mode", ["subscriptions", i, "mode"], "mode must be intercept or observe"])
     }
   })
@@ -605,12 +617,7 @@ const documentRules = (document: unknown): ReadonlyArray<Problem> => {
     problems.push(["missing-backends", ["hooks"], "hooks must list at least one backend"])
     return problems
   }
-  const ids = new Set<string>()
-  hooks.forEach((backend: unknown, i) => {
-    if (!Json.isObject(backend) || typeof backend.id !== "string" || !isReverseDns(backend.id)) return
-    if (ids.has(backend.id)) problems.push(["duplicate-backend-id", ["hooks", i, "id"], `duplicate backend id ${backend.id}`])
-    ids.add(backend.id)
-  })
+  problems.push(...duplicateIds(hooks, "hooks", (id): id is string => typeof id === "string" && isReverseDns(id), "duplicate-backend-id", "backend"))
   return problems
 }
 
