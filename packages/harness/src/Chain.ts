@@ -130,7 +130,13 @@ export const start = (event: Json.JsonObject, state: Settlement.PendingState): P
   steps: []
 })
 
-const failure = (
+/**
+ * A failure of an intercept route, with the route's failure policy (whether it denies).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const failure = (
   route: Registry.Route,
   fields: Pick<RouteFailure, "phase" | "code" | "detail"> & Partial<Pick<RouteFailure, "path" | "httpStatus" | "jsonRpcCode">>
 ): RouteFailure =>
@@ -244,8 +250,14 @@ const exchange = (
     withSpanWhenTraced("Chain.route", { attributes: { backend: route.backend.id, subscription: route.label } })
   )
 
-/** The progress after a failed route, with its failure policy applied. */
-const withFailure = (p: Progress, route: Registry.Route, failed: RouteFailure, latencyMs: number): Progress => ({
+/**
+ * The progress after a failed route: the failure recorded and its policy applied once
+ * (fail-closed: a synthetic denial; fail-open: the state unchanged), with its step's latency.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withFailure = (p: Progress, route: Registry.Route, failed: RouteFailure, latencyMs: number): Progress => ({
   ...p,
   failures: [...p.failures, failed],
   steps: [...p.steps, { route, latencyMs, effects: [], failure: failed }],

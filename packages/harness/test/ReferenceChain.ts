@@ -1,33 +1,19 @@
 /**
  * A plain-Effect reference for `Chain.run`: the same contract (serial routes in
  * registration order, one exchange at a time, each under its subscription's `timeoutMs`,
- * a response published whole or not at all, the failure policy applied once, a stop on
+ * a response published whole or not at all, the failure policy applied once (the chain's
+ * own `failure` and `withFailure` records: what is compared is the running), a stop on
  * deny, flow stop or fail-closed failure, progress kept in the caller's `Ref`), written
  * the obvious way — a loop, `Effect.timeoutFail` per exchange, a `Semaphore` around each
  * exchange — with no hand-driven fiber and no platform timer. Property tests run both and
  * compare them.
  */
-import { Chain, Grant, Projection, type Registry, RouteFailure, Settlement, Staging } from "@effect-ahp/harness"
+import { Chain, Grant, Projection, type Registry, Settlement, Staging } from "@effect-ahp/harness"
 import { Common, Intercept, type Json } from "@effect-ahp/protocol"
 import { Duration, Effect, Either, Ref } from "effect"
 
-const failure = (route: Registry.Route, fields: { phase: RouteFailure.Phase; code: RouteFailure.Code; detail: string; path?: string; jsonRpcCode?: number }) =>
-  new RouteFailure.RouteFailure({
-    backend: route.backend.id,
-    subscription: route.label,
-    mode: "intercept",
-    syntheticDenial: route.failurePolicy === "fail-closed",
-    ...(route.failurePolicy !== undefined ? { policy: route.failurePolicy } : {}),
-    ...fields
-  })
-
-const withFailure = (p: Chain.Progress, route: Registry.Route, failed: RouteFailure.RouteFailure): Chain.Progress => ({
-  ...p,
-  failures: [...p.failures, failed],
-  state: failed.syntheticDenial
-    ? Settlement.failClosed(p.state, { backend: route.backend.id, subscription: route.label, requestId: p.event.id as string })
-    : p.state
-})
+const failure = Chain.failure
+const withFailure = Chain.withFailure
 
 /** One exchange: project, advertise, request, stage; the progress to publish. */
 const exchange = (input: Chain.Input, route: Registry.Route, current: Chain.Progress) =>
@@ -101,6 +87,6 @@ export const run = (input: Chain.Input, progress: Ref.Ref<Chain.Progress>): Effe
           Effect.either
         )
       )
-      yield* Ref.set(progress, Either.match(outcome, { onLeft: (f) => withFailure(called, route, f), onRight: (p) => p }))
+      yield* Ref.set(progress, Either.match(outcome, { onLeft: (f) => withFailure(called, route, f, 0), onRight: (p) => p }))
     }
   })

@@ -1,5 +1,5 @@
 import { Grant, Registry } from "@effect-ahp/harness"
-import { Json } from "@effect-ahp/protocol"
+import { Decoder, Json, Registration } from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
 import { existsSync, readFileSync } from "node:fs"
@@ -43,15 +43,15 @@ describe("Registry", () => {
         backend("com.example.e", [])
       ]
     }
+    // Ordered by path (array indices as numbers); the codes and paths are the rules' own.
     assert.deepStrictEqual(issuesOf(doc), [
-      ["unsupported-protocol-version", "/protocolVersion"],
       ["intercept-on-observe-only-event", "/hooks/0/subscriptions/0/events/0"],
       ["invalid-selector", "/hooks/0/subscriptions/1/events/0"],
       ["missing-failure-policy", "/hooks/0/subscriptions/1/failurePolicy"],
       ["forbidden-failure-policy", "/hooks/0/subscriptions/2/failurePolicy"],
       ["forbidden-timeout", "/hooks/0/subscriptions/2/timeoutMs"],
-      ["invalid-timeout", "/hooks/0/subscriptions/3/timeoutMs"],
       ["managed-scope-disableable", "/hooks/0/subscriptions/3/disableable"],
+      ["invalid-timeout", "/hooks/0/subscriptions/3/timeoutMs"],
       ["missing-content-selection", "/hooks/0/subscriptions/4/content"],
       ["duplicate-backend-id", "/hooks/1/id"],
       ["unsafe-endpoint", "/hooks/1/transport/url"],
@@ -59,11 +59,34 @@ describe("Registry", () => {
       ["unsupported-transport", "/hooks/2/transport"],
       ["authentication-not-allowed", "/hooks/3/authentication"],
       ["unknown-event", "/hooks/3/subscriptions/0/events/0"],
-      ["unsupported-transport", "/hooks/4/transport"],
-      ["unknown-auth-type", "/hooks/4/authentication/type"],
       ["literal-credential", "/hooks/4/authentication/token"],
-      ["missing-subscriptions", "/hooks/5/subscriptions"]
+      ["unknown-auth-type", "/hooks/4/authentication/type"],
+      ["unsupported-transport", "/hooks/4/transport"],
+      ["missing-subscriptions", "/hooks/5/subscriptions"],
+      ["unsupported-protocol-version", "/protocolVersion"]
     ])
+  })
+
+  it("the rules live on the Registration schema: its decoding issues carry the same codes and messages", () => {
+    const doc = {
+      protocolVersion: "draft",
+      hooks: [
+        { ...backend("com.example.a", [sub({ scope: "managed" }), sub({ id: "x" }), sub({ id: "x", mode: "watch" })]), authentication: { type: "bearer", tokenEnv: "T" } },
+        backend("com.example.a", [sub()])
+      ]
+    }
+    const decoded = Decoder.make(Registration.Registration)(doc)
+    const schemaIssues = Either.isLeft(decoded) ? decoded.left.map((i) => [i.code, i.path, i.message]) : []
+    const compiled = Registry.compile(doc, Grant.full())
+    const registryIssues = Either.isLeft(compiled) ? compiled.left.issues.map((i) => [i.code, i.path, i.message]) : []
+    assert.deepStrictEqual(registryIssues, [
+      ["authentication-not-allowed", "/hooks/0/authentication", "stdio backends take no authentication (process trust only)"],
+      ["managed-scope-disableable", "/hooks/0/subscriptions/0/disableable", "a managed subscription must set disableable to false"],
+      ["duplicate-subscription-id", "/hooks/0/subscriptions/2/id", "duplicate subscription id x"],
+      ["invalid-mode", "/hooks/0/subscriptions/2/mode", "mode must be intercept or observe"],
+      ["duplicate-backend-id", "/hooks/1/id", "duplicate backend id com.example.a"]
+    ])
+    assert.sameDeepMembers(schemaIssues, registryIssues)
   })
 
   it("a timeout beyond what the harness can hold is rejected, never rounded", () => {

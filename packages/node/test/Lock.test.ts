@@ -2,6 +2,16 @@ import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, FastCheck as fc, Fiber } from "effect"
 import { Lock } from "../src/internal/lock.js"
 
+/** Forks a fiber holding `lock` until `release` completes; returns once it holds the lock. */
+const hold = (lock: Lock) =>
+  Effect.gen(function*() {
+    const release = yield* Deferred.make<void>()
+    const started = yield* Deferred.make<void>()
+    const holder = yield* Effect.fork(lock.withLock(Effect.zipRight(Deferred.succeed(started, undefined), Deferred.await(release))))
+    yield* Deferred.await(started)
+    return { holder, release }
+  })
+
 describe("Lock", () => {
   it.effect("lets one holder in at a time, whatever the interleaving", () =>
     Effect.gen(function*() {
@@ -36,10 +46,7 @@ describe("Lock", () => {
   it.effect("a waiter interrupted while waiting leaves the others able to enter", () =>
     Effect.gen(function*() {
       const lock = new Lock()
-      const release = yield* Deferred.make<void>()
-      const started = yield* Deferred.make<void>()
-      const holder = yield* Effect.fork(lock.withLock(Effect.zipRight(Deferred.succeed(started, undefined), Deferred.await(release))))
-      yield* Deferred.await(started)
+      const { holder, release } = yield* hold(lock)
       const quitter = yield* Effect.fork(lock.withLock(Effect.succeed("quitter")))
       const patient = yield* Effect.fork(lock.withLock(Effect.succeed("patient")))
       yield* Effect.yieldNow()
@@ -77,10 +84,7 @@ describe("Lock is first in, first out", () => {
   it.effect("waiters enter in the order they queued", () =>
     Effect.gen(function*() {
       const lock = new Lock()
-      const release = yield* Deferred.make<void>()
-      const started = yield* Deferred.make<void>()
-      const holder = yield* Effect.fork(lock.withLock(Effect.zipRight(Deferred.succeed(started, undefined), Deferred.await(release))))
-      yield* Deferred.await(started)
+      const { holder, release } = yield* hold(lock)
       const entered: Array<number> = []
       const fibers = yield* queue(lock, 30, entered)
       yield* Deferred.succeed(release, undefined)

@@ -5,11 +5,105 @@
  *
  * @since 0.1.0
  */
+import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { AbsoluteUri, forbidden, MemberName, NonEmpty, NonNegativeInt, PositiveInt, ProtocolVersion, ReverseDns, struct } from "./Common.js"
+import {
+  AbsoluteUri,
+  forbidden,
+  isReverseDns,
+  MemberName,
+  NonEmpty,
+  NonNegativeInt,
+  PositiveInt,
+  ProtocolVersion,
+  ReverseDns,
+  struct
+} from "./Common.js"
 import * as Content from "./Content.js"
 import * as EventType from "./EventType.js"
 import * as arbitraries from "./internal/arbitraries.js"
+import * as Issue from "./Issue.js"
+import * as Json from "./Json.js"
+
+/**
+ * The codes of the registration rules: every problem a rule finds carries one (an issue's
+ * `code`). A structural problem no rule names (a value of the wrong type) has none.
+ *
+ * @since 0.1.0
+ * @category rules
+ */
+export const RuleCode = Schema.Literal(
+  "invalid-document",
+  "unsupported-protocol-version",
+  "missing-backends",
+  "invalid-backend-id",
+  "duplicate-backend-id",
+  "duplicate-subscription-id",
+  "unsupported-transport",
+  "unsafe-endpoint",
+  "unknown-auth-type",
+  "literal-credential",
+  "authentication-not-allowed",
+  "missing-subscriptions",
+  "invalid-mode",
+  "invalid-selector",
+  "unknown-event",
+  "duplicate-selector",
+  "intercept-on-observe-only-event",
+  "missing-failure-policy",
+  "forbidden-failure-policy",
+  "missing-timeout",
+  "invalid-timeout",
+  "forbidden-timeout",
+  "missing-content-selection",
+  "managed-scope-disableable"
+)
+
+/**
+ * @since 0.1.0
+ * @category rules
+ */
+export type RuleCode = typeof RuleCode.Type
+
+/** One problem a rule found: its code, path (relative to the checked value) and message. */
+type Problem = readonly [code: RuleCode, path: ReadonlyArray<PropertyKey>, message: string]
+
+/**
+ * Effect's annotation for a filter that also runs when its value's own schema failed
+ * (`errors: "all"`), on the raw input — what `minItems` and `minLength` use. Its id is
+ * internal to effect, but registered: `Symbol.for` gives the same symbol.
+ */
+const stableFilter = Symbol.for("effect/annotation/StableFilter")
+
+/**
+ * The rules of one level of the document as a Schema filter: each problem becomes an issue
+ * carrying its code. The filter is stable: it also runs on the raw input when the value's
+ * own schema failed (with every error reported), so a document's problems are all found at
+ * once; the rules read the raw value defensively.
+ */
+const rules = <A>(check: (u: unknown) => ReadonlyArray<Problem>) =>
+  Schema.filter<Schema.Schema<A, any, never>>(
+    (u) => check(u).map(([code, path, message]): ParseResult.ParseIssue => Issue.coded(code, path, u, message)),
+    { [stableFilter]: true }
+  )
+
+const has = (o: Json.JsonObject, key: string) => Object.prototype.hasOwnProperty.call(o, key)
+
+const loopbackHost = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i
+
+/**
+ * Whether a URL is safe to send events to: https, or plain http on a loopback host.
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const isSafeEndpoint = (url: string): boolean => {
+  const match = /^([a-z][a-z0-9+.-]*):\/\/(?:[^@/?#]*@)?(\[[^\]]*\]|[^:/?#]*)/i.exec(url)
+  if (match === null) return false
+  const scheme = match[1]!.toLowerCase()
+  return scheme === "https" || (scheme === "http" && loopbackHost.test(match[2]!))
+}
+
 
 const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
 
@@ -87,8 +181,8 @@ export const StdioTransport = struct({
 export type StdioTransport = typeof StdioTransport.Type
 
 /**
- * An HTTP backend endpoint. Plain `http` is only acceptable for loopback addresses; the
- * harness registry enforces that.
+ * An HTTP backend endpoint. Plain `http` is only acceptable for loopback addresses (the
+ * backend's `unsafe-endpoint` rule).
  *
  * @since 0.1.0
  * @category schemas
@@ -314,11 +408,61 @@ const subscriptionFields = {
   disableable: optional(Schema.Boolean)
 }
 
-const managedIsNotDisableable = <A extends { readonly scope?: string | undefined; readonly disableable?: boolean }>(
-  s: A
-) =>
-  s.scope !== "managed" || s.disableable === false ||
-  { path: ["disableable"], message: "a managed subscription must set disableable to false" }
+const selectorProblems = (events: unknown, mode: "intercept" | "observe"): Array<Problem> => {
+  if (!Array.isArray(events) || events.length === 0) {
+    return [["invalid-selector", ["events"], "events must be a non-empty list of event selectors"]]
+  }
+  const problems: Array<Problem> = []
+  const seen = new Set<string>()
+  events.forEach((selector: unknown, i) => {
+    const path = ["events", i]
+    if (typeof selector !== "string") return problems.push(["invalid-selector", path, "a selector must be a string"])
+    if (seen.has(selector)) return problems.push(["duplicate-selector", path, `${selector} is listed twice`])
+    seen.add(selector)
+    if (isWildcard(selector)) return
+    if (selector.includes("*")) {
+      return problems.push(["invalid-selector", path, "wildcards select a whole family (tool.*) or everything (*)"])
+    }
+    if (!EventType.isEventType(selector)) return problems.push(["unknown-event", path, `${selector} is not a catalogue event type`])
+    if (mode === "intercept" && !EventType.isInterceptable(selector)) {
+      problems.push(["intercept-on-observe-only-event", path, `${selector} is observation-only and cannot be intercepted`])
+    }
+  })
+  return problems
+}
+
+/**
+ * The rules of a subscription in `mode`: selectors, deadline and failure policy, content,
+ * scope, upload endpoint. (A `timeoutMs` that is not a positive integer is the field's own
+ * problem, coded `invalid-timeout`.)
+ */
+const subscriptionRules = (mode: "intercept" | "observe") => (sub: unknown): ReadonlyArray<Problem> => {
+  if (!Json.isObject(sub)) return []
+  const problems = selectorProblems(sub.events, mode)
+  if (mode === "intercept") {
+    if (!has(sub, "failurePolicy")) {
+      problems.push(["missing-failure-policy", ["failurePolicy"], "an intercept subscription must declare fail-open or fail-closed"])
+    } else if (sub.failurePolicy !== "fail-open" && sub.failurePolicy !== "fail-closed") {
+      problems.push(["missing-failure-policy", ["failurePolicy"], "failurePolicy must be fail-open or fail-closed"])
+    }
+    if (!has(sub, "timeoutMs")) problems.push(["missing-timeout", ["timeoutMs"], "an intercept subscription must declare timeoutMs"])
+  } else {
+    if (has(sub, "failurePolicy")) {
+      problems.push(["forbidden-failure-policy", ["failurePolicy"], "an observe subscription must not set failurePolicy"])
+    }
+    if (has(sub, "timeoutMs")) problems.push(["forbidden-timeout", ["timeoutMs"], "an observe subscription must not set timeoutMs"])
+  }
+  if (!Json.isObject(sub.content) || !has(sub.content, "default")) {
+    problems.push(["missing-content-selection", ["content"], "content selection with a default is required"])
+  }
+  if (sub.scope === "managed" && sub.disableable !== false) {
+    problems.push(["managed-scope-disableable", ["disableable"], "a managed subscription must set disableable to false"])
+  }
+  if (Json.isObject(sub.upload) && typeof sub.upload.endpoint === "string" && !isSafeEndpoint(sub.upload.endpoint)) {
+    problems.push(["unsafe-endpoint", ["upload", "endpoint"], "upload endpoints must be https (plain http only on loopback)"])
+  }
+  return problems
+}
 
 /**
  * An intercept subscription: explicit deadline and failure policy, interceptable events only.
@@ -333,9 +477,9 @@ export const InterceptSubscription = struct({
     Schema.filter(unique)
   ).annotations({ arbitrary: () => (fc) => arbitraries.selectors(fc, EventType.interceptableEventTypes) }),
   mode: Schema.Literal("intercept"),
-  timeoutMs: PositiveInt,
+  timeoutMs: PositiveInt.annotations({ [Issue.CodeAnnotationId]: "invalid-timeout" }),
   failurePolicy: FailurePolicy
-}).pipe(Schema.filter(managedIsNotDisableable)).annotations({ identifier: "InterceptSubscription" })
+}).pipe(rules(subscriptionRules("intercept"))).annotations({ identifier: "InterceptSubscription" })
 
 /**
  * @since 0.1.0
@@ -356,7 +500,7 @@ export const ObserveSubscription = struct({
   mode: Schema.Literal("observe"),
   timeoutMs: forbidden("an observe subscription must not set timeoutMs"),
   failurePolicy: forbidden("an observe subscription must not set failurePolicy")
-}).pipe(Schema.filter(managedIsNotDisableable)).annotations({ identifier: "ObserveSubscription" })
+}).pipe(rules(subscriptionRules("observe"))).annotations({ identifier: "ObserveSubscription" })
 
 /**
  * @since 0.1.0
@@ -379,6 +523,68 @@ export const Subscription = Schema.Union(InterceptSubscription, ObserveSubscript
  */
 export type Subscription = typeof Subscription.Type
 
+/** The entries of `list` (at `member`) whose valid `id` an earlier entry already has. */
+const duplicateIds = (
+  list: ReadonlyArray<unknown>,
+  member: string,
+  valid: (id: unknown) => id is string,
+  code: RuleCode,
+  what: string
+): Array<Problem> => {
+  const seen = new Set<string>()
+  return list.flatMap((entry, i): Array<Problem> => {
+    if (!Json.isObject(entry) || !valid(entry.id)) return []
+    if (seen.has(entry.id)) return [[code, [member, i, "id"], `duplicate ${what} id ${entry.id}`]]
+    seen.add(entry.id)
+    return []
+  })
+}
+
+const literalCredentials = ["token", "bearerToken", "value", "secret", "password", "clientSecret"]
+
+/** The rules of a backend: id, transport, authentication, subscription list and ids, modes. */
+const backendRules = (backend: unknown): ReadonlyArray<Problem> => {
+  if (!Json.isObject(backend)) return []
+  const problems: Array<Problem> = []
+  if (typeof backend.id !== "string" || !isReverseDns(backend.id)) {
+    problems.push(["invalid-backend-id", ["id"], "a backend id must be a reverse-DNS name such as com.example.policy"])
+  }
+  const transport = backend.transport
+  if (!Json.isObject(transport) || (transport.type !== "stdio" && transport.type !== "http")) {
+    problems.push(["unsupported-transport", ["transport"], "transport must be stdio or http"])
+  } else if (transport.type === "http" && typeof transport.url === "string" && !isSafeEndpoint(transport.url)) {
+    problems.push(["unsafe-endpoint", ["transport", "url"], "remote endpoints must be https; plain http is only allowed on loopback"])
+  }
+  const auth = backend.authentication
+  if (has(backend, "authentication")) {
+    if (Json.isObject(transport) && transport.type === "stdio") {
+      problems.push(["authentication-not-allowed", ["authentication"], "stdio backends take no authentication (process trust only)"])
+    }
+    if (Json.isObject(auth)) {
+      if (auth.type !== "bearer" && auth.type !== "oauth") {
+        problems.push(["unknown-auth-type", ["authentication", "type"], "authentication type must be bearer or oauth (the portable bindings)"])
+      }
+      for (const key of literalCredentials) {
+        if (has(auth, key)) {
+          problems.push(["literal-credential", ["authentication", key], "literal credentials are not allowed; reference the secret"])
+        }
+      }
+    }
+  }
+  const subscriptions = backend.subscriptions
+  if (!Array.isArray(subscriptions) || subscriptions.length === 0) {
+    problems.push(["missing-subscriptions", ["subscriptions"], "a backend needs at least one subscription"])
+    return problems
+  }
+  problems.push(...duplicateIds(subscriptions, "subscriptions", (id): id is string => typeof id === "string", "duplicate-subscription-id", "subscription"))
+  subscriptions.forEach((sub: unknown, i) => {
+    if (Json.isObject(sub) && sub.mode !== "intercept" && sub.mode !== "observe") {
+      problems.push(["invalid-mode", ["subscriptions", i, "mode"], "mode must be intercept or observe"])
+    }
+  })
+  return problems
+}
+
 /**
  * One backend: identity, transport, optional authentication, ordered subscriptions.
  *
@@ -391,12 +597,7 @@ export const Backend = struct({
   authentication: optional(Authentication),
   subscriptions: Schema.Array(Subscription).pipe(Schema.minItems(1)),
   contentReceiver: forbidden("contentReceiver is not part of this protocol revision; configure upload per subscription")
-}).pipe(
-  Schema.filter((b) =>
-    b.transport.type !== "stdio" || b.authentication === undefined ||
-    { path: ["authentication"], message: "stdio backends take no authentication (process trust only)" }
-  )
-).annotations({ identifier: "Backend" })
+}).pipe(rules(backendRules)).annotations({ identifier: "Backend" })
 
 /**
  * @since 0.1.0
@@ -404,8 +605,25 @@ export const Backend = struct({
  */
 export type Backend = typeof Backend.Type
 
+/** The rules of the document: an object, the protocol version, backends with distinct ids. */
+const documentRules = (document: unknown): ReadonlyArray<Problem> => {
+  if (!Json.isObject(document)) return [["invalid-document", [], "a registration document must be a JSON object"]]
+  const problems: Array<Problem> = []
+  if (document.protocolVersion !== "draft") {
+    problems.push(["unsupported-protocol-version", ["protocolVersion"], "protocolVersion must be \"draft\""])
+  }
+  const hooks = document.hooks
+  if (!Array.isArray(hooks) || hooks.length === 0) {
+    problems.push(["missing-backends", ["hooks"], "hooks must list at least one backend"])
+    return problems
+  }
+  problems.push(...duplicateIds(hooks, "hooks", (id): id is string => typeof id === "string" && isReverseDns(id), "duplicate-backend-id", "backend"))
+  return problems
+}
+
 /**
- * The registration document.
+ * The registration document. Its rules carry codes (`RuleCode`): a decoding issue found by
+ * a rule has the rule's `code`, and replaces the structural issues at its path.
  *
  * @since 0.1.0
  * @category schemas
@@ -413,18 +631,9 @@ export type Backend = typeof Backend.Type
 export const Registration = struct({
   protocolVersion: ProtocolVersion,
   hooks: Schema.Array(Backend).pipe(Schema.minItems(1, { message: () => "must list at least one backend" }))
-}).pipe(
-  Schema.filter((doc) => {
-    const seen = new Set<string>()
-    return doc.hooks.flatMap((backend, i) => {
-      if (!seen.has(backend.id)) {
-        seen.add(backend.id)
-        return []
-      }
-      return [{ path: ["hooks", i, "id"], message: `duplicate backend id ${backend.id}` }]
-    })
-  })
-).annotations({ identifier: "Registration" })
+}).annotations({
+  [Issue.CodeAnnotationId]: { code: "invalid-document", message: "a registration document must be a JSON object" }
+}).pipe(rules(documentRules)).annotations({ identifier: "Registration" })
 
 /**
  * @since 0.1.0

@@ -88,7 +88,9 @@ describe("Json", () => {
     assert.deepStrictEqual(Wire.validateText(text("90071992547409931"), { framing: "json" }).issues, [])
     assert.strictEqual(Json.stringify(Either.getOrThrow(Json.parse(text("90071992547409931")))), text("90071992547409931"))
     assert.deepStrictEqual(Wire.validateText(text("-90071992547409931"), { framing: "json" }).issues.map((i) => i.path), ["/hooks/0/subscriptions/0/timeoutMs"])
-    assert.deepStrictEqual(Wire.validateText(text("1.5"), { framing: "json" }).issues, [{ path: "/hooks/0/subscriptions/0/timeoutMs", message: "must be an integer" }])
+    assert.deepStrictEqual(Wire.validateText(text("1.5"), { framing: "json" }).issues, [
+      { path: "/hooks/0/subscriptions/0/timeoutMs", message: "must be an integer", code: "invalid-timeout" }
+    ])
   })
 
   it("a JSON-RPC id beyond 2^53 is kept exactly", () => {

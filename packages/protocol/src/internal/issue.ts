@@ -22,7 +22,19 @@ export interface Issue {
   /** JSON Pointer to the offending value; `""` is the whole document. */
   readonly path: string
   readonly message: string
+  /** The rule's code, for a problem found by a coded rule (see `CodeAnnotationId`). */
+  readonly code?: string | undefined
 }
+
+/**
+ * The annotation naming the code of a rule: an issue raised on a schema carrying it has
+ * that `code`, and replaces the structural issues at, above and below its path. Its value
+ * is the code, or `{ code, message }` to also word the issue of a value of the wrong type.
+ *
+ * @since 0.1.0
+ * @category annotations
+ */
+export const CodeAnnotationId: unique symbol = Symbol.for("@effect-ahp/protocol/Issue/Code")
 
 /**
  * Makes an issue.
@@ -48,7 +60,7 @@ export const pointer = (path: ReadonlyArray<PropertyKey>): string =>
  * @category combinators
  */
 export const within = (issues: ReadonlyArray<Issue>, parent: ReadonlyArray<PropertyKey>): Array<Issue> =>
-  issues.map((issue) => ({ path: pointer(parent) + issue.path, message: issue.message }))
+  issues.map((issue) => ({ ...issue, path: pointer(parent) + issue.path }))
 
 const describeActual = (actual: unknown): string => {
   if (actual === undefined) return "nothing"
@@ -235,6 +247,27 @@ const walkUnion = (
   out.push(...(best ?? []))
 }
 
+/** The rule annotated on a schema: its code, and the message of a value of the wrong type. */
+const codeOf = (ast: AST.AST): { readonly code: string; readonly message?: string | undefined } | undefined => {
+  const annotation = ast.annotations[CodeAnnotationId]
+  if (typeof annotation === "string") return { code: annotation }
+  if (typeof annotation === "object" && annotation !== null && "code" in annotation && typeof annotation.code === "string") {
+    return { code: annotation.code, message: "message" in annotation && typeof annotation.message === "string" ? annotation.message : undefined }
+  }
+  return undefined
+}
+
+/**
+ * Runs `walk`, giving `code` to the issues it finds at `path` itself that have none: a
+ * coded schema names the problems of its value, not those of its members.
+ */
+const coding = (code: string, path: ReadonlyArray<PropertyKey>, out: Array<Issue>, walk: (into: Array<Issue>) => void): void => {
+  const found: Array<Issue> = []
+  walk(found)
+  const at = pointer(path)
+  for (const issue of found) out.push(issue.code === undefined && issue.path === at ? { ...issue, code } : issue)
+}
+
 const walk = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>, out: Array<Issue>): void => {
   switch (issue._tag) {
     case "Pointer":
@@ -251,19 +284,24 @@ const walk = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>, o
       return
     }
     case "Refinement": {
+      const rule = codeOf(issue.ast)
+      if (rule !== undefined && issue.kind === "From") return coding(rule.code, path, out, (into) => walk(issue.issue, path, into))
       if (issue.kind === "From") return walk(issue.issue, path, out)
       const own = annotatedMessage(issue)
       if (own !== undefined) {
-        out.push(make(path, own))
+        out.push(rule === undefined ? make(path, own) : { ...make(path, own), code: rule.code })
         return
       }
+      if (rule !== undefined) return coding(rule.code, path, out, (into) => walk(issue.issue, path, into))
       return walk(issue.issue, path, out)
     }
     case "Transformation":
       return walk(issue.issue, path, out)
     case "Type": {
       const message = annotatedMessage(issue) ?? issue.message
-      if (message !== undefined) out.push(make(path, message))
+      const rule = codeOf(issue.ast)
+      if (rule !== undefined) out.push({ ...make(path, rule.message ?? message ?? `is not ${expected(issue.ast)}`), code: rule.code })
+      else if (message !== undefined) out.push(make(path, message))
       else if (issue.ast._tag === "Refinement") out.push(make(path, `is not ${expected(issue.ast)}`))
       else out.push(make(path, `expected ${expected(issue.ast)}, got ${describeActual(issue.actual)}`))
       return
@@ -292,8 +330,14 @@ export const fromParseError = (error: ParseResult.ParseError): Array<Issue> => {
   return dedupe(out)
 }
 
-const dedupe = (issues: Array<Issue>): Array<Issue> => {
+/** Whether a coded issue covers `path`: at it, above it or below it. */
+const covers = (coded: ReadonlyArray<Issue>, path: string): boolean =>
+  coded.some((c) => c.path === path || path.startsWith(c.path + "/") || c.path.startsWith(path + "/"))
+
+const dedupe = (found: Array<Issue>): Array<Issue> => {
   const seen = new Set<string>()
+  const coded = found.filter((i) => i.code !== undefined)
+  const issues = coded.length === 0 ? found : found.filter((i) => i.code !== undefined || !covers(coded, i.path))
   return issues.filter((i) => {
     const key = i.path + "\u0000" + i.message
     if (seen.has(key)) return false
@@ -320,3 +364,22 @@ export const describe = describeActual
  */
 export const parseOptions = { errors: "all", onExcessProperty: "preserve" } as const
 
+
+const codeAsts = new Map<string, AST.AST>()
+
+/**
+ * A parse issue raised by a coded rule at `path` (relative to the value the rule checks),
+ * for a Schema filter to return: the issue it becomes carries `code`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const coded = (code: string, path: ReadonlyArray<PropertyKey>, actual: unknown, message: string): ParseResult.ParseIssue => {
+  let ast = codeAsts.get(code)
+  if (ast === undefined) {
+    ast = AST.annotations(AST.neverKeyword, { [CodeAnnotationId]: code })
+    codeAsts.set(code, ast)
+  }
+  const type = new ParseResult.Type(ast, actual, message)
+  return path.length === 0 ? type : new ParseResult.Pointer(path as [PropertyKey, ...Array<PropertyKey>], actual, type)
+}
