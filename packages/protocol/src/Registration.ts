@@ -443,7 +443,8 @@ const subscriptionRules = (mode: "intercept" | "observe") => (sub: unknown): Rea
     if (!has(sub, "failurePolicy")) {
       problems.push(["missing-failure-policy", ["failurePolicy"], "an intercept subscription must declare fail-open or fail-closed"])
     } else if (sub.failurePolicy !== "fail-open" && sub.failurePolicy !== "fail-closed") {
-      problems.push(["missing-failure-policy", ["failurePolicy"], "failurePolicy must be fail-open or fail-closed"])
+      const given = typeof sub.failurePolicy === "string" ? `, got ${JSON.stringify(sub.failurePolicy.slice(0, 64))}` : ""
+      problems.push(["missing-failure-policy", ["failurePolicy"], `failurePolicy must be fail-open or fail-closed${given}`])
     }
     if (!has(sub, "timeoutMs")) problems.push(["missing-timeout", ["timeoutMs"], "an intercept subscription must declare timeoutMs"])
   } else {
