@@ -20,7 +20,8 @@ import {
   tempDir,
   toolBefore,
   tracked,
-  waitForLog
+  waitForLog,
+  waitUntilEffect
 } from "../support/e2e.js"
 
 type Policy = "fail-open" | "fail-closed"
@@ -238,7 +239,10 @@ const run = (c: Case & { readonly policy: Policy; readonly index: number }) =>
     }
     if (c.failure?.code === "timeout") assert.isBelow(elapsed, timeoutMs + margin)
 
-    const faultyPosts = (yield* httpMessages(faulty.log)).filter((m) => m.eventId === ids.fault)
+    const faultyPostsNow = Effect.map(httpMessages(faulty.log), (ms) => ms.filter((m) => m.eventId === ids.fault))
+    // The server may still be writing its log line of the last POST.
+    yield* waitUntilEffect("the faulty event's POSTs in the log", Effect.map(faultyPostsNow, (ms) => ms.length >= c.posts))
+    const faultyPosts = yield* faultyPostsNow
     assert.strictEqual(faultyPosts.length, c.posts, "POSTs of the faulty event")
     if (c.posts === 2 && c.observes !== true) {
       assert.strictEqual(faultyPosts[0]!.body, faultyPosts[1]!.body, "the retry sends the identical body")

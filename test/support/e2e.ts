@@ -35,10 +35,11 @@ export interface LogEntry {
   readonly [key: string]: unknown
 }
 
+/** The log's complete lines (a line still being written, without its newline, is left out). */
 export const readLog = (file: string): Effect.Effect<Array<LogEntry>> =>
   Effect.sync(() =>
     fs.existsSync(file)
-      ? fs.readFileSync(file, "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as LogEntry)
+      ? fs.readFileSync(file, "utf8").split("\n").slice(0, -1).filter((l) => l !== "").map((l) => JSON.parse(l) as LogEntry)
       : []
   )
 
