@@ -196,8 +196,14 @@ interface Grant {
 
 const usableToken = /^[\x21-\x7e]+$/
 
-const sameValue = (a: Option.Option<Redacted.Redacted<string>>, b: Redacted.Redacted<string>): boolean =>
-  Option.isSome(a) && Redacted.value(a.value) === Redacted.value(b)
+/** Whether a token may be sent: still fresh, and not the one an endpoint just rejected. */
+const sendable = (
+  token: { readonly accessToken: Redacted.Redacted<string>; readonly expiresAt?: number | undefined },
+  now: number,
+  rejected: Option.Option<Redacted.Redacted<string>>
+): boolean =>
+  oauth.isFresh(token, now) &&
+  !(Option.isSome(rejected) && Redacted.value(rejected.value) === Redacted.value(token.accessToken))
 
 const grantKey = (grant: Grant): string =>
   JSON.stringify([grant.key.issuer, grant.key.resource, grant.key.clientId, grant.flow, [...grant.scopes].sort()])
@@ -264,10 +270,7 @@ export const make = (services: Services, options: Options = {}): Effect.Effect<H
       SynchronizedRef.modifyEffect(cell(grant), (cached) =>
         Effect.gen(function*() {
           const now = yield* Clock.currentTimeMillis
-          if (
-            Option.isSome(cached) && oauth.isFresh(cached.value, now) &&
-            !(Option.isSome(rejected) && sameValue(rejected, cached.value.accessToken))
-          ) {
+          if (Option.isSome(cached) && sendable(cached.value, now, rejected)) {
             return [cached.value.accessToken, cached] as const
           }
           const found = yield* server(config, grant.key.issuer)
@@ -296,8 +299,7 @@ export const make = (services: Services, options: Options = {}): Effect.Effect<H
           const entry = yield* Effect.mapError(store.get(grant.key), storeFailure)
           if (Option.isNone(entry)) return yield* loginFailure(backend, "missing")
           const now = yield* Clock.currentTimeMillis
-          const wasRejected = Option.isSome(rejected) && sameValue(rejected, entry.value.accessToken)
-          if (oauth.isFresh(entry.value, now) && !wasRejected) return [entry.value.accessToken, cached] as const
+          if (sendable(entry.value, now, rejected)) return [entry.value.accessToken, cached] as const
           const refresh = entry.value.refreshToken
           if (refresh === undefined) return yield* loginFailure(backend, "expired")
           const found = yield* server(config, grant.key.issuer)
