@@ -63,10 +63,17 @@ describe("Json: time linear in the text", () => {
     const large = make(48_000)
     f(make(500))
     assert.isBelow(fastest(() => f(small), 1), 150, `${label}: 3 000 members within 150 ms`)
-    const sixteen = fastest(() => {
-      for (let i = 0; i < 16; i++) f(small)
-    })
-    const ratio = fastest(() => f(large)) / sixteen
+    // The two are measured in alternation, each its fastest of seven, so that a pause of
+    // the machine (other processes, a major collection) hits both alike.
+    let sixteen = Infinity
+    let one = Infinity
+    for (let round = 0; round < 7; round++) {
+      sixteen = Math.min(sixteen, fastest(() => {
+        for (let i = 0; i < 16; i++) f(small)
+      }, 1))
+      one = Math.min(one, fastest(() => f(large), 1))
+    }
+    const ratio = one / sixteen
     assert.isBelow(ratio, 8, `${label}: one pass over 16× the members takes ${ratio.toFixed(2)}× sixteen passes`)
   }
   const object = (n: number) => `{"big":1e400,"id":123456789012345678901,${members(n)}}`
