@@ -9,17 +9,23 @@
  * Exact numbers are checked twice: in every decision's effective input, and in every
  * request and notification the backends received (their raw text, as logged), where a
  * "huge numbers" merge value must appear exactly as the backend wrote it.
+ *
+ * Some dispatches carry a body-selected attachment (random bytes, a new size each time):
+ * the upload endpoint checks every upload's framing and bytes, and every attachment
+ * reference a backend received must be one its own endpoint issued — never the host's.
  */
-import { Hooks } from "@effect-ahp/harness"
+import { Attachment, Hooks } from "@effect-ahp/harness"
 import { NodeTransports } from "@effect-ahp/node"
 import { Json } from "@effect-ahp/protocol"
 import { Duration, Effect, Layer, ManagedRuntime, Option, type Supervisor } from "effect"
+import { randomBytes } from "node:crypto"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { scriptedBackend } from "../bench/fixtures.js"
 import { httpServer, type HttpServer } from "../bench/raw.js"
 import { alive } from "../support/e2e.js"
 import * as plan from "./plan.js"
+import * as UploadEndpoint from "./UploadEndpoint.js"
 
 /** What the epochs found so far (shared by every lane). */
 export interface Tally {
@@ -35,6 +41,12 @@ export interface Tally {
   grandchildren: number
   /** Occurrences of a huge-number merge value checked in what the backends received. */
   numbersChecked: number
+  /** Dispatches that carried an attachment. */
+  attached: number
+  /** Uploads the endpoints received. */
+  uploads: number
+  /** Attachment references checked in what the backends received. */
+  refsChecked: number
   /** Pids that still existed after their epoch closed. */
   readonly processesLeft: Array<number>
 }
@@ -50,6 +62,9 @@ export const tally = (): Tally => ({
   processesStarted: 0,
   grandchildren: 0,
   numbersChecked: 0,
+  attached: 0,
+  uploads: 0,
+  refsChecked: 0,
   processesLeft: []
 })
 
@@ -116,6 +131,27 @@ const checkNumbers = (ctx: Context, backends: ReadonlyArray<plan.BackendPlan>): 
   }
 }
 
+/** The host's own reference of the attachment part: no backend may ever receive it. */
+const hostRef = "host-image"
+
+/**
+ * Every attachment reference a backend received must be one its own upload endpoint issued,
+ * and the upload endpoint must have seen every upload framed and filled as sent.
+ */
+const checkReferences = (ctx: Context, backends: ReadonlyArray<plan.BackendPlan>, endpoint: UploadEndpoint.UploadEndpoint): void => {
+  for (const problem of endpoint.problems) recordWrong(ctx, `epoch ${ctx.name}: ${problem}`)
+  ctx.tally.uploads += endpoint.received()
+  for (const b of backends) {
+    const issued = endpoint.issued.get(b.id) ?? new Set<string>()
+    for (const text of received(join(ctx.dir, `${b.id}.log`))) {
+      for (const match of text.matchAll(/"ref":"([^"]*)"/g)) {
+        ctx.tally.refsChecked++
+        if (!issued.has(match[1]!)) recordWrong(ctx, `epoch ${ctx.name}: ${b.id} received the reference ${match[1]}, not one its endpoint issued`)
+      }
+    }
+  }
+}
+
 const plans = (ctx: Context): Array<plan.BackendPlan> => {
   const length = ctx.rng.int(30, 120)
   let perEvent = false
@@ -128,7 +164,12 @@ const plans = (ctx: Context): Array<plan.BackendPlan> => {
 }
 
 /** Starts the HTTP servers and returns the registration entry of every backend. */
-const register = async (ctx: Context, backends: ReadonlyArray<plan.BackendPlan>, servers: Array<HttpServer>) => {
+const register = async (
+  ctx: Context,
+  backends: ReadonlyArray<plan.BackendPlan>,
+  servers: Array<HttpServer>,
+  endpoint: UploadEndpoint.UploadEndpoint
+) => {
   const hooks: Array<Json.JsonObject> = []
   for (const b of backends) {
     const args = ["--sequence", b.sequenceArg, "--log", join(ctx.dir, `${b.id}.log`)]
@@ -154,18 +195,23 @@ const register = async (ctx: Context, backends: ReadonlyArray<plan.BackendPlan>,
       events: ["tool.before"],
       timeoutMs: plan.timeoutMs,
       failurePolicy: b.policy,
-      content: { default: "body" }
+      content: { default: "body" },
+      upload: { endpoint: endpoint.url(b.id), timeoutMs: plan.uploadTimeoutMs, maxBytes: 1 << 20 }
     }
     hooks.push({ id: b.id, transport, subscriptions: [subscription] })
   }
   return { protocolVersion: "draft", hooks }
 }
 
-const toolBefore = (): Json.JsonObject => ({
+/** A `tool.before` event; with `attached`, its items hold a body-selected image. */
+const toolBefore = (attached: boolean): Json.JsonObject => ({
   session: { id: "sess_soak" },
   tool: { name: "Bash", kind: "shell", input: { command: "make" }, origin: "native" },
   call: { id: "call_soak" },
-  path: "native"
+  path: "native",
+  ...(attached
+    ? { items: [{ id: "image1", kind: "attachment", mediaType: "image/png", selection: "body", body: { ref: hostRef } }] }
+    : {})
 })
 
 /** The comparable part of a dispatch result. */
@@ -207,17 +253,25 @@ const problems = (result: Hooks.DispatchResult, expected: plan.Replay, huge: Rea
 const dispatchAll = async (
   ctx: Context,
   backends: ReadonlyArray<plan.BackendPlan>,
-  runtime: ManagedRuntime.ManagedRuntime<Hooks.Hooks, unknown>
+  runtime: ManagedRuntime.ManagedRuntime<Hooks.Hooks, unknown>,
+  endpoint: UploadEndpoint.UploadEndpoint
 ): Promise<void> => {
   const cursors = new Map<string, number>()
   const huge = new Set(plan.hugeKeys(backends))
   const length = backends[0]!.sequence.length
   for (let i = 0; i < length && Date.now() < ctx.deadline; i++) {
-    const expected = plan.replay(backends, cursors)
+    const attached = ctx.rng.chance(0.3)
+    const bytes = randomBytes(ctx.rng.int(1, 64 * 1024))
+    endpoint.expect(bytes)
+    ctx.tally.attached += attached ? 1 : 0
+    const expected = plan.replay(backends, cursors, attached)
     const mode = ctx.rng.chance(0.04) ? "interrupt" : ctx.rng.chance(0.02) ? "abandon" : "plain"
     const after = Duration.millis(ctx.rng.int(0, 40))
     const dispatch = Effect.flatMap(Hooks.Hooks, (hooks) =>
-      hooks.dispatchUnknown("tool.before", toolBefore(), mode === "interrupt" ? { interrupt: Effect.sleep(after) } : undefined))
+      hooks.dispatchUnknown("tool.before", toolBefore(attached), {
+        ...(mode === "interrupt" ? { interrupt: Effect.sleep(after) } : {}),
+        ...(attached ? { attachments: { image1: Attachment.bytes(bytes) } } : {})
+      }))
     const run = mode === "abandon" ? Effect.timeoutOption(dispatch, after) : Effect.asSome(dispatch)
     const outcome = await runtime.runPromise(Effect.either(Effect.supervised(run, ctx.supervisor)))
     ctx.tally.dispatches++
@@ -242,18 +296,19 @@ const dispatchAll = async (
 export const run = async (ctx: Context): Promise<void> => {
   const backends = plans(ctx)
   const servers: Array<HttpServer> = []
+  const endpoint = await UploadEndpoint.start(backends)
   try {
-    const registration = await register(ctx, backends, servers)
+    const registration = await register(ctx, backends, servers, endpoint)
     const runtime = ManagedRuntime.make(
       Hooks.layer(registration, { observationTimeoutMs: plan.timeoutMs }).pipe(Layer.provide(NodeTransports.layerNode()))
     )
     try {
-      await dispatchAll(ctx, backends, runtime)
+      await dispatchAll(ctx, backends, runtime, endpoint)
     } finally {
       await runtime.dispose()
     }
   } finally {
-    await Promise.all(servers.map((s) => s.close()))
+    await Promise.all([...servers.map((s) => s.close()), endpoint.close()])
     for (const b of backends) {
       const entries = logEntries(join(ctx.dir, `${b.id}.log`))
       const pids = entries.filter((e) => e.event === "start" || e.event === "grandchild").map((e) => e.pid)
@@ -262,6 +317,7 @@ export const run = async (ctx: Context): Promise<void> => {
       ctx.tally.processesLeft.push(...running(pids))
     }
     checkNumbers(ctx, backends)
+    checkReferences(ctx, backends, endpoint)
     ctx.tally.epochs++
   }
 }

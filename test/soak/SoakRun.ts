@@ -5,7 +5,8 @@
  * The run is made of epochs (see `Epoch.ts`), `lanes` of them running side by side, each
  * with 2–4 freshly started scripted backends whose behaviours are planned in `plan.ts`,
  * hostile ones among them (answers nested too deep, numbers no double holds, per-event
- * children exiting 1 after answering, grandchildren ignoring SIGTERM).
+ * children exiting 1 after answering, grandchildren ignoring SIGTERM), and an upload
+ * endpoint per epoch for the dispatches that carry an attachment.
  *
  * The report: dispatches, wrong decisions (must be 0; a huge number written otherwise in a
  * decision or in what a backend received counts as one), backend processes left over (must
@@ -53,6 +54,8 @@ export interface Report {
   readonly grandchildren: number
   /** Huge-number values checked in what the backends received. */
   readonly numbersChecked: number
+  /** Dispatches that carried an attachment, uploads received, references checked. */
+  readonly attachments: { readonly dispatches: number; readonly uploads: number; readonly refsChecked: number }
   /** Pids the backends logged that still exist after their epoch closed. */
   readonly processesLeft: ReadonlyArray<number>
   /** Scripted backend processes of this run that `ps` still lists at the end. */
@@ -149,6 +152,7 @@ export const run = async (options: Options): Promise<Report> => {
     processesStarted: tally.processesStarted,
     grandchildren: tally.grandchildren,
     numbersChecked: tally.numbersChecked,
+    attachments: { dispatches: tally.attached, uploads: tally.uploads, refsChecked: tally.refsChecked },
     processesLeft: tally.processesLeft,
     processesListed,
     fibersBaseline,
@@ -166,6 +170,7 @@ export const format = (r: Report): string =>
     `wrong decisions: ${r.wrongDecisions}`,
     ...r.wrongSamples.map((w) => `  ${w}`),
     `huge-number values received exactly by backends: ${r.numbersChecked} checked`,
+    `attachments: ${r.attachments.dispatches} dispatches, ${r.attachments.uploads} uploads, ${r.attachments.refsChecked} references received checked`,
     `child processes left over: ${r.processesLeft.length} of ${r.processesStarted} started (${r.grandchildren} grandchildren ignoring SIGTERM)${r.processesLeft.length > 0 ? ` (${r.processesLeft.join(", ")})` : ""}`,
     `scripted-backend processes listed by ps after the run: ${r.processesListed.length}`,
     `live fibers after the run: ${r.fibersAfter} (baseline ${r.fibersBaseline})`,

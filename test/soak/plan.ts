@@ -5,7 +5,10 @@
  * JSON-RPC errors, 500s and resets, answers nested deeper than the harness reads, merges of
  * numbers no JavaScript number holds, per-event children that answer and then exit 1 —
  * that its requests (and, for HTTP, its downgraded observe notifications) consume one by
- * one; some stdio backends also hold a grandchild that ignores SIGTERM. `replay` applies
+ * one; some stdio backends also hold a grandchild that ignores SIGTERM. Some dispatches
+ * carry a body-selected attachment: each backend then first gets it uploaded to its own
+ * upload endpoint, whose scripted `uploads` sequence (receipts, wrong hashes, 202s,
+ * redirects, 500s, resets, hangs) decides whether the delivery goes ahead. `replay` applies
  * the chain's rules (written out here, not taken from the harness) to the next behaviour
  * of each backend to compute the decision every dispatch must reach.
  */
@@ -80,6 +83,29 @@ export const behaviours: ReadonlyArray<Behaviour> = [
   { name: "allow, then exit 1", entry: "allow-exit=1", outcome: fault("exited"), kinds: ["per_event"], weight: 4 }
 ]
 
+/** What the upload endpoint does with one upload, and the route failure it must cause. */
+export interface UploadBehaviour {
+  readonly name: "receipt" | "wrong hash" | "wrong size" | "202" | "redirect" | "500" | "reset" | "hang"
+  /** The failure code, or `undefined` when the receipt confirms the upload. */
+  readonly code: string | undefined
+  readonly weight: number
+}
+
+/** The bound of every upload (ms); below `timeoutMs`, so a hung upload fails as an upload. */
+export const uploadTimeoutMs = 600
+
+/** The upload endpoint's catalogue, with relative weights. */
+export const uploadBehaviours: ReadonlyArray<UploadBehaviour> = [
+  { name: "receipt", code: undefined, weight: 70 },
+  { name: "wrong hash", code: "upload-receipt", weight: 5 },
+  { name: "wrong size", code: "upload-receipt", weight: 3 },
+  { name: "202", code: "upload-status", weight: 5 },
+  { name: "redirect", code: "upload-redirect", weight: 4 },
+  { name: "500", code: "upload-status", weight: 5 },
+  { name: "reset", code: "upload-connection", weight: 4 },
+  { name: "hang", code: "upload-timeout", weight: 1 }
+]
+
 /** A seeded pseudo-random source (mulberry32), so a failing run can be replayed. */
 export const random = (seed: number) => {
   let state = seed >>> 0
@@ -112,10 +138,11 @@ export interface BackendPlan {
   readonly sequenceArg: string
   /** Whether its processes hold a grandchild that ignores SIGTERM (stdio only). */
   readonly grandchild: boolean
+  /** What its upload endpoint does with its 1st, 2nd, … upload. */
+  readonly uploads: ReadonlyArray<UploadBehaviour>
 }
 
-const draw = (rng: Random, kind: Kind): Behaviour => {
-  const eligible = behaviours.filter((b) => b.kinds.includes(kind))
+const weighted = <A extends { readonly weight: number }>(rng: Random, eligible: ReadonlyArray<A>): A => {
   let ticket = rng.next() * eligible.reduce((sum, b) => sum + b.weight, 0)
   for (const b of eligible) {
     ticket -= b.weight
@@ -123,6 +150,8 @@ const draw = (rng: Random, kind: Kind): Behaviour => {
   }
   return eligible[0]!
 }
+
+const draw = (rng: Random, kind: Kind): Behaviour => weighted(rng, behaviours.filter((b) => b.kinds.includes(kind)))
 
 /** The merge key the `n`th (0-based) request of a backend adds to the tool input. */
 export const mergeKey = (backendId: string, n: number) => `${backendId.replaceAll(".", "_")}_${n}`
@@ -136,7 +165,8 @@ export const planBackend = (rng: Random, id: string, kind: Kind, length: number)
     policy: rng.chance(0.5) ? "fail-open" : "fail-closed",
     sequence,
     sequenceArg: sequence.map((b, n) => b.entry.replace("MERGE_KEY", mergeKey(id, n))).join(","),
-    grandchild: kind !== "http" && rng.chance(0.3)
+    grandchild: kind !== "http" && rng.chance(0.3),
+    uploads: Array.from({ length }, () => weighted(rng, uploadBehaviours))
   }
 }
 
@@ -170,9 +200,12 @@ export interface Replay {
  * Replays one dispatch over the backends (in registration order), consuming each
  * backend's next behaviour from `cursors`: a request for every route the chain reaches,
  * and for an HTTP route it never reaches after a denial, the observe notification it gets
- * instead (the scripted HTTP backend counts every POST).
+ * instead (the scripted HTTP backend counts every POST). With an attachment, every
+ * delivery — request or notification, to any kind of backend — first consumes the
+ * backend's next upload; a failed upload sends nothing and, for a request, fails the
+ * route with the upload's code under the backend's policy.
  */
-export const replay = (backends: ReadonlyArray<BackendPlan>, cursors: Map<string, number>): Replay => {
+export const replay = (backends: ReadonlyArray<BackendPlan>, cursors: Map<string, number>, attached = false): Replay => {
   let state: Expected = { permission: "none", denial: undefined, failures: [], merged: [] }
   const states: Array<Expected> = [state]
   const steps: Array<string> = []
@@ -181,15 +214,27 @@ export const replay = (backends: ReadonlyArray<BackendPlan>, cursors: Map<string
     cursors.set(b.id, n + 1)
     return { n, behaviour: b.sequence[n] }
   }
+  const upload = (b: BackendPlan): UploadBehaviour | undefined => {
+    if (!attached) return undefined
+    const n = cursors.get(`${b.id}/upload`) ?? 0
+    cursors.set(`${b.id}/upload`, n + 1)
+    return b.uploads[n] ?? uploadBehaviours[0]
+  }
   for (const backend of backends) {
     if (state.permission === "deny") {
-      if (backend.kind === "http") next(backend)
-      steps.push(`${backend.id} (${backend.kind}) not reached`)
+      const uploaded = upload(backend)
+      if (backend.kind === "http" && uploaded?.code === undefined) next(backend)
+      steps.push(`${backend.id} (${backend.kind}) not reached${uploaded === undefined ? "" : `, upload: ${uploaded.name}`}`)
       continue
     }
-    const { behaviour, n } = next(backend)
-    steps.push(`${backend.id} (${backend.kind}, ${backend.policy}): ${behaviour?.name ?? "ok"}`)
-    const outcome = behaviour?.outcome ?? answer("none")
+    const uploaded = upload(backend)
+    const { behaviour, n } = uploaded?.code === undefined ? next(backend) : { behaviour: undefined, n: -1 }
+    steps.push(
+      `${backend.id} (${backend.kind}, ${backend.policy}): ${uploaded === undefined ? "" : `upload: ${uploaded.name}, `}${
+        uploaded?.code === undefined ? behaviour?.name ?? "ok" : "not sent"
+      }`
+    )
+    const outcome = uploaded?.code !== undefined ? fault(uploaded.code) : behaviour?.outcome ?? answer("none")
     if (outcome._tag === "Failure") {
       const failures = [...state.failures, `${backend.id}:${outcome.code}`]
       state = backend.policy === "fail-closed"
