@@ -5,16 +5,21 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import type * as net from "node:net"
 import * as path from "node:path"
-import { eventually, intercept, output, registration, runCli, startCli, tempDir, writeFile } from "./support.js"
+import { eventually, intercept, output, registration, runCli, startCli, tempDir, toolBefore, writeFile } from "./support.js"
 
 /**
  * One loopback server playing a protected resource (`/hooks`) and its authorization server
- * (the issuer is the server's origin): metadata, `/authorize` redirecting with a code, and
- * `/token` exchanging the code for `cli-at-1` when the PKCE verifier matches.
+ * (the issuer is the server's origin): metadata, `/authorize` redirecting with a code,
+ * `/token` exchanging the code for `cli-at-1` (valid one second) when the PKCE verifier
+ * matches and refresh token `cli-rt-N` for `cli-at-N+1`. `/hooks` answers a `hooks/intercept`
+ * carrying a current token with a deny naming it, and 401 otherwise; `seen` lists the
+ * credentials it received (`-` for none).
  */
 const protectedServer = Effect.acquireRelease(
-  Effect.async<{ readonly server: http.Server; readonly origin: string }>((resume) => {
+  Effect.async<{ readonly server: http.Server; readonly origin: string; readonly seen: Array<string> }>((resume) => {
     const challenges = new Map<string, string>()
+    const seen: Array<string> = []
+    let issued = 1
     const server = http.createServer((req, res) => {
       let body = ""
       req.setEncoding("utf8").on("data", (c: string) => (body += c)).on("end", () => {
@@ -23,8 +28,15 @@ const protectedServer = Effect.acquireRelease(
         const json = (status: number, value: unknown, headers: Record<string, string> = {}) =>
           res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(value))
         switch (url.pathname) {
-          case "/hooks":
+          case "/hooks": {
+            const token = req.headers.authorization?.replace(/^Bearer /, "")
+            seen.push(token ?? "-")
+            if (token === `cli-at-${issued}`) {
+              const { id } = JSON.parse(body)
+              return json(200, { jsonrpc: "2.0", id, result: { protocolVersion: "draft", effects: [{ type: "deny", reason: `with ${token}` }] } })
+            }
             return json(401, {}, { "www-authenticate": `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/hooks"` })
+          }
           case "/.well-known/oauth-protected-resource/hooks":
             return json(200, { resource: `${origin}/hooks`, authorization_servers: [origin] })
           case "/.well-known/oauth-authorization-server":
@@ -43,9 +55,14 @@ const protectedServer = Effect.acquireRelease(
           }
           case "/token": {
             const form = new URLSearchParams(body)
+            if (form.get("grant_type") === "refresh_token") {
+              if (form.get("refresh_token") !== `cli-rt-${issued}`) return json(400, { error: "invalid_grant" })
+              issued++
+              return json(200, { access_token: `cli-at-${issued}`, refresh_token: `cli-rt-${issued}`, token_type: "Bearer", expires_in: 3600 })
+            }
             const verified = crypto.createHash("sha256").update(form.get("code_verifier") ?? "").digest("base64url")
             return verified === challenges.get(form.get("code") ?? "")
-              ? json(200, { access_token: "cli-at-1", refresh_token: "cli-rt-1", token_type: "Bearer", expires_in: 3600 })
+              ? json(200, { access_token: "cli-at-1", refresh_token: "cli-rt-1", token_type: "Bearer", expires_in: 1 })
               : json(400, { error: "invalid_grant" })
           }
         }
@@ -53,7 +70,7 @@ const protectedServer = Effect.acquireRelease(
       })
     })
     server.listen(0, "127.0.0.1", () =>
-      resume(Effect.succeed({ server, origin: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}` })))
+      resume(Effect.succeed({ server, origin: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`, seen })))
   }),
   ({ server }) => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
 )
@@ -82,7 +99,10 @@ describe("ahp auth", () => {
       assert.strictEqual(fs.statSync(tokens).mode & 0o777, 0o600)
 
       const status = yield* runCli(["auth", "status", ...client], { env })
-      assert.strictEqual(status.stdout.trim(), `com.example.rs: logged in (issuer ${origin}, client person)`)
+      assert.strictEqual(
+        status.stdout.trim(),
+        `com.example.rs: logged in (expired; refreshed at the next call) (issuer ${origin}, client person)`
+      )
       assert.notInclude(status.stdout, "cli-")
       const logout = yield* runCli(["auth", "logout", "com.example.rs", ...client], { env })
       assert.strictEqual(logout.code, 0)
@@ -90,6 +110,47 @@ describe("ahp auth", () => {
       const again = yield* runCli(["auth", "logout", "com.example.rs", ...client], { env })
       assert.strictEqual(again.code, 1)
       assert.include(again.stderr, "there is no login for com.example.rs")
+    }), 60_000)
+
+  it.scopedLive("a discovered backend: dispatch uses the stored login, refreshes it, and after logout names the command", () =>
+    Effect.gen(function*() {
+      const { origin, seen } = yield* protectedServer
+      const dir = yield* tempDir
+      const env = { AHP_OAUTH_TOKENS: path.join(dir, "tokens.json") }
+      const reg = writeFile(dir, "reg.json", registration({
+        id: "com.example.rs",
+        transport: { type: "http", url: `${origin}/hooks` },
+        subscriptions: [intercept(["tool.before"], { failurePolicy: "fail-closed" })]
+      }))
+      const event = writeFile(dir, "event.json", toolBefore("ls"))
+      const dispatch = runCli(["dispatch", "--registration", reg, "--event", event], { env })
+      const before = output(yield* dispatch)
+      assert.strictEqual(before.decision, "deny")
+      assert.deepInclude(before.errors[0], { phase: "transport", code: "credential", syntheticDenial: true })
+      assert.include(before.errors[0].detail, "run `ahp auth login com.example.rs --issuer ISSUER --client-id ID`")
+
+      const client = ["--registration", reg, "--issuer", origin, "--client-id", "person", "--scope", "hooks"]
+      const login = yield* startCli(["auth", "login", "com.example.rs", ...client, "--no-browser"], { env })
+      const url = yield* eventually(() => login.stderr().match(/https?:\/\/\S+\/authorize\S*/)?.[0])
+      const location = yield* Effect.promise(() => fetch(url, { redirect: "manual" }).then((r) => r.headers.get("location")!))
+      yield* Effect.promise(() => fetch(location))
+      assert.strictEqual((yield* login.done).code, 0)
+
+      // The login's token is stale at once (expires_in 1 < the refresh margin): refreshed, stored.
+      const refreshed = yield* dispatch
+      assert.strictEqual(refreshed.code, 0, refreshed.stderr)
+      assert.deepStrictEqual([output(refreshed).decision, output(refreshed).state.denial.reason], ["deny", "with cli-at-2"])
+      assert.notInclude(refreshed.stdout + refreshed.stderr, "cli-rt-")
+      const again = yield* dispatch
+      assert.strictEqual(output(again).state.denial.reason, "with cli-at-2", "the refreshed token was stored and is reused")
+      // The first dispatch, login's own probe, then each run anonymous until the 401 starts discovery.
+      assert.deepStrictEqual(seen, ["-", "-", "-", "cli-at-2", "-", "cli-at-2"])
+
+      assert.strictEqual((yield* runCli(["auth", "logout", "com.example.rs", ...client], { env })).code, 0)
+      const after = output(yield* dispatch)
+      assert.strictEqual(after.decision, "deny")
+      assert.isTrue(after.state.denial.synthetic)
+      assert.include(after.errors[0].detail, "ahp auth login com.example.rs")
     }), 60_000)
 
   it.scopedLive("an unknown backend is a configuration error; a bearer backend needs no login", () =>

@@ -74,7 +74,10 @@ export interface Client {
  * @category models
  */
 export interface Options {
-  /** The clients used for discovered resources (none by default: discovery then fails). */
+  /**
+   * The clients used for discovered resources. None by default: discovery then uses a login
+   * stored for the resource (`ahp auth login`), if there is one, and fails otherwise.
+   */
   readonly clients?: ReadonlyArray<Client> | undefined
   /** The largest metadata or token answer read, in bytes (64 KiB by default). */
   readonly maxMetadataBytes?: number | undefined
@@ -329,11 +332,46 @@ export const make = (services: Services, options: Options = {}): Effect.Effect<H
         ? clientCredentials(config, grant, rejected)
         : login(config, grant, backend, rejected)
 
-    /** Discovery after a 401 on an endpoint without a binding. */
+    /**
+     * The logins stored for a resource, as clients of the `authorization_code_pkce` flow:
+     * a person who ran `ahp auth login` for exactly this resource and issuer chose them.
+     */
+    const storedClients = (resource: string) =>
+      Option.match(services.store, {
+        onNone: () => Effect.succeed<ReadonlyArray<Client>>([]),
+        onSome: (store) =>
+          store.list.pipe(
+            Effect.mapError((error) => oauth.credentialFailure(error.message)),
+            Effect.map((entries) =>
+              entries.filter((entry) => entry.resource === resource).map((entry): Client => ({
+                issuer: entry.issuer,
+                clientId: entry.clientId,
+                flow: "authorization_code_pkce",
+                scopes: entry.scopes
+              }))
+            )
+          )
+      })
+
+    /**
+     * Discovery after a 401 on an endpoint without a binding: a configured client of one of
+     * the resource's authorization servers, else a stored login for the resource.
+     */
     const discover = (config: oauth.OAuthConfig, target: Target, challenge: oauth.Challenge) =>
       Effect.gen(function*() {
         const resource = yield* oauth.discoverResource(config, target.url, challenge)
-        const selected = yield* Either.mapLeft(oauth.selectClient(resource, challenge, clients), oauth.credentialFailure)
+        const configured = oauth.selectClient(resource, challenge, clients)
+        const selected = Either.isRight(configured)
+          ? configured.right
+          : yield* Either.mapLeft(
+            oauth.selectClient(resource, challenge, yield* storedClients(resource.resource)),
+            () =>
+              oauth.credentialFailure(
+                Option.isSome(services.store)
+                  ? `${configured.left}, and there is no OAuth login for it: run \`ahp auth login ${target.backend} --issuer ISSUER --client-id ID\``
+                  : configured.left
+              )
+          )
         return {
           key: selected.key,
           scopes: selected.scopes,
