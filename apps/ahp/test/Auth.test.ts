@@ -13,13 +13,26 @@ import { eventually, intercept, output, registration, runCli, startCli, tempDir,
  * `/token` exchanging the code for `cli-at-1` (valid one second) when the PKCE verifier
  * matches and refresh token `cli-rt-N` for `cli-at-N+1`. `/hooks` answers a `hooks/intercept`
  * carrying a current token with a deny naming it, and 401 otherwise; `seen` lists the
- * credentials it received (`-` for none).
+ * credentials it received (`-` for none), `refreshes` counts refresh requests. With
+ * `holdRefresh`, a successful refresh is answered only when another refresh request arrives
+ * or after 3 s, so two processes refreshing at once overlap.
  */
-const protectedServer = Effect.acquireRelease(
-  Effect.async<{ readonly server: http.Server; readonly origin: string; readonly seen: Array<string> }>((resume) => {
+const protectedServer = (options: { readonly holdRefresh?: boolean } = {}) => Effect.acquireRelease(
+  Effect.async<{
+    readonly server: http.Server
+    readonly origin: string
+    readonly seen: Array<string>
+    readonly refreshes: () => number
+  }>((resume) => {
     const challenges = new Map<string, string>()
     const seen: Array<string> = []
     let issued = 1
+    let refreshes = 0
+    let held: (() => void) | undefined
+    const release = () => {
+      held?.()
+      held = undefined
+    }
     const server = http.createServer((req, res) => {
       let body = ""
       req.setEncoding("utf8").on("data", (c: string) => (body += c)).on("end", () => {
@@ -56,9 +69,16 @@ const protectedServer = Effect.acquireRelease(
           case "/token": {
             const form = new URLSearchParams(body)
             if (form.get("grant_type") === "refresh_token") {
-              if (form.get("refresh_token") !== `cli-rt-${issued}`) return json(400, { error: "invalid_grant" })
+              refreshes++
+              if (form.get("refresh_token") !== `cli-rt-${issued}`) {
+                json(400, { error: "invalid_grant" })
+                return release()
+              }
               issued++
-              return json(200, { access_token: `cli-at-${issued}`, refresh_token: `cli-rt-${issued}`, token_type: "Bearer", expires_in: 3600 })
+              const token = { access_token: `cli-at-${issued}`, refresh_token: `cli-rt-${issued}`, token_type: "Bearer", expires_in: 3600 }
+              if (!options.holdRefresh) return json(200, token)
+              held = () => json(200, token)
+              return void setTimeout(release, 3000)
             }
             const verified = crypto.createHash("sha256").update(form.get("code_verifier") ?? "").digest("base64url")
             return verified === challenges.get(form.get("code") ?? "")
@@ -70,7 +90,12 @@ const protectedServer = Effect.acquireRelease(
       })
     })
     server.listen(0, "127.0.0.1", () =>
-      resume(Effect.succeed({ server, origin: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`, seen })))
+      resume(Effect.succeed({
+        server,
+        origin: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+        seen,
+        refreshes: () => refreshes
+      })))
   }),
   ({ server }) => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
 )
@@ -78,7 +103,7 @@ const protectedServer = Effect.acquireRelease(
 describe("ahp auth", () => {
   it.scopedLive("login (browser flow on 127.0.0.1), status, logout against a local authorization server", () =>
     Effect.gen(function*() {
-      const { origin } = yield* protectedServer
+      const { origin } = yield* protectedServer()
       const dir = yield* tempDir
       const tokens = path.join(dir, "state", "tokens.json")
       const env = { AHP_OAUTH_TOKENS: tokens }
@@ -114,7 +139,7 @@ describe("ahp auth", () => {
 
   it.scopedLive("a discovered backend: dispatch uses the stored login, refreshes it, and after logout names the command", () =>
     Effect.gen(function*() {
-      const { origin, seen } = yield* protectedServer
+      const { origin, seen } = yield* protectedServer()
       const dir = yield* tempDir
       const env = { AHP_OAUTH_TOKENS: path.join(dir, "tokens.json") }
       const reg = writeFile(dir, "reg.json", registration({
@@ -151,6 +176,34 @@ describe("ahp auth", () => {
       assert.strictEqual(after.decision, "deny")
       assert.isTrue(after.state.denial.synthetic)
       assert.include(after.errors[0].detail, "ahp auth login com.example.rs")
+    }), 60_000)
+
+  it.scopedLive("two processes refreshing one login at once take turns: the rotated refresh token is used once", () =>
+    Effect.gen(function*() {
+      const { origin, refreshes } = yield* protectedServer({ holdRefresh: true })
+      const dir = yield* tempDir
+      const env = { AHP_OAUTH_TOKENS: path.join(dir, "tokens.json") }
+      const reg = writeFile(dir, "reg.json", registration({
+        id: "com.example.rs",
+        transport: { type: "http", url: `${origin}/hooks` },
+        subscriptions: [intercept(["tool.before"], { failurePolicy: "fail-closed" })]
+      }))
+      const client = ["--registration", reg, "--issuer", origin, "--client-id", "person"]
+      const login = yield* startCli(["auth", "login", "com.example.rs", ...client, "--no-browser"], { env })
+      const url = yield* eventually(() => login.stderr().match(/https?:\/\/\S+\/authorize\S*/)?.[0])
+      const location = yield* Effect.promise(() => fetch(url, { redirect: "manual" }).then((r) => r.headers.get("location")!))
+      yield* Effect.promise(() => fetch(location))
+      assert.strictEqual((yield* login.done).code, 0)
+
+      const event = writeFile(dir, "event.json", toolBefore("ls"))
+      const dispatch = runCli(["dispatch", "--registration", reg, "--event", event], { env })
+      const runs = yield* Effect.all([dispatch, dispatch], { concurrency: 2 })
+      for (const run of runs) {
+        assert.strictEqual(run.code, 0, run.stderr)
+        assert.strictEqual(output(run).state.denial.reason, "with cli-at-2", JSON.stringify(output(run).errors))
+      }
+      assert.strictEqual(refreshes(), 1, "the second process waited and used the first one's refresh")
+      assert.isFalse(fs.existsSync(`${env.AHP_OAUTH_TOKENS}.lock`), "the lock is gone")
     }), 60_000)
 
   it.scopedLive("an unknown backend is a configuration error; a bearer backend needs no login", () =>

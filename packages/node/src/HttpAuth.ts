@@ -299,27 +299,34 @@ export const make = (services: Services, options: Options = {}): Effect.Effect<H
           }
           const store = services.store.value
           const storeFailure = (error: TokenStore.TokenStoreError) => oauth.credentialFailure(error.message)
-          const entry = yield* Effect.mapError(store.get(grant.key), storeFailure)
-          if (Option.isNone(entry)) return yield* loginFailure(backend, "missing")
-          const now = yield* Clock.currentTimeMillis
-          if (sendable(entry.value, now, rejected)) return [entry.value.accessToken, cached] as const
-          const refresh = entry.value.refreshToken
-          if (refresh === undefined) return yield* loginFailure(backend, "expired")
-          const found = yield* server(config, grant.key.issuer)
-          const fields = yield* form(grant, [["grant_type", "refresh_token"], ["refresh_token", Redacted.value(refresh)]])
-          const fresh = yield* oauth.requestToken(config, found.tokenEndpoint, fields).pipe(
-            Effect.catchIf((error) => error.reason === "credential", () => loginFailure(backend, "refused"))
-          )
-          yield* Effect.mapError(
-            store.put({
-              ...entry.value,
-              accessToken: fresh.accessToken,
-              refreshToken: fresh.refreshToken ?? refresh,
-              expiresAt: fresh.expiresAt
-            }),
-            storeFailure
-          )
-          return [fresh.accessToken, Option.some(fresh)] as const
+          /** The stored entry, and whether its token may be sent as it is. */
+          const usable = (entry: Option.Option<TokenStore.Entry>) =>
+            Option.isNone(entry)
+              ? loginFailure(backend, "missing")
+              : Effect.map(Clock.currentTimeMillis, (now) => [entry.value, sendable(entry.value, now, rejected)] as const)
+          const [stored, sendableNow] = yield* usable(yield* Effect.mapError(store.get(grant.key), storeFailure))
+          if (sendableNow) return [stored.accessToken, cached] as const
+          // Refreshed under the store's lock: another process may have refreshed it meanwhile.
+          return yield* store.modify(grant.key, (current) =>
+            Effect.gen(function*() {
+              const [entry, fresh] = yield* usable(current)
+              if (fresh) return [[entry.accessToken, cached] as const, undefined] as const
+              const refresh = entry.refreshToken
+              if (refresh === undefined) return yield* loginFailure(backend, "expired")
+              const found = yield* server(config, grant.key.issuer)
+              const fields = yield* form(grant, [["grant_type", "refresh_token"], ["refresh_token", Redacted.value(refresh)]])
+              const token = yield* oauth.requestToken(config, found.tokenEndpoint, fields).pipe(
+                Effect.catchIf((error) => error.reason === "credential", () => loginFailure(backend, "refused"))
+              )
+              const replaced: TokenStore.Entry = {
+                ...entry,
+                accessToken: token.accessToken,
+                refreshToken: token.refreshToken ?? refresh,
+                expiresAt: token.expiresAt
+              }
+              return [[token.accessToken, Option.some(token)] as const, replaced] as const
+            })
+          ).pipe(Effect.catchTag("TokenStoreError", (error) => Effect.fail(storeFailure(error))))
         }))
 
     const tokenFor = (

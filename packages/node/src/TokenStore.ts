@@ -3,6 +3,8 @@
  * (`authorization_code_pkce`), keyed by issuer, protected resource and client. Values are
  * `Redacted` in memory; the file layer keeps them in one JSON file readable by its owner
  * only (mode 0600, in a directory of mode 0700), replaced atomically on every change.
+ * Changes are serialized across processes too: several hook processes refreshing one login
+ * at once take turns on a lock file beside it, so a rotated refresh token is used once.
  *
  * The file's location comes from `Config`: `AHP_OAUTH_TOKENS` when set, otherwise
  * `ahp/oauth-tokens.json` under `XDG_STATE_HOME`, otherwise under `HOME/.local/state`.
@@ -11,13 +13,16 @@
  */
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import * as fs from "node:fs"
 import * as path from "node:path"
 
@@ -56,7 +61,7 @@ export interface Entry extends Key {
 export class TokenStoreError extends Schema.TaggedError<TokenStoreError>("@effect-ahp/node/TokenStoreError")(
   "TokenStoreError",
   {
-    reason: Schema.Literal("location", "read", "write", "format"),
+    reason: Schema.Literal("location", "read", "write", "format", "locked"),
     file: Schema.optionalWith(Schema.String, { exact: true })
   }
 ) {
@@ -71,6 +76,8 @@ export class TokenStoreError extends Schema.TaggedError<TokenStoreError>("@effec
         return `${file} cannot be written`
       case "format":
         return `${file} is not an OAuth token file`
+      case "locked":
+        return `${file} stayed locked by another process`
     }
   }
 }
@@ -88,6 +95,15 @@ export class TokenStore extends Context.Tag("@effect-ahp/node/TokenStore")<Token
   /** Removes the entry for a key; succeeds with whether there was one. */
   readonly remove: (key: Key) => Effect.Effect<boolean, TokenStoreError>
   readonly list: Effect.Effect<ReadonlyArray<Entry>, TokenStoreError>
+  /**
+   * Runs `f` on the current entry for `key` while no other change runs (for the file store:
+   * in no other process either) and stores the entry it returns, if any — for a refresh
+   * that must see the token another process may just have refreshed.
+   */
+  readonly modify: <A, E, R>(
+    key: Key,
+    f: (current: Option.Option<Entry>) => Effect.Effect<readonly [A, Entry | undefined], E, R>
+  ) => Effect.Effect<A, E | TokenStoreError, R>
 }>() {}
 
 /**
@@ -134,34 +150,101 @@ const toStored = (entry: Entry): typeof StoredEntry.Type => ({
   ...(entry.expiresAt === undefined ? {} : { expiresAt: entry.expiresAt })
 })
 
-/** Builds a store from reading and replacing the whole list; changes are serialized. */
+/**
+ * Builds a store from reading and replacing the whole list; changes are serialized, within
+ * the process and by `lock` (held for the change's scope) beyond it.
+ */
 const fromList = (
   read: Effect.Effect<ReadonlyArray<Entry>, TokenStoreError>,
-  write: (entries: ReadonlyArray<Entry>) => Effect.Effect<void, TokenStoreError>
+  write: (entries: ReadonlyArray<Entry>) => Effect.Effect<void, TokenStoreError>,
+  lock: Effect.Effect<void, TokenStoreError, Scope.Scope> = Effect.void
 ): Effect.Effect<TokenStore["Type"]> =>
   Effect.map(Effect.makeSemaphore(1), (semaphore) => {
-    const change = <A>(f: (entries: ReadonlyArray<Entry>) => readonly [A, ReadonlyArray<Entry> | undefined]) =>
-      semaphore.withPermits(1)(
-        Effect.flatMap(read, (entries) => {
-          const [result, next] = f(entries)
-          return next === undefined ? Effect.succeed(result) : Effect.as(write(next), result)
-        })
-      )
+    const change = <A, E, R>(
+      f: (entries: ReadonlyArray<Entry>) => Effect.Effect<readonly [A, ReadonlyArray<Entry> | undefined], E, R>
+    ) =>
+      semaphore.withPermits(1)(Effect.scoped(
+        Effect.zipRight(
+          lock,
+          Effect.flatMap(read, (entries) =>
+            Effect.flatMap(f(entries), ([result, next]) =>
+              next === undefined ? Effect.succeed(result) : Effect.as(write(next), result)))
+        )
+      ))
+    const replace = (entries: ReadonlyArray<Entry>, entry: Entry) => [...entries.filter((e) => !sameKey(e, entry)), entry]
     return TokenStore.of({
       get: (key) => Effect.map(read, (entries) => Option.fromNullable(entries.find((e) => sameKey(e, key)))),
-      put: (entry) => change((entries) => [undefined, [...entries.filter((e) => !sameKey(e, entry)), entry]]),
+      put: (entry) => change((entries) => Effect.succeed([undefined, replace(entries, entry)] as const)),
       remove: (key) =>
         change((entries) => {
           const kept = entries.filter((e) => !sameKey(e, key))
-          return kept.length === entries.length ? [false, undefined] : [true, kept]
+          return Effect.succeed(kept.length === entries.length ? [false, undefined] as const : [true, kept] as const)
         }),
-      list: read
+      list: read,
+      modify: (key, f) =>
+        change((entries) =>
+          Effect.map(
+            f(Option.fromNullable(entries.find((e) => sameKey(e, key)))),
+            ([result, entry]) => [result, entry === undefined ? undefined : replace(entries, { ...entry, ...pick(key) })] as const
+          )
+        )
     })
   })
 
+const pick = (key: Key): Key => ({ issuer: key.issuer, resource: key.resource, clientId: key.clientId })
+
+/** How long a lock file may stay before it counts as abandoned, whoever holds it. */
+const staleLockMs = 60_000
+
+class Busy extends Data.TaggedError("Busy") {}
+
+/** Whether the lock file was left by a process that is gone, or is older than `staleLockMs`. */
+const abandoned = (lock: string): boolean => {
+  try {
+    const holder = Number(fs.readFileSync(lock, "utf8"))
+    if (Date.now() - fs.statSync(lock).mtimeMs > staleLockMs) return true
+    if (!Number.isInteger(holder) || holder <= 0) return false
+    process.kill(holder, 0)
+    return false
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH"
+  }
+}
+
+/**
+ * The lock beside `file`: created exclusively (holding the pid), removed when the scope
+ * closes; an abandoned one is removed; a busy one is tried again every 20 ms for up to 15 s
+ * (the caller's deadline usually ends the wait sooner).
+ */
+const fileLock = (file: string): Effect.Effect<void, TokenStoreError, Scope.Scope> => {
+  const lock = `${file}.lock`
+  const create = Effect.try({
+    try: () => {
+      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
+      fs.writeFileSync(lock, String(process.pid), { flag: "wx", mode: 0o600 })
+    },
+    catch: (error) =>
+      (error as NodeJS.ErrnoException).code === "EEXIST" ? new Busy() : new TokenStoreError({ reason: "write", file })
+  }).pipe(
+    Effect.tapErrorTag("Busy", () =>
+      Effect.sync(() => {
+        if (abandoned(lock)) fs.rmSync(lock, { force: true })
+      }))
+  )
+  return Effect.acquireRelease(
+    create.pipe(
+      Effect.retry({ schedule: Schedule.spaced("20 millis").pipe(Schedule.upTo("15 seconds")), while: (e) => e._tag === "Busy" }),
+      Effect.catchTag("Busy", () => Effect.fail(new TokenStoreError({ reason: "locked", file })))
+    ),
+    () => Effect.sync(() => fs.rmSync(lock, { force: true }))
+  )
+}
+
 /**
  * A store in one file (absent: no tokens). The file is written to a temporary file of mode
- * 0600 beside it and renamed over it; its directory is created with mode 0700.
+ * 0600 beside it and renamed over it; its directory is created with mode 0700. Every change
+ * holds `FILE.lock` (created exclusively; removed after the change, or when the process
+ * that left it is gone or it is a minute old).
  *
  * @since 0.1.0
  * @category constructors
@@ -192,7 +275,8 @@ export const makeFile = (file: string): Effect.Effect<TokenStore["Type"]> =>
           fs.renameSync(temporary, file)
         },
         catch: () => new TokenStoreError({ reason: "write", file })
-      })
+      }),
+    fileLock(file)
   )
 
 /**
@@ -233,7 +317,8 @@ export const layerConfig = (config: Config.Config<string> = fileConfig): Layer.L
           get: (key) => Effect.flatMap(store, (s) => s.get(key)),
           put: (entry) => Effect.flatMap(store, (s) => s.put(entry)),
           remove: (key) => Effect.flatMap(store, (s) => s.remove(key)),
-          list: Effect.flatMap(store, (s) => s.list)
+          list: Effect.flatMap(store, (s) => s.list),
+          modify: (key, f) => Effect.flatMap(store, (s) => s.modify(key, f))
         })
     )
   )

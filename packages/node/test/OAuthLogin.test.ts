@@ -1,7 +1,8 @@
 import { Credentials, HttpAuth, HttpTransport, OAuthLogin, TokenStore } from "@effect-ahp/node"
 import type { Registration } from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
+import { ConfigProvider, Effect, Fiber, Layer, Option, Redacted } from "effect"
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { browser, issuer, resourceUrl, silentBrowser, world, type World, type WorldOptions } from "./oauthWorld.js"
@@ -233,6 +234,8 @@ describe("OAuthLogin", () => {
     }))
 })
 
+const waitingDone = <A, E>(fiber: Fiber.RuntimeFiber<A, E>) => Effect.timeout(Fiber.join(fiber), "5 seconds")
+
 describe("TokenStore", () => {
   it.scopedLive("a file that is not a token file is a format error naming the file, never its content", () =>
     Effect.gen(function*() {
@@ -243,6 +246,38 @@ describe("TokenStore", () => {
       assert.strictEqual(error.reason, "format")
       assert.include(error.message, file)
       assert.notInclude(error.message, "do-not-print")
+    }))
+
+  it.scopedLive("a change waits for a lock held by a live process, and takes over one left by a process that is gone", () =>
+    Effect.gen(function*() {
+      const file = yield* tempFile("state/ahp/tokens.json")
+      const store = yield* TokenStore.makeFile(file)
+      const entry: TokenStore.Entry = {
+        issuer,
+        resource: resourceUrl,
+        clientId: "person",
+        scopes: [],
+        accessToken: Redacted.make("at-1"),
+        refreshToken: undefined,
+        expiresAt: undefined
+      }
+      fs.mkdirSync(path.dirname(file), { recursive: true })
+      fs.writeFileSync(`${file}.lock`, String(process.pid))
+      const waiting = yield* Effect.fork(store.put(entry))
+      yield* Effect.sleep("200 millis")
+      assert.isNull(waiting.unsafePoll(), "a lock held by a live process is waited for")
+      assert.isFalse(fs.existsSync(file))
+      fs.rmSync(`${file}.lock`)
+      yield* waitingDone(waiting)
+      assert.deepStrictEqual((yield* store.list).map((e) => Redacted.value(e.accessToken)), ["at-1"])
+
+      const gone = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" })
+      fs.writeFileSync(`${file}.lock`, gone.stdout)
+      const modified = yield* store.modify(entry, (current) =>
+        Effect.succeed([Option.map(current, (e) => Redacted.value(e.accessToken)), { ...entry, accessToken: Redacted.make("at-2") }] as const))
+      assert.deepStrictEqual(modified, Option.some("at-1"))
+      assert.deepStrictEqual((yield* store.list).map((e) => Redacted.value(e.accessToken)), ["at-2"])
+      assert.isFalse(fs.existsSync(`${file}.lock`), "the lock is removed after the change")
     }))
 
   it.effect("without a configured location the store fails with location when used", () =>
