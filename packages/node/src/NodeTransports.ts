@@ -81,6 +81,7 @@ export const make = (options: Options = {}): Effect.Effect<TransportApi.Transpor
           const transport = backend.transport
           const auth = backend.authentication
           if (auth?.type === "bearer" && auth.tokenEnv !== undefined) tokenEnvs.add(auth.tokenEnv)
+          if (transport.type === "in-process") return Effect.fail(TransportApi.notServed(backend))
           const endpoint: Effect.Effect<TransportApi.Endpoint, never, Requirements | Scope.Scope> =
             transport.type === "stdio"
               ? StdioTransport.connect(transport, options.stdio, { ...connectOptions, backend: backend.id, secrets })
