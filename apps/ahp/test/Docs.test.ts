@@ -1,16 +1,18 @@
 /**
  * The README's TypeScript snippets (apps/ahp/docs) run: the tool runner embedding Hooks as
  * an Effect service, the Promise client against a real stdio backend, the backend
- * written as a layer, and one Hooks mixing an in-process, a stdio and an HTTP backend. (`tsc -b` compiles all of them, including the two entry points.)
+ * written as a layer, one Hooks mixing an in-process, a stdio and an HTTP backend, and
+ * the host configured through Config alone. (`tsc -b` compiles all of them, including the two entry points.)
  */
 import { Backend, Http, InProcess } from "@effect-ahp/backend"
 import { Hooks } from "@effect-ahp/harness"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Ref } from "effect"
+import { ConfigProvider, Effect, Layer, Ref } from "effect"
 import { PolicyBackend } from "../docs/backend.js"
 import { decide } from "../docs/client.js"
 import { HooksLive } from "../docs/composition.js"
+import { HooksLive as ConfiguredHooks } from "../docs/config.js"
 import { registration, ToolRunner } from "../docs/embedding.js"
 import { denyLaw } from "../docs/laws.js"
 import * as Serve from "../src/Serve.js"
@@ -98,6 +100,25 @@ describe("docs snippets", () => {
       ])
       assert.deepStrictEqual(yield* Ref.get(observed), ["tool.before", "tool.before", "tool.before"])
     }).pipe(Effect.scoped))
+
+  it.live("config: the host from configuration alone", () =>
+    Effect.gen(function*() {
+      const real = {
+        ...registration,
+        hooks: registration.hooks.map((backend) => ({
+          ...backend,
+          transport: { ...backend.transport, command: process.execPath, args: [bundle, "serve", "shell-guard", "--stdio"] }
+        }))
+      }
+      const provider = ConfigProvider.fromMap(new Map([["AHP_REGISTRATION", JSON.stringify(real)], ["POLICY_TOKEN", "unused here"]]))
+      const result = yield* Hooks.dispatch("tool.before", {
+        tool: { name: "bash", input: { command: "rm -rf /" }, origin: "native" },
+        call: { id: "call-1" },
+        path: "main"
+      }).pipe(Effect.provide(ConfiguredHooks.pipe(Layer.provide(Layer.setConfigProvider(provider)))))
+      assert.strictEqual(result.decision.permission, "deny")
+      assert.strictEqual(result.event.source, "urn:example:agent")
+    }))
 
   it.scoped("backend: a layer with a service of its own", () =>
     Effect.gen(function*() {

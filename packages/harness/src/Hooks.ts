@@ -667,14 +667,27 @@ export const layerConfig = <E = never, R = never>(
   config: Config.Config.Wrap<ConfigOptions> = defaultConfig,
   serving?: { readonly backends?: Readonly<Record<string, Served<E, R>>> | undefined }
 ): Layer.Layer<Hooks, Registry.ConfigurationError | ConfigError.ConfigError | E, Transports | Exclude<R, Scope.Scope>> =>
-  Layer.unwrapEffect(Effect.map(Config.unwrap(config), ({ registration, ...options }) =>
-    Either.match(Json.parse(registration), {
-      onLeft: (error) =>
-        Layer.fail(
-          new Registry.ConfigurationError({ issues: [{ code: "invalid-document", path: "", message: error.message }] })
-        ),
-      onRight: (document) => layer(document, { ...options, backends: serving?.backends })
-    })))
+  Layer.unwrapEffect(
+    Effect.map(Config.unwrap(config), ({ registration, ...options }) =>
+      layerJson(registration, { ...options, backends: serving?.backends }))
+  )
+
+/**
+ * A layer building the service from a registration document held as JSON text. Text that
+ * is not JSON is a `ConfigurationError` like any other invalid registration.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerJson = <E = never, R = never>(
+  text: string,
+  options?: ServingOptions<E, R>
+): Layer.Layer<Hooks, Registry.ConfigurationError | E, Transports | Exclude<R, Scope.Scope>> =>
+  Either.match(Json.parse(text), {
+    onLeft: (error) =>
+      Layer.fail(new Registry.ConfigurationError({ issues: [{ code: "invalid-document", path: "", message: error.message }] })),
+    onRight: (document) => layer(document, options)
+  })
 
 /**
  * A test double: the real service over in-process backends (plain Effect functions keyed
