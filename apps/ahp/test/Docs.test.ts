@@ -37,6 +37,15 @@ const request = (command: string, effects: ReadonlyArray<string>) => ({
   }
 })
 
+/** The embedding example's registration with its stdio backend run from the bundle. */
+const realRegistration = () => ({
+  ...registration,
+  hooks: registration.hooks.map((backend) => ({
+    ...backend,
+    transport: { ...backend.transport, command: process.execPath, args: [bundle, "serve", "shell-guard", "--stdio"] }
+  }))
+})
+
 describe("docs snippets", () => {
   describe("laws: the README's property example", () => {
     denyLaw()
@@ -57,15 +66,8 @@ describe("docs snippets", () => {
 
   it.live("client: the Promise facade over a real stdio backend", () =>
     Effect.gen(function*() {
-      const real = {
-        ...registration,
-        hooks: registration.hooks.map((backend) => ({
-          ...backend,
-          transport: { ...backend.transport, command: process.execPath, args: [bundle, "serve", "shell-guard", "--stdio"] }
-        }))
-      }
-      assert.strictEqual(yield* Effect.promise(() => decide(real, "rm -rf ~")), "deny")
-      assert.strictEqual(yield* Effect.promise(() => decide(real, "git status")), "allow")
+      assert.strictEqual(yield* Effect.promise(() => decide(realRegistration(), "rm -rf ~")), "deny")
+      assert.strictEqual(yield* Effect.promise(() => decide(realRegistration(), "git status")), "allow")
     }))
 
   it.live("composition: an in-process, a stdio and an HTTP backend in one Hooks", () =>
@@ -103,14 +105,7 @@ describe("docs snippets", () => {
 
   it.live("config: the host from configuration alone", () =>
     Effect.gen(function*() {
-      const real = {
-        ...registration,
-        hooks: registration.hooks.map((backend) => ({
-          ...backend,
-          transport: { ...backend.transport, command: process.execPath, args: [bundle, "serve", "shell-guard", "--stdio"] }
-        }))
-      }
-      const provider = ConfigProvider.fromMap(new Map([["AHP_REGISTRATION", JSON.stringify(real)], ["POLICY_TOKEN", "unused here"]]))
+      const provider = ConfigProvider.fromMap(new Map([["AHP_REGISTRATION", JSON.stringify(realRegistration())], ["POLICY_TOKEN", "unused here"]]))
       const result = yield* Hooks.dispatch("tool.before", {
         tool: { name: "bash", input: { command: "rm -rf /" }, origin: "native" },
         call: { id: "call-1" },
