@@ -12,7 +12,6 @@ export default tseslint.config(
     files: ["**/*.ts", "**/*.mts", "**/*.mjs"],
     extends: [tseslint.configs.base, ...effect.configs.dprint],
     rules: {
-      "@typescript-eslint/consistent-type-imports": "error",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/array-type": ["error", { default: "generic", readonly: "generic" }],
       "object-shorthand": "error",
