@@ -7,7 +7,7 @@
 // - LICENSE in each package.
 // Usage: node scripts/build.mjs
 import { spawnSync } from "node:child_process"
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"
 import { bundle, root } from "./bundle.mjs"
 

@@ -4,13 +4,16 @@
 //   build/), then on tsconfig.json (the tests, docs and command line too: everything
 //   `pnpm exec tsc -b tsconfig.json` checks);
 // - vitest on every project but `consumer`;
+// - lint and format (eslint.config.mjs: typescript-eslint and Effect's dprint formatting),
+//   at the tests' lower priority; its problems are printed when it ends;
 // - vitest on the `consumer` project (test/consumer: pack, install with npm, type-check and
 //   run a consumer), which packs the type-check's build: this script tells it the build is
 //   done through the file named by AHP_TYPECHECK_RESULT (it receives the first tsc's exit
 //   code). Its report is printed when it ends.
 // The tests run at a lower priority than the type-check and the consumer check, which are
 // one chain of processes, one at a time: the longest path through the run. Ends with one line `N passed, N failed, N skipped`
-// derived from vitest's JSON reports; a failing type-check counts as one failed check. Exit
+// derived from vitest's JSON reports; a failing type-check counts as one failed check, and
+// so does each file with lint problems. Exit
 // code non-zero on any failure. Arguments go to one vitest run of the projects they select
 // (`pnpm test --project ahp`), the consumer check included only when selected.
 import { spawn } from "node:child_process"
@@ -62,6 +65,35 @@ const vitest = (args, report, stdio, priority) => {
   return exited(child).then((code) => ({ code, report }))
 }
 
+/** Lints the tree; resolves to the number of files with problems (one if eslint could not run). */
+const lint = async () => {
+  console.log("lint: eslint (formatting by dprint) runs beside the tests")
+  const child = spawn(process.execPath, [join(root, "node_modules", "eslint", "bin", "eslint.js"), "--format", "json", "."], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "inherit"]
+  })
+  lower(child)
+  let output = ""
+  child.stdout.setEncoding("utf8").on("data", (text) => (output += text))
+  const code = await exited(child)
+  let files
+  try {
+    files = JSON.parse(output).filter((file) => file.messages.length > 0)
+  } catch {
+    console.log(`lint: FAILED (eslint exited with ${code} and no report, ${seconds()})`)
+    return 1
+  }
+  for (const file of files) {
+    for (const m of file.messages) console.log(`lint: ${relative(root, file.filePath)}:${m.line}:${m.column} ${m.message} (${m.ruleId})`)
+  }
+  if (files.length === 0 && code !== 0) {
+    console.log(`lint: FAILED (eslint exited with ${code}, ${seconds()})`)
+    return 1
+  }
+  console.log(files.length === 0 ? `lint: passed (${seconds()})` : `lint: FAILED in ${files.length} files (${seconds()}); \`pnpm lint --fix\` formats`)
+  return files.length
+}
+
 const selected = process.argv.slice(2)
 const main = join(root, ".vitest.json")
 const consumer = join(work, "consumer.json")
@@ -86,7 +118,11 @@ const consumerCheck = async () => {
 const runs = selected.length > 0
   ? [vitest(["--reporter=default", ...selected], main, "inherit", "lower")]
   : [vitest(["--reporter=default", "--project", "!consumer"], main, "inherit", "lower"), consumerCheck()]
-const [typecheckCode, ...finished] = await Promise.all([typecheck, ...runs])
+const [typecheckCode, lintFailures, ...finished] = await Promise.all([
+  typecheck,
+  selected.length > 0 ? 0 : lint(),
+  ...runs
+])
 
 let passed = 0, failed = 0, skipped = 0
 for (const run of finished) {
@@ -104,6 +140,7 @@ for (const run of finished) {
   if (run.code !== 0 && r.numFailedTests === 0 && unloaded === 0) failed += 1
 }
 if (typecheckCode !== 0) failed += 1
+failed += lintFailures
 rmSync(work, { recursive: true, force: true })
 console.log(`all done in ${seconds()}`)
 console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`)

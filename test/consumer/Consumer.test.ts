@@ -229,7 +229,7 @@ describe.sequential("the packed packages, installed as a user installs them", ()
       await step("type-checking and compiling the consumer with tsc", process.execPath, [tsc, "-p", "tsconfig.json"], consumer)
     }))
 
-  it.live("runs the consumer with plain node: an in-process backend and a stdio backend decide, also for a Claude Code hook payload", () =>
+  it.live("runs the consumer with plain node: an in-process, an HTTP and a stdio backend decide in one Hooks, also for a Claude Code hook payload", () =>
     Effect.promise(async () => {
       const { consumer } = ready()
       const ran = await step("running the compiled consumer", process.execPath, [path.join("out", "main.js")], consumer)
@@ -237,7 +237,7 @@ describe.sequential("the packed packages, installed as a user installs them", ()
         registration: { kind: "registration", issues: 0 },
         decision: "deny",
         reason: "destructive command",
-        messages: ["seen in process"],
+        messages: ["seen in process", "seen over HTTP"],
         errors: 0,
         claudeCode: {
           hookSpecificOutput: {
@@ -245,7 +245,7 @@ describe.sequential("the packed packages, installed as a user installs them", ()
             permissionDecision: "deny",
             permissionDecisionReason: "destructive command"
           },
-          systemMessage: "seen in process"
+          systemMessage: "seen in process\nseen over HTTP"
         }
       })
     }))

@@ -6,8 +6,9 @@
  * is built, and a start-up failure. Every test checks with `ps` that nothing carrying its
  * temporary folder is left once the harness is closed.
  */
+import { Credentials } from "@effect-ahp/node"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Logger } from "effect"
+import { ConfigProvider, Effect, Logger } from "effect"
 import * as path from "node:path"
 import { processesWith } from "../support/processes.mjs"
 import {
@@ -31,7 +32,7 @@ const BACKEND = "com.example.hostile"
 /** Builds the harness over the real Node transports; `close` closes it and checks `ps` for leftovers in `dir`. */
 const harness = (dir: string, hooks: ReadonlyArray<Parameters<typeof registration>[0][number]>, stdio = {}) =>
   Effect.map(
-    openHooks(registration(hooks), nodeTransports({ stdio: { killGrace: "300 millis", ...stdio } })),
+    openHooks(registration(hooks), nodeTransports({ stdio: { killGrace: "300 millis", ...stdio } }, Credentials.layerEnv())),
     (opened) => ({
       hooks: opened.hooks,
       close: Effect.gen(function*() {
@@ -130,12 +131,12 @@ describe.concurrent("hostile stdio backends", () => {
       }))
   }
 
-  it.scopedLive("a failure's stderr tail redacts the values passed to the child and every tokenEnv value", () =>
+  it.scopedLive("a failure's stderr tail redacts the values passed to the child and every tokenEnv value (read through Config)", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
       process.env.AHP_E2E_STDIO_PASSED = "passed-secret-0123"
-      process.env.AHP_E2E_HTTP_TOKEN = "bearer-secret-4567"
-      const { close, hooks } = yield* harness(dir, [
+      const tokens = ConfigProvider.fromMap(new Map([["AHP_E2E_HTTP_TOKEN", "bearer-secret-4567"]]))
+      const { close, hooks } = yield* Effect.withConfigProvider(harness(dir, [
         {
           id: BACKEND,
           transport: {
@@ -156,7 +157,7 @@ describe.concurrent("hostile stdio backends", () => {
           authentication: { type: "bearer", tokenEnv: "AHP_E2E_HTTP_TOKEN" },
           subscriptions: [observe(["session.start"])]
         }
-      ])
+      ]), tokens)
       const result = yield* hooks.dispatch("tool.before", toolBefore("evt_stderr"))
       const [failure] = failures(result.errors)
       assert.strictEqual(failure?.code, "exited")

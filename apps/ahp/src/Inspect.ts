@@ -246,6 +246,7 @@ export const inspect = (options: Options) =>
 const transportText = (transport: Json.JsonValue): string => {
   if (!Json.isObject(transport)) return "unknown transport"
   if (transport.type === "http") return `http ${String(transport.url)}`
+  if (transport.type === "in-process") return "in-process"
   const args = Array.isArray(transport.args) ? transport.args.map(String).join(" ") : ""
   return `stdio ${String(transport.command)} ${args} (${String(transport.lifecycle)})`
 }

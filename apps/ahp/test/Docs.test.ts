@@ -1,15 +1,18 @@
 /**
  * The README's TypeScript snippets (apps/ahp/docs) run: the tool runner embedding Hooks as
- * an Effect service, the Promise client against a real stdio backend, and the backend
- * written as a layer. (`tsc -b` compiles all of them, including the two entry points.)
+ * an Effect service, the Promise client against a real stdio backend, the backend
+ * written as a layer, one Hooks mixing an in-process, a stdio and an HTTP backend, and
+ * the host configured through Config alone. (`tsc -b` compiles all of them, including the two entry points.)
  */
-import { InProcess } from "@effect-ahp/backend"
+import { Backend, Http, InProcess } from "@effect-ahp/backend"
 import { Hooks } from "@effect-ahp/harness"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { ConfigProvider, Effect, Layer, Ref } from "effect"
 import { PolicyBackend } from "../docs/backend.js"
 import { decide } from "../docs/client.js"
+import { HooksLive } from "../docs/composition.js"
+import { HooksLive as ConfiguredHooks } from "../docs/config.js"
 import { registration, ToolRunner } from "../docs/embedding.js"
 import { denyLaw } from "../docs/laws.js"
 import * as Serve from "../src/Serve.js"
@@ -34,6 +37,15 @@ const request = (command: string, effects: ReadonlyArray<string>) => ({
   }
 })
 
+/** The embedding example's registration with its stdio backend run from the bundle. */
+const realRegistration = () => ({
+  ...registration,
+  hooks: registration.hooks.map((backend) => ({
+    ...backend,
+    transport: { ...backend.transport, command: process.execPath, args: [bundle, "serve", "shell-guard", "--stdio"] }
+  }))
+})
+
 describe("docs snippets", () => {
   describe("laws: the README's property example", () => {
     denyLaw()
@@ -54,15 +66,53 @@ describe("docs snippets", () => {
 
   it.live("client: the Promise facade over a real stdio backend", () =>
     Effect.gen(function*() {
-      const real = {
-        ...registration,
-        hooks: registration.hooks.map((backend) => ({
-          ...backend,
-          transport: { ...backend.transport, command: process.execPath, args: [bundle, "serve", "shell-guard", "--stdio"] }
-        }))
-      }
-      assert.strictEqual(yield* Effect.promise(() => decide(real, "rm -rf ~")), "deny")
-      assert.strictEqual(yield* Effect.promise(() => decide(real, "git status")), "allow")
+      assert.strictEqual(yield* Effect.promise(() => decide(realRegistration(), "rm -rf ~")), "deny")
+      assert.strictEqual(yield* Effect.promise(() => decide(realRegistration(), "git status")), "allow")
+    }))
+
+  it.live("composition: an in-process, a stdio and an HTTP backend in one Hooks", () =>
+    Effect.gen(function*() {
+      const observed = yield* Ref.make<ReadonlyArray<string>>([])
+      const audit = Backend.make(
+        Backend.observe("tool.*", (event) => Ref.update(observed, (types) => [...types, event.type]))
+      )
+      const { url } = yield* Effect.provide(Http.Address, yield* Layer.build(Http.serve(audit, { port: 0 })))
+      const shell = { command: process.execPath, args: [bundle, "serve", "shell-guard", "--stdio"] }
+      const decisions = yield* Effect.gen(function*() {
+        const hooks = yield* Hooks.Hooks
+        const decide = (command: string) =>
+          Effect.map(
+            hooks.dispatch("tool.before", {
+              session: { id: "session-1" },
+              tool: { name: "bash", input: { command }, origin: "native" },
+              call: { id: "call-1" },
+              path: "main"
+            }),
+            (result) => ({ permission: result.decision.permission, errors: result.errors.length, observations: result.observations })
+          )
+        return [yield* decide("rm -rf /"), yield* decide("sudo make install"), yield* decide("ls")]
+      }).pipe(Effect.provide(HooksLive({ shell, audit: url })))
+      // the in-process guard denies, the stdio shell-guard asks, neither objects to ls
+      assert.deepStrictEqual(decisions.map((d) => [d.permission, d.errors]), [["deny", 0], ["ask", 0], ["allow", 0]])
+      // every call is observed over HTTP; after the deny, the uncalled shell-guard observes it too
+      assert.deepStrictEqual(decisions.map((d) => d.observations.map((o) => [o.backend, o.mode, o.outcome])), [
+        [["com.example.audit", "observe", "delivered"], ["com.example.shell-guard", "intercept", "delivered"]],
+        [["com.example.audit", "observe", "delivered"]],
+        [["com.example.audit", "observe", "delivered"]]
+      ])
+      assert.deepStrictEqual(yield* Ref.get(observed), ["tool.before", "tool.before", "tool.before"])
+    }).pipe(Effect.scoped))
+
+  it.live("config: the host from configuration alone", () =>
+    Effect.gen(function*() {
+      const provider = ConfigProvider.fromMap(new Map([["AHP_REGISTRATION", JSON.stringify(realRegistration())], ["POLICY_TOKEN", "unused here"]]))
+      const result = yield* Hooks.dispatch("tool.before", {
+        tool: { name: "bash", input: { command: "rm -rf /" }, origin: "native" },
+        call: { id: "call-1" },
+        path: "main"
+      }).pipe(Effect.provide(ConfiguredHooks.pipe(Layer.provide(Layer.setConfigProvider(provider)))))
+      assert.strictEqual(result.decision.permission, "deny")
+      assert.strictEqual(result.event.source, "urn:example:agent")
     }))
 
   it.scoped("backend: a layer with a service of its own", () =>

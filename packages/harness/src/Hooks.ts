@@ -54,7 +54,15 @@ import * as Prepare from "./internal/prepare.js"
 import * as Registry from "./Registry.js"
 import * as RouteFailure from "./RouteFailure.js"
 import * as Settlement from "./Settlement.js"
-import { type Endpoint, type InProcessBackend, layerInProcess, startAll, TransportError, Transports } from "./Transport.js"
+import {
+  type Endpoint,
+  type InProcessBackend,
+  inProcessEndpoint,
+  layerInProcess,
+  startAll,
+  TransportError,
+  Transports
+} from "./Transport.js"
 import * as Uploads from "./Uploads.js"
 
 /**
@@ -260,6 +268,32 @@ export interface Options {
 }
 
 /**
+ * A backend the host serves in process, for a backend registered `in-process`: plain
+ * Effect functions over JSON values, or an effect building them in the service's scope
+ * (closing it releases the backend) such as `InProcess.fromLayer(GuardLive)` from the
+ * backend package.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Served<E = never, R = never> = InProcessBackend | Effect.Effect<InProcessBackend, E, R>
+
+/**
+ * Construction options with the backends the host serves in process, by backend id.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ServingOptions<E = never, R = never> extends Options {
+  /**
+   * The backends registered `in-process`, by id: each is reached directly, every other
+   * backend through the `Transports` service. An in-process backend that is not served, or
+   * a served id not registered in-process, is a `ConfigurationError`.
+   */
+  readonly backends?: Readonly<Record<string, Served<E, R>>> | undefined
+}
+
+/**
  * The defaults of the attachment options.
  *
  * @since 0.1.0
@@ -344,9 +378,15 @@ const prepare = (type: Event.EventType, input: Json.JsonObject, source: string):
   )
 }
 
+/** A served backend, built if it is an effect. */
+const build = <E, R>(served: Served<E, R>): Effect.Effect<InProcessBackend, E, R> =>
+  Effect.isEffect(served) ? served : Effect.succeed(served)
+
 /**
- * Builds the service from a registration document (any JSON value), connecting every
- * backend for the lifetime of the scope and starting what they keep running (persistent
+ * Builds the service from a registration document (any JSON value, or one built with the
+ * `Registration` builders), reaching each backend registered `in-process` through the
+ * backend served by its id (`options.backends`) and every other one through the
+ * `Transports` service, connecting every backend for the lifetime of the scope and starting what they keep running (persistent
  * children), so that start-up does not count against the first call's deadline; a backend
  * that cannot be started is logged and fails again on each call that needs it. The
  * `Uploads` and `Attachment.Files` services are used when present in context (without
@@ -356,7 +396,10 @@ const prepare = (type: Event.EventType, input: Json.JsonObject, source: string):
  * @since 0.1.0
  * @category constructors
  */
-export const make = (registration: unknown, options?: Options) =>
+export const make = <E = never, R = never>(
+  registration: unknown,
+  options?: ServingOptions<E, R>
+): Effect.Effect<Hooks["Type"], Registry.ConfigurationError | E, Transports | Scope.Scope | R> =>
   Effect.gen(function*() {
     const grant = options?.grant ?? Grant.full()
     const source = options?.source ?? "urn:effect-ahp:harness"
@@ -367,14 +410,18 @@ export const make = (registration: unknown, options?: Options) =>
     // Owns exchanges and deliveries ended at a deadline or an interruption until they have
     // retired their I/O; closing the service's scope awaits them.
     const retiring = yield* Retire.makeOwner
-    const registry = yield* Either.match(Registry.compile(registration, grant), {
+    const served = options?.backends ?? {}
+    const registry = yield* Either.match(Registry.compile(registration, grant, { served: Object.keys(served) }), {
       onLeft: (e) => Effect.fail(e),
       onRight: (r) => Effect.succeed(r)
     })
     const transports = yield* Transports
     const endpoints = new Map<string, Either.Either<Endpoint, TransportError>>()
     for (const backend of registry.registration.hooks) {
-      endpoints.set(backend.id, yield* Effect.either(transports.connect(backend, { observationTimeoutMs })))
+      const connected = backend.transport.type === "in-process"
+        ? Effect.map(build(served[backend.id]!), (b) => Either.right(inProcessEndpoint(b)))
+        : Effect.either(transports.connect(backend, { observationTimeoutMs }))
+      endpoints.set(backend.id, yield* connected)
     }
     yield* startAll(endpoints)
     // Without an Audit service in context a call does no audit work at all.
@@ -550,34 +597,97 @@ export const make = (registration: unknown, options?: Options) =>
   })
 
 /**
- * A layer building the service from a registration document.
+ * A layer building the service from a registration document, with the backends the host
+ * serves in process; in-process, stdio and HTTP backends mix freely.
+ *
+ * @example
+ * ```ts
+ * const HooksLive = Hooks.layer(
+ *   Registration.make([
+ *     Registration.inProcess("com.example.guard", [
+ *       Registration.intercept(["tool.before"], { timeoutMs: 2000, failurePolicy: "fail-closed" })
+ *     ]),
+ *     Registration.stdio("com.example.lint", { command: "lint-hook", lifecycle: "persistent" }, [
+ *       Registration.observe(["tool.after"])
+ *     ])
+ *   ]),
+ *   { backends: { "com.example.guard": InProcess.fromLayer(Backend.make(guard)) } }
+ * ).pipe(Layer.provide(NodeTransports.layerNode()))
+ * ```
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer = (registration: unknown, options?: Options): Layer.Layer<Hooks, Registry.ConfigurationError, Transports> =>
+export const layer = <E = never, R = never>(
+  registration: unknown,
+  options?: ServingOptions<E, R>
+): Layer.Layer<Hooks, Registry.ConfigurationError | E, Transports | Exclude<R, Scope.Scope>> =>
   Layer.scoped(Hooks, make(registration, options))
 
 /**
- * A layer building the service from a registration document held as JSON text in
- * configuration (by default the `AHP_REGISTRATION` variable). Text that is not JSON is a
- * `ConfigurationError` like any other invalid registration.
+ * The construction options as configuration, for `layerConfig`: the registration document
+ * as JSON text, and every other option.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ConfigOptions extends Options {
+  /** The registration document, as JSON text. */
+  readonly registration: string
+}
+
+/**
+ * The default configuration of `layerConfig`: the registration from `AHP_REGISTRATION`
+ * (JSON text), every other option at its default.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const defaultConfig: Config.Config.Wrap<ConfigOptions> = { registration: Config.string("AHP_REGISTRATION") }
+
+/**
+ * A layer building the service from configuration, in the style of `PgClient.layerConfig`:
+ * each option read through its own `Config` (a `ConfigProvider` drives them all), the
+ * registration as JSON text. Text that is not JSON is a `ConfigurationError` like any other
+ * invalid registration; a value that cannot be read is a `ConfigError`.
+ *
+ * @example
+ * ```ts
+ * const HooksLive = Hooks.layerConfig({
+ *   registration: Config.string("AHP_REGISTRATION"),
+ *   source: Config.string("AHP_SOURCE"),
+ *   observationTimeoutMs: Config.integer("AHP_OBSERVATION_TIMEOUT_MS")
+ * })
+ * ```
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerConfig = (
-  config: Config.Config<string> = Config.string("AHP_REGISTRATION"),
-  options?: Options
-): Layer.Layer<Hooks, Registry.ConfigurationError | ConfigError.ConfigError, Transports> =>
-  Layer.unwrapEffect(Effect.map(config, (text) =>
-    Either.match(Json.parse(text), {
-      onLeft: (error) =>
-        Layer.fail(
-          new Registry.ConfigurationError({ issues: [{ code: "invalid-document", path: "", message: error.message }] })
-        ),
-      onRight: (registration) => layer(registration, options)
-    })))
+export const layerConfig = <E = never, R = never>(
+  config: Config.Config.Wrap<ConfigOptions> = defaultConfig,
+  serving?: { readonly backends?: Readonly<Record<string, Served<E, R>>> | undefined }
+): Layer.Layer<Hooks, Registry.ConfigurationError | ConfigError.ConfigError | E, Transports | Exclude<R, Scope.Scope>> =>
+  Layer.unwrapEffect(
+    Effect.map(Config.unwrap(config), ({ registration, ...options }) =>
+      layerJson(registration, { ...options, backends: serving?.backends }))
+  )
+
+/**
+ * A layer building the service from a registration document held as JSON text. Text that
+ * is not JSON is a `ConfigurationError` like any other invalid registration.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerJson = <E = never, R = never>(
+  text: string,
+  options?: ServingOptions<E, R>
+): Layer.Layer<Hooks, Registry.ConfigurationError | E, Transports | Exclude<R, Scope.Scope>> =>
+  Either.match(Json.parse(text), {
+    onLeft: (error) =>
+      Layer.fail(new Registry.ConfigurationError({ issues: [{ code: "invalid-document", path: "", message: error.message }] })),
+    onRight: (document) => layer(document, options)
+  })
 
 /**
  * A test double: the real service over in-process backends (plain Effect functions keyed

@@ -37,6 +37,8 @@ export const ConfigurationCode = Schema.Literal(
   "event-not-intercepted-by-host",
   "event-not-observed-by-host",
   "wildcard-selects-nothing",
+  "in-process-backend-not-served",
+  "served-backend-not-registered",
   "invalid-value"
 )
 
@@ -144,9 +146,10 @@ const decodeRegistration = Decoder.make(Registration.Registration)
  * grant offers for the subscription's mode (selectors the schema rejects are its to
  * report), and an intercept deadline must fit a timer.
  */
-const hostIssues = (document: unknown, grant: Grant.Grant): Array<ConfigurationIssue> => {
+const hostIssues = (document: unknown, grant: Grant.Grant, served: ReadonlyArray<string> | undefined): Array<ConfigurationIssue> => {
   const issues: Array<ConfigurationIssue> = []
   if (!Json.isObject(document) || !Array.isArray(document.hooks)) return issues
+  if (served !== undefined) issues.push(...servingIssues(document.hooks, served))
   document.hooks.forEach((backend: unknown, b) => {
     if (!Json.isObject(backend) || !Array.isArray(backend.subscriptions)) return
     backend.subscriptions.forEach((sub: unknown, s) => {
@@ -184,6 +187,37 @@ const hostIssues = (document: unknown, grant: Grant.Grant): Array<ConfigurationI
       })
     })
   })
+  return issues
+}
+
+/**
+ * What the host serves in process against what the document registers so: every backend
+ * registered `in-process` must be served, and every served id registered `in-process`.
+ */
+const servingIssues = (hooks: ReadonlyArray<unknown>, served: ReadonlyArray<string>): Array<ConfigurationIssue> => {
+  const registered = new Set<string>()
+  const issues: Array<ConfigurationIssue> = []
+  hooks.forEach((backend, b) => {
+    if (!Json.isObject(backend) || typeof backend.id !== "string") return
+    if (!Json.isObject(backend.transport) || backend.transport.type !== "in-process") return
+    registered.add(backend.id)
+    if (!served.includes(backend.id)) {
+      issues.push({
+        code: "in-process-backend-not-served",
+        path: `/hooks/${b}/transport`,
+        message: `${backend.id} is registered in-process, but this host serves no backend by that id`
+      })
+    }
+  })
+  for (const id of served) {
+    if (!registered.has(id)) {
+      issues.push({
+        code: "served-backend-not-registered",
+        path: "/hooks",
+        message: `the host serves ${id} in process, but no backend is registered in-process by that id`
+      })
+    }
+  }
   return issues
 }
 
@@ -239,12 +273,18 @@ const compileRoutes = (registration: Registration.Registration, grant: Grant.Gra
 }
 
 /**
- * Compiles a registration document (any JSON value) against a grant.
+ * Compiles a registration document (any JSON value) against a grant. With `served` (the ids
+ * of the backends the host serves in process) the document's `in-process` backends are
+ * checked against them; without it they are not (a validator that knows no host).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const compile = (document: unknown, grant: Grant.Grant): Either.Either<Registry, ConfigurationError> => {
+export const compile = (
+  document: unknown,
+  grant: Grant.Grant,
+  options?: { readonly served?: ReadonlyArray<string> | undefined }
+): Either.Either<Registry, ConfigurationError> => {
   const decoded = decodeRegistration(document)
   const issues: Array<ConfigurationIssue> = [
     ...(Either.isLeft(decoded)
@@ -254,7 +294,7 @@ export const compile = (document: unknown, grant: Grant.Grant): Either.Either<Re
         message: issue.message
       }))
       : []),
-    ...hostIssues(document, grant)
+    ...hostIssues(document, grant, options?.served)
   ]
   if (Either.isLeft(decoded) || issues.length > 0) {
     return Either.left(new ConfigurationError({ issues: issues.sort((a, b) => comparePaths(a.path, b.path)) }))

@@ -224,10 +224,33 @@ const isolate = (value: Json.JsonValue): Effect.Effect<Json.JsonValue, Transport
 }
 
 /**
- * Serves backends by id from in-process functions. Messages are deep-copied in both
- * directions, so a backend can never mutate harness state (or the reverse): the harness's
- * own messages (always JSON) structurally with `Json.clone`, a backend's answers through
- * JSON text. A backend id with no function fails with `unsupported`.
+ * The endpoint of an in-process backend. Messages are deep-copied in both directions, so
+ * a backend can never mutate harness state (or the reverse): the harness's own messages
+ * (always JSON) structurally with `Json.clone`, a backend's answers through JSON text.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const inProcessEndpoint = (target: InProcessBackend): Endpoint => ({
+  request: (message) =>
+    Effect.flatMap(Effect.sync(() => Json.clone(message)), (copy) => Effect.flatMap(target.request(copy), isolate)),
+  notify: (message) => Effect.flatMap(Effect.sync(() => Json.clone(message)), target.notify)
+})
+
+/**
+ * The failure of connecting a backend registered `in-process` through a transport service
+ * (only the host serves those, by id).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const notServed = (backend: Registration.Backend): TransportError =>
+  new TransportError({ reason: "unsupported", detail: `no in-process backend is served as ${backend.id}` })
+
+/**
+ * Serves backends by id from in-process functions (whatever their registered transport),
+ * each through `inProcessEndpoint`. A backend id with no function fails with
+ * `unsupported`.
  *
  * @since 0.1.0
  * @category layers
@@ -238,16 +261,7 @@ export const layerInProcess = (backends: Readonly<Record<string, InProcessBacken
     Transports.of({
       connect: (backend) => {
         const target = Object.prototype.hasOwnProperty.call(backends, backend.id) ? backends[backend.id] : undefined
-        if (target === undefined) {
-          return Effect.fail(
-            new TransportError({ reason: "unsupported", detail: `no in-process backend is registered as ${backend.id}` })
-          )
-        }
-        return Effect.succeed({
-          request: (message) =>
-            Effect.flatMap(Effect.sync(() => Json.clone(message)), (copy) => Effect.flatMap(target.request(copy), isolate)),
-          notify: (message) => Effect.flatMap(Effect.sync(() => Json.clone(message)), target.notify)
-        })
+        return target === undefined ? Effect.fail(notServed(backend)) : Effect.succeed(inProcessEndpoint(target))
       }
     })
   )

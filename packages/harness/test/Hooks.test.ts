@@ -1,6 +1,6 @@
-import { Hooks, Transport } from "@effect-ahp/harness"
+import { Grant, Hooks, Transport } from "@effect-ahp/harness"
 import { assert, describe, it } from "@effect/vitest"
-import { Config, Deferred, Effect, Exit, Fiber, Layer, Scope, TestClock } from "effect"
+import { Config, ConfigError, ConfigProvider, Deferred, Effect, Exit, Fiber, Layer, Scope, TestClock } from "effect"
 import { answer, backends, intercept, observe, raw, registration, toolBefore, withHooks } from "./support.js"
 
 const A = "com.example.a"
@@ -494,11 +494,15 @@ describe("in-process isolation", () => {
 })
 
 describe("layers", () => {
-  it.effect("layerConfig reads the registration from configuration", () => {
+  /** Builds `layer` under a configuration provider holding `entries`. */
+  const fromMap = <A, E>(layer: Layer.Layer<A, E>, entries: ReadonlyArray<readonly [string, string]>) =>
+    layer.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(entries)))))
+
+  it.effect("layerConfig reads the registration from AHP_REGISTRATION by default", () => {
     const { layer, log } = backends({ [A]: answer({ type: "deny", reason: "configured" }) })
     const text = JSON.stringify(registration([{ id: A, subscriptions: [intercept(["tool.before"])] }]))
     return Hooks.dispatch("tool.before", toolBefore()).pipe(
-      Effect.provide(Hooks.layerConfig(Config.succeed(text)).pipe(Layer.provide(layer))),
+      Effect.provide(fromMap(Hooks.layerConfig().pipe(Layer.provide(layer)), [["AHP_REGISTRATION", text]])),
       Effect.map((result) => {
         assert.strictEqual(result.decision.denial?.reason, "configured")
         assert.strictEqual(log.length, 1)
@@ -506,8 +510,73 @@ describe("layers", () => {
     )
   })
 
+  it.effect("layerConfig reads every option through its Config", () => {
+    const { layer, log } = backends({ [A]: answer() })
+    const text = JSON.stringify(registration([{ id: A, subscriptions: [intercept(["tool.before"])] }]))
+    const configured = Hooks.layerConfig({
+      registration: Config.string("REGISTRATION"),
+      source: Config.string("SOURCE"),
+      grant: Config.map(Config.integer("CONTINUATIONS"), (n) => Grant.full({ maxContinuations: n })),
+      observationTimeoutMs: Config.integer("OBSERVATION_TIMEOUT_MS"),
+      maxAttachmentBytes: Config.integer("MAX_ATTACHMENT_BYTES"),
+      attachmentTimeoutMs: Config.integer("ATTACHMENT_TIMEOUT_MS"),
+      uploadConcurrency: Config.integer("UPLOAD_CONCURRENCY")
+    }).pipe(Layer.provide(layer))
+    return Effect.gen(function*() {
+      const hooks = yield* Hooks.Hooks
+      yield* hooks.dispatch("tool.before", toolBefore())
+      assert.strictEqual(hooks.grant.maxContinuations, 3)
+      assert.strictEqual(log[0]!.event.source, "urn:example:configured")
+    }).pipe(Effect.provide(fromMap(configured, [
+      ["REGISTRATION", text],
+      ["SOURCE", "urn:example:configured"],
+      ["CONTINUATIONS", "3"],
+      ["OBSERVATION_TIMEOUT_MS", "100"],
+      ["MAX_ATTACHMENT_BYTES", "1024"],
+      ["ATTACHMENT_TIMEOUT_MS", "100"],
+      ["UPLOAD_CONCURRENCY", "1"]
+    ])))
+  })
+
+  it.effect("layerConfig fails with a ConfigError for a missing or unreadable value", () =>
+    Effect.gen(function*() {
+      const text = JSON.stringify(registration([{ id: A, subscriptions: [intercept(["tool.before"])] }]))
+      const build = (entries: ReadonlyArray<readonly [string, string]>) =>
+        Layer.build(fromMap(
+          Hooks.layerConfig({ ...Hooks.defaultConfig, observationTimeoutMs: Config.integer("TIMEOUT") }).pipe(
+            Layer.provide(Transport.layerInProcess({}))
+          ),
+          entries
+        )).pipe(Effect.scoped, Effect.flip)
+      const missing = yield* build([["TIMEOUT", "5"]])
+      assert.isTrue(ConfigError.isConfigError(missing) && ConfigError.isMissingData(missing), String(missing))
+      const invalid = yield* build([["AHP_REGISTRATION", text], ["TIMEOUT", "soon"]])
+      assert.isTrue(ConfigError.isConfigError(invalid) && ConfigError.isInvalidData(invalid), String(invalid))
+    }))
+
+  it.effect("layerConfig serves in-process backends beside the configured registration", () => {
+    const text = JSON.stringify({
+      protocolVersion: "draft",
+      hooks: [{ id: A, transport: { type: "in-process" }, subscriptions: [intercept(["tool.before"])] }]
+    })
+    const served: Transport.InProcessBackend = {
+      request: (message) => answer({ type: "deny", reason: "in process" })(message, 0),
+      notify: () => Effect.void
+    }
+    return Hooks.dispatch("tool.before", toolBefore()).pipe(
+      Effect.provide(fromMap(
+        Hooks.layerConfig(Hooks.defaultConfig, { backends: { [A]: served } }).pipe(Layer.provide(Transport.layerInProcess({}))),
+        [["AHP_REGISTRATION", text]]
+      )),
+      Effect.map((result) => assert.strictEqual(result.decision.denial?.reason, "in process"))
+    )
+  })
+
   it.effect("layerConfig reports text that is not JSON as a configuration error", () =>
-    Effect.flip(Layer.build(Hooks.layerConfig(Config.succeed("{ nope")).pipe(Layer.provide(Transport.layerInProcess({}))))).pipe(
+    Effect.flip(Layer.build(fromMap(
+      Hooks.layerConfig().pipe(Layer.provide(Transport.layerInProcess({}))),
+      [["AHP_REGISTRATION", "{ nope"]]
+    ))).pipe(
       Effect.scoped,
       Effect.map((error) => {
         assert.strictEqual(error._tag, "ConfigurationError")

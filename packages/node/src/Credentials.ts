@@ -4,6 +4,8 @@
  *
  * @since 0.1.0
  */
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -125,17 +127,33 @@ export const layer = (
 ): Layer.Layer<CredentialResolver> => Layer.succeed(CredentialResolver, make(lookup))
 
 /**
- * The default resolver: `env` references read `process.env` at each resolution; `ref`
- * references come from `refs` (none by default, so every `ref` is missing).
+ * The default resolver, through `Config`: an `env` reference is `Config.redacted(name)`,
+ * read at each resolution from the `ConfigProvider` in place when the layer is built (by
+ * default the process environment; `ConfigProvider.fromMap` in tests); a `ref` reference
+ * comes from `refs` (none by default, so every `ref` is missing), each a value or a
+ * `Config` read at each resolution. A value the provider cannot read is `unavailable`.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerEnv = (
-  refs: Readonly<Record<string, string | Redacted.Redacted<string>>> = {}
+  refs: Readonly<Record<string, string | Redacted.Redacted<string> | Config.Config<Redacted.Redacted<string>>>> = {}
 ): Layer.Layer<CredentialResolver> =>
-  layer((reference) =>
-    Effect.sync(() => reference.kind === "env" ? process.env[reference.name] : own(refs, reference.name))
+  Layer.effect(
+    CredentialResolver,
+    Effect.configProviderWith((provider) =>
+      Effect.succeed(make((reference) => {
+        const found = reference.kind === "env" ? Config.redacted(reference.name) : own(refs, reference.name)
+        if (!Config.isConfig(found)) return Effect.succeed(found)
+        return provider.load(found).pipe(
+          Effect.catchAll((error) =>
+            ConfigError.isMissingDataOnly(error)
+              ? Effect.succeed(undefined)
+              : Effect.fail(new CredentialError({ reference, reason: "unavailable" }))
+          )
+        )
+      }))
+    )
   )
 
 /**

@@ -11,6 +11,7 @@ import * as TransportApi from "@effect-ahp/harness/Transport"
 import type * as Uploads from "@effect-ahp/harness/Uploads"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
@@ -50,8 +51,8 @@ export type Requirements = Credentials.CredentialResolver | HttpTransport.Dispat
  * Builds the service from the platform services it uses. Only those services are captured:
  * each endpoint lives in the scope of the `connect` call, never in a scope that happened to
  * be in context when the service was built. A stdio endpoint redacts from its stderr tails
- * the configured `secrets` and the values of the environment variables named by the
- * `tokenEnv` of every backend connected through the service. HTTP endpoints share one
+ * the configured `secrets` and the values the `CredentialResolver` gives for the `tokenEnv`
+ * of every backend connected through the service. HTTP endpoints share one
  * `HttpAuth` (built from `options.http` and the `TokenStore` in context, if any), so OAuth
  * tokens and what discovery learned are cached for as long as the service lives.
  *
@@ -68,12 +69,15 @@ export const make = (options: Options = {}): Effect.Effect<TransportApi.Transpor
     ),
     (context) => {
       const configured = (options.secrets ?? []).map((secret) => Redacted.isRedacted(secret) ? Redacted.value(secret) : secret)
+      const resolver = Context.get(context, Credentials.CredentialResolver)
       const tokenEnvs = new Set<string>()
+      // Read when a tail is rendered, so a rotated value is redacted too; a resolver that
+      // cannot answer at once (or at all) adds nothing.
       const secrets = () => [
         ...configured,
         ...[...tokenEnvs].flatMap((name) => {
-          const value = process.env[name]
-          return value === undefined ? [] : [value]
+          const resolved = Effect.runSyncExit(resolver.resolve({ kind: "env", name }))
+          return Exit.isSuccess(resolved) ? [Redacted.value(resolved.value)] : []
         })
       ]
       return TransportApi.Transports.of({
@@ -81,6 +85,7 @@ export const make = (options: Options = {}): Effect.Effect<TransportApi.Transpor
           const transport = backend.transport
           const auth = backend.authentication
           if (auth?.type === "bearer" && auth.tokenEnv !== undefined) tokenEnvs.add(auth.tokenEnv)
+          if (transport.type === "in-process") return Effect.fail(TransportApi.notServed(backend))
           const endpoint: Effect.Effect<TransportApi.Endpoint, never, Requirements | Scope.Scope> =
             transport.type === "stdio"
               ? StdioTransport.connect(transport, options.stdio, { ...connectOptions, backend: backend.id, secrets })

@@ -45,6 +45,14 @@ export * as HttpTransport from "./HttpTransport.js"
 export * as HttpUpload from "./HttpUpload.js"
 
 /**
+ * The `Hooks` service on Node driven by `Config` alone: the registration from a file or as
+ * JSON text, the harness options and the credential references.
+ *
+ * @since 0.1.0
+ */
+export * as NodeHooks from "./NodeHooks.js"
+
+/**
  * The `Transports` service for Node, connecting backends by transport type.
  *
  * @since 0.1.0

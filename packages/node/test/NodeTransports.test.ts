@@ -3,7 +3,7 @@ import { Transport } from "@effect-ahp/harness"
 import { Registration } from "@effect-ahp/protocol"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Redacted, Schema } from "effect"
+import { Config, ConfigError, ConfigProvider, Effect, Either, Layer, Redacted, Schema } from "effect"
 import { httpBackend, httpRequests, okResponse, request, script } from "./utils.js"
 
 const decodeBackend = Schema.decodeUnknownSync(Registration.Backend)
@@ -69,22 +69,40 @@ describe("NodeTransports", () => {
 })
 
 describe("Credentials", () => {
-  it.effect("resolves env and ref references; missing and empty values are errors naming only the reference", () =>
+  const provider = ConfigProvider.fromMap(new Map([["POLICY_TOKEN", "from-env"], ["EMPTY_TOKEN", ""], ["VAULT", "from-config"]]))
+
+  it.effect("resolves env references through Config and refs from values or Configs; missing and empty values are errors naming only the reference", () =>
     Effect.gen(function*() {
-      process.env.AHP_NODE_CREDENTIAL_TEST = "from-env"
-      process.env.AHP_NODE_CREDENTIAL_EMPTY = ""
       const resolver = yield* Credentials.CredentialResolver
-      const env = yield* resolver.resolve({ kind: "env", name: "AHP_NODE_CREDENTIAL_TEST" })
+      const env = yield* resolver.resolve({ kind: "env", name: "POLICY_TOKEN" })
       assert.strictEqual(Redacted.value(env), "from-env")
       assert.notInclude(String(env), "from-env")
       const ref = yield* resolver.resolve({ kind: "ref", name: "vault/policy" })
       assert.strictEqual(Redacted.value(ref), "from-ref")
-      const missing = yield* Effect.flip(resolver.resolve({ kind: "env", name: "AHP_NODE_CREDENTIAL_ABSENT" }))
+      const configured = yield* resolver.resolve({ kind: "ref", name: "vault/configured" })
+      assert.strictEqual(Redacted.value(configured), "from-config")
+      const missing = yield* Effect.flip(resolver.resolve({ kind: "env", name: "ABSENT_TOKEN" }))
       assert.strictEqual(missing.reason, "missing")
-      assert.strictEqual(missing.message, "environment variable AHP_NODE_CREDENTIAL_ABSENT is missing")
-      const empty = yield* Effect.flip(resolver.resolve({ kind: "env", name: "AHP_NODE_CREDENTIAL_EMPTY" }))
+      assert.strictEqual(missing.message, "environment variable ABSENT_TOKEN is missing")
+      const empty = yield* Effect.flip(resolver.resolve({ kind: "env", name: "EMPTY_TOKEN" }))
       assert.strictEqual(empty.reason, "empty")
       const unknownRef = yield* Effect.flip(resolver.resolve({ kind: "ref", name: "from-env" }))
       assert.strictEqual(unknownRef.message, "secret reference from-env is missing")
-    }).pipe(Effect.provide(Credentials.layerEnv({ "vault/policy": "from-ref" }))))
+      const broken = yield* Effect.flip(resolver.resolve({ kind: "ref", name: "vault/broken" }))
+      assert.strictEqual(broken.message, "secret reference vault/broken is unavailable")
+      assert.notInclude(broken.message, "sealed")
+    }).pipe(Effect.provide(
+      Credentials.layerEnv({
+        "vault/policy": "from-ref",
+        "vault/configured": Config.redacted("VAULT"),
+        "vault/broken": Config.mapOrFail(Config.redacted("VAULT"), () => Either.left(ConfigError.InvalidData([], "vault is sealed")))
+      }).pipe(Layer.provide(Layer.setConfigProvider(provider)))
+    )))
+
+  it.effect("reads the provider in place when the layer is built, not the process environment", () =>
+    Effect.gen(function*() {
+      const resolver = yield* Credentials.CredentialResolver
+      const missing = yield* Effect.flip(resolver.resolve({ kind: "env", name: "PATH" }))
+      assert.strictEqual(missing.reason, "missing")
+    }).pipe(Effect.provide(Credentials.layerEnv().pipe(Layer.provide(Layer.setConfigProvider(provider))))))
 })

@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import * as Arbitrary from "effect/Arbitrary"
 import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import {
@@ -199,12 +200,33 @@ export const HttpTransport = struct({
 export type HttpTransport = typeof HttpTransport.Type
 
 /**
- * A backend's transport.
+ * A backend the host serves in its own process (a backend layer or plain Effect functions
+ * handed to the harness by id). Not a portable binding: a document naming one is only
+ * usable by a host that serves that backend, and never appears in generated values.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const Transport = Schema.Union(StdioTransport, HttpTransport).annotations({ identifier: "Transport" })
+export const InProcessTransport = struct({ type: Schema.Literal("in-process") }).annotations({
+  identifier: "InProcessTransport"
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type InProcessTransport = typeof InProcessTransport.Type
+
+/**
+ * A backend's transport: stdio or HTTP (the portable bindings), or in process.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Transport = Schema.Union(StdioTransport, HttpTransport, InProcessTransport).annotations({
+  identifier: "Transport",
+  arbitrary: () => (fc) => fc.oneof(Arbitrary.makeLazy(StdioTransport)(fc), Arbitrary.makeLazy(HttpTransport)(fc))
+})
 
 /**
  * @since 0.1.0
@@ -541,6 +563,8 @@ const duplicateIds = (
   })
 }
 
+const transportTypes = ["stdio", "http", "in-process"]
+
 const literalCredentials = ["token", "bearerToken", "value", "secret", "password", "clientSecret"]
 
 /** The rules of a backend: id, transport, authentication, subscription list and ids, modes. */
@@ -551,15 +575,19 @@ const backendRules = (backend: unknown): ReadonlyArray<Problem> => {
     problems.push(["invalid-backend-id", ["id"], "a backend id must be a reverse-DNS name such as com.example.policy"])
   }
   const transport = backend.transport
-  if (!Json.isObject(transport) || (transport.type !== "stdio" && transport.type !== "http")) {
-    problems.push(["unsupported-transport", ["transport"], "transport must be stdio or http"])
+  if (!Json.isObject(transport) || !transportTypes.includes(transport.type as string)) {
+    problems.push(["unsupported-transport", ["transport"], "transport must be stdio, http or in-process"])
   } else if (transport.type === "http" && typeof transport.url === "string" && !isSafeEndpoint(transport.url)) {
     problems.push(["unsafe-endpoint", ["transport", "url"], "remote endpoints must be https; plain http is only allowed on loopback"])
   }
   const auth = backend.authentication
   if (has(backend, "authentication")) {
-    if (Json.isObject(transport) && transport.type === "stdio") {
-      problems.push(["authentication-not-allowed", ["authentication"], "stdio backends take no authentication (process trust only)"])
+    if (Json.isObject(transport) && (transport.type === "stdio" || transport.type === "in-process")) {
+      problems.push([
+        "authentication-not-allowed",
+        ["authentication"],
+        `${transport.type} backends take no authentication (process trust only)`
+      ])
     }
     if (Json.isObject(auth)) {
       if (auth.type !== "bearer" && auth.type !== "oauth") {
@@ -641,3 +669,140 @@ export const Registration = struct({
  * @category models
  */
 export type Registration = typeof Registration.Type
+
+/**
+ * An event selector of an intercept subscription: an interceptable event type, a family
+ * wildcard such as `tool.*`, or `*`.
+ *
+ * @since 0.1.0
+ * @category builders
+ */
+export type InterceptSelector = EventType.InterceptableEventType | FamilyWildcard | "*"
+
+/**
+ * An event selector of an observe subscription: a catalogue event type, a family wildcard
+ * such as `tool.*`, or `*`.
+ *
+ * @since 0.1.0
+ * @category builders
+ */
+export type ObserveSelector = EventType.EventType | FamilyWildcard | "*"
+
+/**
+ * A family wildcard of the catalogue (`tool.*`, `session.*`, …).
+ *
+ * @since 0.1.0
+ * @category builders
+ */
+export type FamilyWildcard = EventType.EventType extends infer T ? T extends `${infer F}.${string}` ? `${F}.*` : never
+  : never
+
+type Mutable<A> = { -readonly [K in keyof A]: A[K] }
+
+/** What a subscription built in code may set beside its events and mode. */
+type SubscriptionOptions = Partial<Pick<Subscription, Exclude<keyof typeof subscriptionFields, "content">>> & {
+  /** The content selection; `{ default: "omit" }` when absent. */
+  readonly content?: ContentSelection
+}
+
+/**
+ * An intercept subscription in code. Content defaults to `{ default: "omit" }`.
+ *
+ * @example
+ * ```ts
+ * Registration.intercept(["tool.before"], { timeoutMs: 2000, failurePolicy: "fail-closed" })
+ * ```
+ *
+ * @since 0.1.0
+ * @category builders
+ */
+export const intercept = (
+  events: readonly [InterceptSelector, ...Array<InterceptSelector>],
+  options: SubscriptionOptions & { readonly timeoutMs: number; readonly failurePolicy: FailurePolicy }
+): InterceptSubscription => ({ content: { default: "omit" }, ...definedOf(options), events, mode: "intercept" })
+
+/**
+ * An observe subscription in code. Content defaults to `{ default: "omit" }`.
+ *
+ * @since 0.1.0
+ * @category builders
+ */
+export const observe = (
+  events: readonly [ObserveSelector, ...Array<ObserveSelector>],
+  options: SubscriptionOptions = {}
+): ObserveSubscription => ({ content: { default: "omit" }, ...definedOf(options), events, mode: "observe" })
+
+/** The members of an options object that are set (an `undefined` member is left out). */
+const definedOf = <A extends object>(options: A): A =>
+  Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as A
+
+type Subscriptions = readonly [Subscription, ...Array<Subscription>]
+
+/**
+ * A stdio backend in code: `transport` is the stdio transport without its `type`.
+ *
+ * @since 0.1.0
+ * @category builders
+ */
+export const stdio = (
+  id: string,
+  transport: Omit<StdioTransport, "type">,
+  subscriptions: Subscriptions
+): Backend => ({ id, transport: { type: "stdio", ...definedOf(transport) }, subscriptions })
+
+/**
+ * An HTTP backend in code, optionally with endpoint authentication (by reference).
+ *
+ * @since 0.1.0
+ * @category builders
+ */
+export const http = (
+  id: string,
+  transport: { readonly url: string },
+  subscriptions: Subscriptions,
+  options?: { readonly authentication?: Authentication | undefined }
+): Backend => {
+  const backend: Mutable<Backend> = { id, transport: { type: "http", url: transport.url }, subscriptions }
+  if (options?.authentication !== undefined) backend.authentication = options.authentication
+  return backend
+}
+
+/**
+ * A backend the host serves in its own process: the harness routes it to the in-process
+ * backend given under the same id (see `Hooks.layer`'s `backends`), with no transport to
+ * describe.
+ *
+ * @since 0.1.0
+ * @category builders
+ */
+export const inProcess = (id: string, subscriptions: Subscriptions): Backend => ({
+  id,
+  transport: { type: "in-process" },
+  subscriptions
+})
+
+/**
+ * A registration document in code, for protocol revision `draft`. The builders type-check
+ * event selectors per mode, transports and policies; the rules that depend on values (ids,
+ * endpoints, duplicates) are checked where the document is used, by the same Schema as a
+ * document loaded from JSON (`Registration`).
+ *
+ * @example
+ * ```ts
+ * const registration = Registration.make([
+ *   Registration.inProcess("com.example.guard", [
+ *     Registration.intercept(["tool.before"], { timeoutMs: 2000, failurePolicy: "fail-closed" })
+ *   ]),
+ *   Registration.http("com.example.audit", { url: "https://audit.example.com/hooks" }, [
+ *     Registration.observe(["tool.*"])
+ *   ])
+ * ])
+ * ```
+ *
+ * @since 0.1.0
+ * @category builders
+ */
+export const make = (backends: readonly [Backend, ...Array<Backend>]): Registration => ({
+  protocolVersion: "draft",
+  hooks: backends
+})

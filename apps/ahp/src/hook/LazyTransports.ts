@@ -53,6 +53,7 @@ export const layer = (options: Options = {}): Layer.Layer<Transport.Transports> 
       return Transport.Transports.of({
         connect: (backend, connectOptions) => {
           const transport = backend.transport
+          if (transport.type === "in-process") return Effect.fail(Transport.notServed(backend))
           return transport.type === "stdio"
             ? Effect.flatMap(
               Effect.promise(() => import("@effect-ahp/node/StdioTransport")),

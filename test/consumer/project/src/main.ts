@@ -1,62 +1,43 @@
-// A host embedding the harness: one backend in process (a backend layer) and one over
-// stdio (out/backend.js), one tool.before dispatched, the decision printed as JSON; then a
-// Claude Code PreToolUse payload mapped, dispatched and rendered as the hook's answer.
-import { Backend, InProcess } from "@effect-ahp/backend"
+// A host embedding the harness: one backend in process (a backend layer), one over HTTP
+// (served by this process on a loopback port) and one over stdio (out/backend.js), in one
+// Hooks built from a registration written in code; one tool.before dispatched, the decision
+// printed as JSON; then a Claude Code PreToolUse payload mapped, dispatched and rendered as
+// the hook's answer.
+import { Backend, Http, InProcess } from "@effect-ahp/backend"
 import { Hooks } from "@effect-ahp/harness"
 import { Host, Hosts } from "@effect-ahp/hosts"
-import * as Transport from "@effect-ahp/harness/Transport"
 import { NodeTransports } from "@effect-ahp/node"
-import { Wire } from "@effect-ahp/protocol"
+import { Registration, Wire } from "@effect-ahp/protocol"
 import { Effect, Either, Layer } from "effect"
 import { fileURLToPath } from "node:url"
 
-const subscription = {
-  mode: "intercept",
-  events: ["tool.before"],
+const subscription = Registration.intercept(["tool.before"], {
   timeoutMs: 10_000,
   failurePolicy: "fail-closed",
   content: { default: "body" }
-}
+})
 
-export const registration = {
-  protocolVersion: "draft",
-  hooks: [
-    {
-      id: "com.example.notes",
-      transport: { type: "stdio", command: "in-process", lifecycle: "persistent" },
-      subscriptions: [subscription]
-    },
-    {
-      id: "com.example.guard",
-      transport: {
-        type: "stdio",
-        command: process.execPath,
-        args: [fileURLToPath(new URL("backend.js", import.meta.url))],
-        lifecycle: "persistent"
-      },
-      subscriptions: [subscription]
-    }
-  ]
-}
+export const registration = (http: string) =>
+  Registration.make([
+    Registration.inProcess("com.example.notes", [subscription]),
+    Registration.http("com.example.remote", { url: http }, [subscription]),
+    Registration.stdio("com.example.guard", {
+      command: process.execPath,
+      args: [fileURLToPath(new URL("backend.js", import.meta.url))],
+      lifecycle: "persistent"
+    }, [subscription])
+  ])
 
-const notes = Backend.make(
-  Backend.intercept("tool.before", () => Effect.succeed([{ type: "message" as const, text: "seen in process" }]))
-)
+const note = (text: string) =>
+  Backend.make(Backend.intercept("tool.before", () => Effect.succeed([{ type: "message" as const, text }])))
 
-// com.example.notes runs in this process; every other backend through the Node transports.
-const transports = Layer.scoped(
-  Transport.Transports,
-  Effect.gen(function*() {
-    const inProcess = yield* Effect.provide(
-      Transport.Transports,
-      Transport.layerInProcess({ "com.example.notes": yield* InProcess.fromLayer(notes) })
-    )
-    const node = yield* Effect.provide(Transport.Transports, NodeTransports.layerNode())
-    return Transport.Transports.of({
-      connect: (backend) => backend.id === "com.example.notes" ? inProcess.connect(backend) : node.connect(backend)
-    })
-  })
-)
+// com.example.notes runs in this process; the others through the Node transports.
+const HooksLive = Layer.unwrapEffect(Effect.map(Http.Address, ({ url }) =>
+  Hooks.layer(registration(url), {
+    backends: { "com.example.notes": InProcess.fromLayer(note("seen in process")) }
+  }))).pipe(
+    Layer.provide(Layer.merge(NodeTransports.layerNode(), Http.serve(note("seen over HTTP"), { port: 0 })))
+  )
 
 // What Claude Code sends a PreToolUse command hook on stdin.
 const preToolUse = {
@@ -81,7 +62,7 @@ const claudeCodeHook = Effect.gen(function*() {
 })
 
 const program = Effect.gen(function*() {
-  const verdict = Wire.validate(registration)
+  const verdict = Wire.validate(registration("https://remote.example.com/hooks"))
   const hooks = yield* Hooks.Hooks
   const result = yield* hooks.dispatch("tool.before", {
     session: { id: "session-1" },
@@ -100,7 +81,7 @@ const program = Effect.gen(function*() {
 })
 
 program.pipe(
-  Effect.provide(Hooks.layer(registration).pipe(Layer.provide(transports))),
+  Effect.provide(HooksLive),
   Effect.runPromise
 ).then(
   (summary) => console.log(JSON.stringify(summary)),
