@@ -190,11 +190,10 @@ const summary = (effect: HookEffect.HookEffect): typeof EffectSummary.Type => {
 
 const interceptor = (step: Chain.Step): typeof Interceptor.Type => {
   const failure = step.failure
-  const transport = step.route.backend.transport.type
   return {
     backend: step.route.backend.id,
     subscription: step.route.label,
-    transport: transport === "stdio" || transport === "http" ? transport : "in-process",
+    transport: step.route.backend.transport.type,
     latencyMs: Math.round(step.latencyMs * 1000) / 1000,
     outcome: failure !== undefined
       ? failure.phase === "protocol" || failure.phase === "staging" ? "rejected" : "failed"
