@@ -220,6 +220,28 @@ const conformance = CommandLine.make({
   run: (options): Run => load(() => import("./Conformance.js"), (m) => m.run(options))
 })
 
+const test = CommandLine.make({
+  name: "test",
+  summary: "Run policy test cases against the real backends; print a pass/fail table",
+  details: [
+    "A case file holds a registration (inline, or a path relative to the case file), an event (or a",
+    "host and its hook payload) and what to expect: decision, event parts, messages, failure codes.",
+    "Each failure is shown as a diff of the differing paths; --record writes the outcomes as expectations."
+  ],
+  exitCodes: [
+    [0, "every case passed (or, with --record, every case was recorded)"],
+    [1, "a case failed"],
+    [2, `a case file that cannot be read or is not a valid case, or a JUnit file that cannot be written; ${unusable}`],
+    interrupted
+  ],
+  options: {
+    junit: CommandLine.optionalText("junit", "FILE", "also write the results as JUnit XML to FILE"),
+    record: CommandLine.flag("record", "write each case's current outcome as its expectation (rewrites the files)")
+  },
+  args: CommandLine.atLeastOne("FILE", "the case files (JSON)"),
+  run: (options, files): Run => load(() => import("./PolicyTest.js"), (m) => Effect.asVoid(m.run({ ...options, files })))
+})
+
 const auth = CommandLine.make({
   name: "auth",
   summary: "OAuth logins for HTTP backends: login BACKEND, logout BACKEND, status",
@@ -315,7 +337,7 @@ export const program: CommandLine.Program<Run> = {
   name: "ahp",
   version: packageJson.version,
   summary: "Agent Hooks Protocol tools",
-  commands: [validate, dispatch, inspect, serve, demo, conformance, hook, bridge, auth],
+  commands: [validate, dispatch, inspect, serve, demo, test, conformance, hook, bridge, auth],
   exitCodes: [
     [0, "the command did its job (a deny decision included)"],
     [1, "it ran and found problems in its subject: invalid documents, failing checks, a failing backend"],
