@@ -242,6 +242,31 @@ const test = CommandLine.make({
   run: (options, files): Run => load(() => import("./PolicyTest.js"), (m) => Effect.asVoid(m.run({ ...options, files })))
 })
 
+const replay = CommandLine.make({
+  name: "replay",
+  summary: "Re-dispatch the events of a decision audit file and report every decision that changed",
+  details: [
+    "Reads the records written with --audit-content (others are reported as skipped) line by line and",
+    "dispatches each event through the registration (--registration, else found as `ahp hook` does)."
+  ],
+  exitCodes: [
+    [0, "no decision changed"],
+    [1, "a decision changed"],
+    [2, `an audit file or registration that cannot be used, or a line that is not an audit record; ${unusable}`],
+    interrupted
+  ],
+  options: {
+    registration: CommandLine.optionalText(
+      "registration",
+      "FILE",
+      "the registration to replay against",
+      "default: looked up as `ahp hook` does"
+    )
+  },
+  args: CommandLine.exactlyOne("AUDIT.jsonl", "the decision audit file (JSON Lines)"),
+  run: (options, file): Run => load(() => import("./Replay.js"), (m) => Effect.asVoid(m.run({ ...options, file })))
+})
+
 const auth = CommandLine.make({
   name: "auth",
   summary: "OAuth logins for HTTP backends: login BACKEND, logout BACKEND, status",
@@ -337,7 +362,7 @@ export const program: CommandLine.Program<Run> = {
   name: "ahp",
   version: packageJson.version,
   summary: "Agent Hooks Protocol tools",
-  commands: [validate, dispatch, inspect, serve, demo, test, conformance, hook, bridge, auth],
+  commands: [validate, dispatch, inspect, serve, demo, test, replay, conformance, hook, bridge, auth],
   exitCodes: [
     [0, "the command did its job (a deny decision included)"],
     [1, "it ran and found problems in its subject: invalid documents, failing checks, a failing backend"],

@@ -177,7 +177,7 @@ describe("subsetDiff", () => {
 })
 
 describe("ahp test (the real binary)", () => {
-  it.scopedLive("runs a case against a real stdio backend: exit 1 for a failing case, 0 for a passing one", () =>
+  it.scopedLive("runs cases against a real stdio backend: exit 1 when one fails", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
       writeFile(dir, "registration.json", registration({
@@ -193,7 +193,5 @@ describe("ahp test (the real binary)", () => {
       assert.match(run.stdout, /PASS\s+deny\s+deny/)
       assert.match(run.stdout, /FAIL\s+wrong\s+allow/)
       assert.include(fs.readFileSync(junit, "utf8"), `failures="1"`)
-      const passing = yield* runCli(["test", deny])
-      assert.strictEqual(passing.code, 0, passing.stdout)
     }))
 })
