@@ -4,9 +4,10 @@
  *
  * @since 0.1.0
  */
-import { Audit } from "@effect-ahp/harness"
-import { AuditFile } from "@effect-ahp/node"
-import { Effect, Layer, Option } from "effect"
+import * as Audit from "@effect-ahp/harness/Audit"
+import * as AuditFile from "@effect-ahp/node/AuditFile"
+import { Effect, Either, Layer, Option } from "effect"
+import type * as Scope from "effect/Scope"
 import * as Io from "./Io.js"
 
 /**
@@ -31,3 +32,19 @@ export const withAudit = (file: Option.Option<string>, content: boolean) =>
         )
       )
   })
+
+/**
+ * Provides the decision audit for a hook call, which must be answered whatever happens: a
+ * file that cannot be opened is reported through `warn` and the call runs without audit.
+ * The records are written when the enclosing scope closes at the latest.
+ *
+ * @since 0.1.0
+ * @category audit
+ */
+export const withAuditOrWarn = (file: string, content: boolean, warn: (message: string) => Effect.Effect<void>) =>
+<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, Exclude<R, Audit.Audit> | Scope.Scope> =>
+  Effect.flatMap(Effect.either(AuditFile.make(file, { content })), (opened) =>
+    Either.match(opened, {
+      onLeft: (error) => Effect.zipRight(warn(`${error.message}: the call is not audited`), self as Effect.Effect<A, E, Exclude<R, Audit.Audit>>),
+      onRight: (audit) => Effect.provideService(self, Audit.Audit, audit)
+    }))

@@ -305,7 +305,7 @@ const bridge = CommandLine.make({
     "/hooks/claude-code. The registration is looked up as `ahp hook` does and reloaded when it changes."
   ],
   exitCodes: [
-    [2, "a usage error, no registration found, or a socket or port that cannot be listened on"],
+    [2, "a usage error, no registration found, a socket or port that cannot be listened on, or an audit file that cannot be opened"],
     [130, "stopped (Ctrl-C or SIGTERM)"]
   ],
   options: {
@@ -329,7 +329,8 @@ const bridge = CommandLine.make({
       "default: the one `ahp hook` looks for, from the registration's path"
     ),
     noSocket: CommandLine.flag("no-socket", "do not listen on a local socket"),
-    verbose: CommandLine.flag("verbose", "log a trace of every call on stderr")
+    verbose: CommandLine.flag("verbose", "log a trace of every call on stderr"),
+    ...auditOptions
   },
   run: (options): Run =>
     load(() => import("./hook/Bridge.js"), (m) =>

@@ -42,6 +42,8 @@ export interface Request {
   readonly failClosed: boolean
   readonly verbose: boolean
   readonly source: string | undefined
+  /** The decision audit file and whether records carry the event (the audit is loaded only then). */
+  readonly audit: { readonly file: string; readonly content: boolean } | undefined
   /** Called with the result as soon as it is known, before the backends are stopped. */
   readonly onAnswer: (result: Result) => void
 }
@@ -112,7 +114,7 @@ const program = (request: Request): Effect.Effect<Result> => {
     )
   }
   return Effect.scoped(
-    Effect.matchEffect(Policy.make(host, document.right), {
+    audited(request, Effect.matchEffect(Policy.make(host, document.right), {
       onFailure: (error) =>
         Effect.succeed(failed(
           `the AHP registration ${located.file} is invalid: ${issuesText(error)}`,
@@ -134,8 +136,19 @@ const program = (request: Request): Effect.Effect<Result> => {
           (reply): Result => ({ ...reply, summary })
         )
       }
-    }).pipe(Effect.tap(answered(request)))
+    })).pipe(Effect.tap(answered(request)))
   ).pipe(Effect.provide(transports(request.exitGraceMs, request.registration)))
+}
+
+/** The call under the decision audit when one is asked for (its module loaded only then). */
+const audited = <A, E, R>(request: Request, self: Effect.Effect<A, E, R>) => {
+  const audit = request.audit
+  if (audit === undefined) return self
+  return Effect.flatMap(
+    Effect.promise(() => import("../Audit.js")),
+    (Audit) =>
+      Audit.withAuditOrWarn(audit.file, audit.content, (message) => Effect.sync(() => void process.stderr.write(`ahp: ${message}\n`)))(self)
+  )
 }
 
 /**
