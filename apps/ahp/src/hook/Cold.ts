@@ -42,8 +42,11 @@ export interface Request {
   readonly failClosed: boolean
   readonly verbose: boolean
   readonly source: string | undefined
-  /** The decision audit file and whether records carry the event (the audit is loaded only then). */
-  readonly audit: { readonly file: string; readonly content: boolean } | undefined
+  /**
+   * The decision audit: a file (JSON Lines) and whether records carry the event, or `telemetry`
+   * (the `OTEL_*` variables ask for an export); the audit is loaded only when one is set.
+   */
+  readonly audit: { readonly file: string | undefined; readonly content: boolean; readonly telemetry: boolean }
   /** Called with the result as soon as it is known, before the backends are stopped. */
   readonly onAnswer: (result: Result) => void
 }
@@ -143,7 +146,7 @@ const program = (request: Request): Effect.Effect<Result> => {
 /** The call under the decision audit when one is asked for (its module loaded only then). */
 const audited = <A, E, R>(request: Request, self: Effect.Effect<A, E, R>) => {
   const audit = request.audit
-  if (audit === undefined) return self
+  if (audit.file === undefined && !audit.telemetry) return self
   return Effect.flatMap(
     Effect.promise(() => import("../Audit.js")),
     (Audit) =>
