@@ -6,11 +6,11 @@
  * @since 0.1.0
  */
 import * as Audit from "@effect-ahp/harness/Audit"
+import * as Tracing from "@effect-ahp/harness/Tracing"
 import * as AuditFile from "@effect-ahp/node/AuditFile"
 import { Effect, Either, Option } from "effect"
 import type * as Scope from "effect/Scope"
 import type * as Tracer from "effect/Tracer"
-import * as Otel from "./internal/otel.js"
 import * as Io from "./Io.js"
 
 interface Sinks {
@@ -36,7 +36,7 @@ const open = <E>(
       else services.push(opened.right)
     }
     let tracer: Tracer.Tracer | undefined
-    if (Otel.configured(process.env)) {
+    if (Tracing.exportRequested(process.env)) {
       const Telemetry = yield* Effect.promise(() => import("./Telemetry.js"))
       const telemetry = yield* Effect.either(Telemetry.make(process.env, { content }))
       if (Either.isLeft(telemetry)) yield* warn(`the OpenTelemetry export is off: ${telemetry.left.message}`)
@@ -66,7 +66,7 @@ const provideSinks = <A, E, R>(self: Effect.Effect<A, E, R>, sinks: Sinks) => {
 export const withAudit = (file: Option.Option<string>, content: boolean) =>
 <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | Io.InputError, Exclude<R, Audit.Audit | Scope.Scope>> =>
   Effect.suspend(() => {
-    if (Option.isNone(file) && !Otel.configured(process.env)) {
+    if (Option.isNone(file) && !Tracing.exportRequested(process.env)) {
       return self as Effect.Effect<A, E, Exclude<R, Audit.Audit | Scope.Scope>>
     }
     return Effect.scoped(Effect.flatMap(

@@ -247,7 +247,8 @@ const replay = CommandLine.make({
   summary: "Re-dispatch the events of a decision audit file and report every decision that changed",
   details: [
     "Reads the records written with --audit-content (others are reported as skipped) line by line and",
-    "dispatches each event through the registration (--registration, else found as `ahp hook` does)."
+    "dispatches each event through the registration (--registration, else $AHP_REGISTRATION_FILE, else",
+    ".ahp/registration.json)."
   ],
   exitCodes: [
     [0, "no decision changed"],
@@ -260,7 +261,7 @@ const replay = CommandLine.make({
       "registration",
       "FILE",
       "the registration to replay against",
-      "default: looked up as `ahp hook` does"
+      "default: $AHP_REGISTRATION_FILE, else .ahp/registration.json"
     )
   },
   args: CommandLine.exactlyOne("AUDIT.jsonl", "the decision audit file (JSON Lines)"),

@@ -1,8 +1,9 @@
 /**
  * `ahp replay AUDIT.jsonl [--registration NEW.json]`: re-dispatches the events recorded in a
  * decision audit file (records written with `--audit-content`) through a registration — by
- * default the one `ahp hook` would find — and reports every decision that changed: the
- * event's id and type, the old and the new decision, and where the chain stopped then and now.
+ * default `$AHP_REGISTRATION_FILE`, else `.ahp/registration.json` — and reports every
+ * decision that changed: the event's id and type, the old and the new decision, and where
+ * the chain stopped then and now.
  *
  * The audit file is untrusted input: it is read line by line (never whole), each line at most
  * `maxLineBytes`, the file at most `maxFileBytes`; a line that is not an audit record is
@@ -18,9 +19,7 @@
 import { Audit, Grant, Hooks } from "@effect-ahp/harness"
 import { Event, Issue, Json } from "@effect-ahp/protocol"
 import { Console, Effect, Either, Option, Ref } from "effect"
-import * as os from "node:os"
 import * as path from "node:path"
-import * as Locate from "./hook/Locate.js"
 import * as Io from "./Io.js"
 import * as PolicyTest from "./PolicyTest.js"
 
@@ -111,30 +110,12 @@ export interface Options {
   readonly transports?: PolicyTest.TransportsFor | undefined
 }
 
-const locate = (flag: Option.Option<string>) =>
-  Effect.suspend(() => {
-    const located = Locate.registration({
-      flag: Option.getOrUndefined(flag),
-      env: process.env,
-      cwd: process.cwd(),
-      payloadCwd: undefined,
-      home: os.homedir()
-    })
-    switch (located._tag) {
-      case "Missing":
-        return Effect.fail(
-          new Io.InputError({
-            file: located.searched[0] ?? "",
-            message: "no registration found: pass --registration, set AHP_REGISTRATION_FILE, or create .ahp/registration.json",
-            issues: []
-          })
-        )
-      case "Unreadable":
-        return Effect.fail(new Io.InputError({ file: located.file, message: `cannot read the registration ${located.file}: ${located.reason}`, issues: [] }))
-      default:
-        return Effect.succeed(located.file)
-    }
-  })
+/**
+ * The registration: `--registration`, else `$AHP_REGISTRATION_FILE`, else
+ * `.ahp/registration.json` in the current folder.
+ */
+const registrationFile = (flag: Option.Option<string>): string =>
+  Option.getOrElse(flag, () => process.env.AHP_REGISTRATION_FILE || path.join(".ahp", "registration.json"))
 
 /**
  * Re-dispatches one line's recorded event; `dispatch` returns the new record.
@@ -176,10 +157,12 @@ const replayLine = (
  * @category running
  */
 export const run = (options: Options): Effect.Effect<ReadonlyArray<Outcome>, never, Io.ExitCode> =>
-  Effect.flatMap(locate(options.registration), (file) =>
-    replay(options, file).pipe(
+  Effect.suspend(() => {
+    const file = registrationFile(options.registration)
+    return replay(options, file).pipe(
       Effect.provide((options.transports ?? PolicyTest.nodeTransports)(path.dirname(path.resolve(file))))
-    )).pipe(
+    )
+  }).pipe(
       Effect.catchTags({
         InputError: (error) => Effect.as(Io.reportFailure(error), [] as ReadonlyArray<Outcome>),
         ConfigError: (error) => Effect.as(Io.reportFailure(error), [] as ReadonlyArray<Outcome>)

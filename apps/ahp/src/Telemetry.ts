@@ -1,6 +1,6 @@
 /**
  * The OpenTelemetry export of the commands that settle calls, loaded only when the standard
- * `OTEL_*` variables ask for it (see `internal/otel.ts`): an OTLP/HTTP tracer (the harness's
+ * `OTEL_*` variables ask for it (`Tracing.exportRequested`): an OTLP/HTTP tracer (the harness's
  * spans per call, route and observation) and an audit sink (`AuditTelemetry`: a span per
  * call with the decision and failure codes as attributes, a log record per audit record),
  * both exported through `@effect/opentelemetry`'s own OTLP exporters (no OpenTelemetry SDK).
@@ -25,7 +25,14 @@ import type { Audit } from "@effect-ahp/harness"
 import { Duration, Effect, Layer, Logger, Option, Tracer } from "effect"
 import type * as ConfigError from "effect/ConfigError"
 import type * as Scope from "effect/Scope"
-import type { Env } from "./internal/otel.js"
+
+/**
+ * The environment the export reads.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Env = Readonly<Record<string, string | undefined>>
 
 /**
  * What the export needs to know from the environment.

@@ -5,12 +5,11 @@
  * `OTEL_EXPORTER_OTLP_ENDPOINT` is set. Nothing set means nothing loaded.
  */
 import { InProcess } from "@effect-ahp/backend"
-import { Audit, Hooks, Transport } from "@effect-ahp/harness"
+import { Audit, Hooks, Tracing, Transport } from "@effect-ahp/harness"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Option } from "effect"
 import * as Http from "node:http"
-import * as Otel from "../src/internal/otel.js"
 import * as Serve from "../src/Serve.js"
 import * as Telemetry from "../src/Telemetry.js"
 import { intercept, registration, runCli, tempDir, toolBefore, writeFile } from "./support.js"
@@ -72,10 +71,10 @@ const reg = registration(
 
 describe("OpenTelemetry", () => {
   it("is configured only by the OTEL_* variables", () => {
-    assert.isFalse(Otel.configured({}))
-    assert.isTrue(Otel.configured({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318" }))
-    assert.isTrue(Otel.configured({ OTEL_TRACES_EXPORTER: "otlp" }))
-    assert.isFalse(Otel.configured({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", OTEL_SDK_DISABLED: "true" }))
+    assert.isFalse(Tracing.exportRequested({}))
+    assert.isTrue(Tracing.exportRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318" }))
+    assert.isTrue(Tracing.exportRequested({ OTEL_TRACES_EXPORTER: "otlp" }))
+    assert.isFalse(Tracing.exportRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", OTEL_SDK_DISABLED: "true" }))
     assert.deepStrictEqual(Telemetry.settings({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318/", OTEL_EXPORTER_OTLP_HEADERS: "a=b%20c, x = y" }), {
       traces: Option.some("http://c:4318/v1/traces"),
       logs: Option.some("http://c:4318/v1/logs"),

@@ -6,7 +6,6 @@
  * @since 0.1.0
  */
 import * as HostEvents from "@effect-ahp/hosts/HostEvents"
-import * as Otel from "../internal/otel.js"
 
 /**
  * `ahp hook claude-code|codex`: answer one hook call.
@@ -32,8 +31,6 @@ export interface Run {
   readonly audit: string | undefined
   /** Whether audit records carry the event. */
   readonly auditContent: boolean
-  /** Whether the `OTEL_*` variables ask for an OpenTelemetry export of the call. */
-  readonly telemetry: boolean
 }
 
 /**
@@ -161,7 +158,6 @@ export const parse = (argv: ReadonlyArray<string>, env: Readonly<Record<string, 
     bridge: !flags.has("--no-bridge") && (env.AHP_BRIDGE === undefined || truthy(env.AHP_BRIDGE)),
     payload,
     audit: values["--audit"],
-    auditContent: flags.has("--audit-content"),
-    telemetry: Otel.configured(env)
+    auditContent: flags.has("--audit-content")
   }
 }

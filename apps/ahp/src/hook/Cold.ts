@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import type { Registry } from "@effect-ahp/harness"
+import { type Registry, Tracing } from "@effect-ahp/harness"
 import { type HostEvents, Hosts } from "@effect-ahp/hosts"
 import { Json } from "@effect-ahp/protocol"
 import { Duration, Effect, Either, Exit, Fiber, Layer } from "effect"
@@ -43,10 +43,10 @@ export interface Request {
   readonly verbose: boolean
   readonly source: string | undefined
   /**
-   * The decision audit: a file (JSON Lines) and whether records carry the event, or `telemetry`
-   * (the `OTEL_*` variables ask for an export); the audit is loaded only when one is set.
+   * The decision audit file (JSON Lines) and whether records carry the event; the audit is
+   * loaded only with a file or when the `OTEL_*` variables ask for an export.
    */
-  readonly audit: { readonly file: string | undefined; readonly content: boolean; readonly telemetry: boolean }
+  readonly audit: { readonly file: string | undefined; readonly content: boolean }
   /** Called with the result as soon as it is known, before the backends are stopped. */
   readonly onAnswer: (result: Result) => void
 }
@@ -146,7 +146,7 @@ const program = (request: Request): Effect.Effect<Result> => {
 /** The call under the decision audit when one is asked for (its module loaded only then). */
 const audited = <A, E, R>(request: Request, self: Effect.Effect<A, E, R>) => {
   const audit = request.audit
-  if (audit.file === undefined && !audit.telemetry) return self
+  if (audit.file === undefined && !Tracing.exportRequested(process.env)) return self
   return Effect.flatMap(
     Effect.promise(() => import("../Audit.js")),
     (Audit) =>

@@ -146,7 +146,7 @@ export const hook = async (args: Args.Run): Promise<void> => {
       failClosed: args.failClosed,
       verbose: args.verbose,
       source: args.source,
-      audit: { file: args.audit, content: args.auditContent, telemetry: args.telemetry },
+      audit: { file: args.audit, content: args.auditContent },
       onAnswer: (result) => {
         const trace = result.trace.map((line) => `ahp: ${line}\n`).join("")
         void answer(result.answer.stdout, result.answer.stderr + trace)
