@@ -3,52 +3,28 @@
  * one test through the bundle), the pass/fail table, the diff of each failure, JUnit XML,
  * exit codes, and `--record`.
  */
-import { InProcess } from "@effect-ahp/backend"
-import { Transport } from "@effect-ahp/harness"
-import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Console, Effect, Layer, Option, Ref } from "effect"
+import { Effect, Option } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as Io from "../src/Io.js"
 import * as PolicyTest from "../src/PolicyTest.js"
-import * as Serve from "../src/Serve.js"
+import { captured, guardId, guardTransports } from "./inProcess.js"
 import { bundle, intercept, registration, runCli, tempDir, toolBefore, writeFile } from "./support.js"
 
-const guardId = "com.example.shell-guard"
-
 /** The shell guard in process, and a backend id with no function behind it (fails `unsupported`). */
-const transports: PolicyTest.TransportsFor = () =>
-  Layer.unwrapScoped(
-    Effect.map(
-      InProcess.fromLayer(Serve.example("shell-guard")),
-      (guard) => Transport.layerInProcess({ [guardId]: guard })
-    ).pipe(Effect.provide(NodeContext.layer))
-  )
+const transports: PolicyTest.TransportsFor = () => guardTransports
 
 const reg = registration(
   { id: guardId, transport: { type: "stdio", command: "unused", lifecycle: "persistent" }, subscriptions: [intercept(["tool.before"], { id: "guard" })] },
   { id: "com.example.missing", transport: { type: "stdio", command: "unused", lifecycle: "persistent" }, subscriptions: [intercept(["tool.before"], { id: "m" })] }
 )
 
-/** Runs `ahp test` in process; returns the exit code and what it printed. */
+/** Runs `ahp test` in process; returns the exit code, what it printed and the results. */
 const runTest = (files: ReadonlyArray<string>, options: { readonly junit?: string; readonly record?: boolean } = {}) =>
-  Effect.gen(function*() {
-    const code = yield* Ref.make<number>(0)
-    const lines: Array<string> = []
-    const results = yield* Console.consoleWith((console) =>
-      PolicyTest.run({
-        files,
-        junit: Option.fromNullable(options.junit),
-        record: options.record ?? false,
-        transports
-      }).pipe(
-        Effect.withConsole({ ...console, log: (...args: ReadonlyArray<unknown>) => Effect.sync(() => void lines.push(args.join(" "))) }),
-        Effect.provideService(Io.ExitCode, code)
-      )
-    )
-    return { code: yield* Ref.get(code), output: lines.join("\n"), results }
-  })
+  Effect.map(
+    captured(PolicyTest.run({ files, junit: Option.fromNullable(options.junit), record: options.record ?? false, transports })),
+    ({ code, output, value }) => ({ code, output, results: value })
+  )
 
 describe("ahp test", () => {
   it.scoped("passes and fails cases, with a diff of the differing paths only, and exits 1", () =>

@@ -3,30 +3,19 @@
  * registration (backends in process) and every changed decision is reported; records without
  * content are skipped; the untrusted audit file is read line by line within bounds.
  */
-import { InProcess } from "@effect-ahp/backend"
-import { Hooks, Transport } from "@effect-ahp/harness"
+import { Hooks } from "@effect-ahp/harness"
 import { AuditFile } from "@effect-ahp/node"
-import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Console, Effect, Either, Layer, Option, Ref } from "effect"
+import { Effect, Either, Option } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Io from "../src/Io.js"
 import type * as PolicyTest from "../src/PolicyTest.js"
 import * as Replay from "../src/Replay.js"
-import * as Serve from "../src/Serve.js"
+import { captured, guardId, guardTransports } from "./inProcess.js"
 import { intercept, registration, tempDir, toolBefore, writeFile } from "./support.js"
 
-const guardId = "com.example.shell-guard"
-
-const guardLayer = Layer.unwrapScoped(
-  Effect.map(
-    InProcess.fromLayer(Serve.example("shell-guard")),
-    (guard) => Transport.layerInProcess({ [guardId]: guard })
-  ).pipe(Effect.provide(NodeContext.layer))
-)
-
-const transports: PolicyTest.TransportsFor = () => guardLayer
+const transports: PolicyTest.TransportsFor = () => guardTransports
 
 const backend = (id: string, failurePolicy: string) => ({
   id,
@@ -43,20 +32,13 @@ const record = (file: string, content: boolean, commands: ReadonlyArray<string>)
   Effect.scoped(Effect.gen(function*() {
     const hooks = yield* Hooks.make(oldPolicy)
     for (const command of commands) yield* hooks.dispatch("tool.before", toolBefore(command) as any)
-  })).pipe(Effect.provide(AuditFile.layer(file, { content })), Effect.provide(guardLayer))
+  })).pipe(Effect.provide(AuditFile.layer(file, { content })), Effect.provide(guardTransports))
 
 const replay = (file: string, reg: string) =>
-  Effect.gen(function*() {
-    const code = yield* Ref.make<number>(0)
-    const lines: Array<string> = []
-    const outcomes = yield* Console.consoleWith((console) =>
-      Replay.run({ file, registration: Option.some(reg), transports }).pipe(
-        Effect.withConsole({ ...console, log: (...args: ReadonlyArray<unknown>) => Effect.sync(() => void lines.push(args.join(" "))) }),
-        Effect.provideService(Io.ExitCode, code)
-      )
-    )
-    return { code: yield* Ref.get(code), output: lines.join("\n"), outcomes }
-  })
+  Effect.map(
+    captured(Replay.run({ file, registration: Option.some(reg), transports })),
+    ({ code, output, value }) => ({ code, output, outcomes: value })
+  )
 
 describe("ahp replay", () => {
   it.scoped("reports every decision that changed, with where the chain stopped, and exits 1", () =>

@@ -4,14 +4,12 @@
  * trace context, with a log record per audit record; `ahp dispatch` exports them when
  * `OTEL_EXPORTER_OTLP_ENDPOINT` is set. Nothing set means nothing loaded.
  */
-import { InProcess } from "@effect-ahp/backend"
-import { Audit, Hooks, Tracing, Transport } from "@effect-ahp/harness"
-import { NodeContext } from "@effect/platform-node"
+import { Audit, Hooks, Tracing } from "@effect-ahp/harness"
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Option } from "effect"
 import * as Http from "node:http"
-import * as Serve from "../src/Serve.js"
 import * as Telemetry from "../src/Telemetry.js"
+import { guardId, guardTransports } from "./inProcess.js"
 import { intercept, registration, runCli, tempDir, toolBefore, writeFile } from "./support.js"
 
 const traceId = "0af7651916cd43dd8448eb211c80319c"
@@ -58,8 +56,6 @@ const valueOf = (v: any): unknown =>
 const attributes = (span: any): Record<string, unknown> =>
   Object.fromEntries(span.attributes.map((a: any) => [a.key, valueOf(a.value)]))
 
-const guardId = "com.example.shell-guard"
-
 const reg = registration(
   { id: guardId, transport: { type: "stdio", command: "unused", lifecycle: "persistent" }, subscriptions: [intercept(["tool.before"], { id: "guard" })] },
   {
@@ -90,11 +86,7 @@ describe("OpenTelemetry", () => {
       const otlp = yield* collector
       yield* Effect.scoped(Effect.gen(function*() {
         const telemetry = yield* Telemetry.make({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" }, {})
-        const guard = yield* InProcess.fromLayer(Serve.example("shell-guard")).pipe(Effect.provide(NodeContext.layer))
-        const hooks = yield* Hooks.make(reg).pipe(
-          Effect.provideService(Audit.Audit, telemetry.audit),
-          Effect.provide(Transport.layerInProcess({ [guardId]: guard }))
-        )
+        const hooks = yield* Hooks.make(reg).pipe(Effect.provideService(Audit.Audit, telemetry.audit), Effect.provide(guardTransports))
         const extensions = { "org.w3c.trace_context": { traceparent } }
         yield* hooks.dispatch("tool.before", toolBefore("rm -rf /", { extensions }) as any)
         yield* hooks.dispatch("tool.before", toolBefore("ls", { extensions }) as any)
