@@ -13,7 +13,7 @@ import * as Io from "../src/Io.js"
 import type * as PolicyTest from "../src/PolicyTest.js"
 import * as Replay from "../src/Replay.js"
 import { captured, guardId, guardTransports } from "./inProcess.js"
-import { intercept, registration, tempDir, toolBefore, writeFile } from "./support.js"
+import { intercept, registration, runCli, tempDir, toolBefore, writeFile } from "./support.js"
 
 const transports: PolicyTest.TransportsFor = () => guardTransports
 
@@ -83,6 +83,31 @@ describe("ahp replay", () => {
       const badReg = yield* replay(audit, writeFile(dir, "bad.json", { hooks: 1 }))
       assert.strictEqual(badReg.code, 2)
       assert.include(badReg.output, "\"error\":\"configuration\"")
+    }))
+})
+
+describe("ahp replay (the real binary)", () => {
+  it.scopedLive("replays a dispatch's audit against a registration whose policy changed: exit 1", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      /** An HTTP backend nobody listens for: fails `connection` at once. */
+      const unreachable = (failurePolicy: string) =>
+        registration({
+          id: "com.example.gone",
+          transport: { type: "http", url: "http://127.0.0.1:9/" },
+          subscriptions: [intercept(["tool.before"], { id: "g", failurePolicy })]
+        })
+      const audit = path.join(dir, "audit.jsonl")
+      const event = writeFile(dir, "event.json", toolBefore("ls"))
+      const dispatched = yield* runCli([
+        "dispatch", "--registration", writeFile(dir, "old.json", unreachable("fail-open")), "--event", event,
+        "--audit", audit, "--audit-content"
+      ])
+      assert.strictEqual(dispatched.code, 0, dispatched.stderr)
+      const run = yield* runCli(["replay", audit, "--registration", writeFile(dir, "new.json", unreachable("fail-closed"))])
+      assert.strictEqual(run.code, 1, run.stdout + run.stderr)
+      assert.match(run.stdout, /^CHANGED {2}line 1 {2}\S+ tool\.before: none → deny \(fail-closed\) \(was no interceptor stopped it; now stopped at com\.example\.gone\/g\)$/m)
+      assert.include(run.stdout, "1 replayed: 1 changed, 0 unchanged; 0 skipped, 0 invalid")
     }))
 })
 
