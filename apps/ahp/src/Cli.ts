@@ -220,6 +220,54 @@ const conformance = CommandLine.make({
   run: (options): Run => load(() => import("./Conformance.js"), (m) => m.run(options))
 })
 
+const test = CommandLine.make({
+  name: "test",
+  summary: "Run policy test cases against the real backends; print a pass/fail table",
+  details: [
+    "A case file holds a registration (inline, or a path relative to the case file), an event (or a",
+    "host and its hook payload) and what to expect: decision, event parts, messages, failure codes.",
+    "Each failure is shown as a diff of the differing paths; --record writes the outcomes as expectations."
+  ],
+  exitCodes: [
+    [0, "every case passed (or, with --record, every case was recorded)"],
+    [1, "a case failed"],
+    [2, `a case file that cannot be read or is not a valid case, or a JUnit file that cannot be written; ${unusable}`],
+    interrupted
+  ],
+  options: {
+    junit: CommandLine.optionalText("junit", "FILE", "also write the results as JUnit XML to FILE"),
+    record: CommandLine.flag("record", "write each case's current outcome as its expectation (rewrites the files)")
+  },
+  args: CommandLine.atLeastOne("FILE", "the case files (JSON)"),
+  run: (options, files): Run => load(() => import("./PolicyTest.js"), (m) => Effect.asVoid(m.run({ ...options, files })))
+})
+
+const replay = CommandLine.make({
+  name: "replay",
+  summary: "Re-dispatch the events of a decision audit file and report every decision that changed",
+  details: [
+    "Reads the records written with --audit-content (others are reported as skipped) line by line and",
+    "dispatches each event through the registration (--registration, else $AHP_REGISTRATION_FILE, else",
+    ".ahp/registration.json)."
+  ],
+  exitCodes: [
+    [0, "no decision changed"],
+    [1, "a decision changed"],
+    [2, `an audit file or registration that cannot be used, or a line that is not an audit record; ${unusable}`],
+    interrupted
+  ],
+  options: {
+    registration: CommandLine.optionalText(
+      "registration",
+      "FILE",
+      "the registration to replay against",
+      "default: $AHP_REGISTRATION_FILE, else .ahp/registration.json"
+    )
+  },
+  args: CommandLine.exactlyOne("AUDIT.jsonl", "the decision audit file (JSON Lines)"),
+  run: (options, file): Run => load(() => import("./Replay.js"), (m) => Effect.asVoid(m.run({ ...options, file })))
+})
+
 const auth = CommandLine.make({
   name: "auth",
   summary: "OAuth logins for HTTP backends: login BACKEND, logout BACKEND, status",
@@ -258,7 +306,7 @@ const bridge = CommandLine.make({
     "/hooks/claude-code. The registration is looked up as `ahp hook` does and reloaded when it changes."
   ],
   exitCodes: [
-    [2, "a usage error, no registration found, or a socket or port that cannot be listened on"],
+    [2, "a usage error, no registration found, a socket or port that cannot be listened on, or an audit file that cannot be opened"],
     [130, "stopped (Ctrl-C or SIGTERM)"]
   ],
   options: {
@@ -282,7 +330,8 @@ const bridge = CommandLine.make({
       "default: the one `ahp hook` looks for, from the registration's path"
     ),
     noSocket: CommandLine.flag("no-socket", "do not listen on a local socket"),
-    verbose: CommandLine.flag("verbose", "log a trace of every call on stderr")
+    verbose: CommandLine.flag("verbose", "log a trace of every call on stderr"),
+    ...auditOptions
   },
   run: (options): Run =>
     load(() => import("./hook/Bridge.js"), (m) =>
@@ -315,7 +364,7 @@ export const program: CommandLine.Program<Run> = {
   name: "ahp",
   version: packageJson.version,
   summary: "Agent Hooks Protocol tools",
-  commands: [validate, dispatch, inspect, serve, demo, conformance, hook, bridge, auth],
+  commands: [validate, dispatch, inspect, serve, demo, test, replay, conformance, hook, bridge, auth],
   exitCodes: [
     [0, "the command did its job (a deny decision included)"],
     [1, "it ran and found problems in its subject: invalid documents, failing checks, a failing backend"],

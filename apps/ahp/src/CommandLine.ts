@@ -246,6 +246,23 @@ export const atLeastOne = (pseudo: string, description: string): ArgsSpec<Readon
 })
 
 /**
+ * Exactly one positional argument.
+ *
+ * @since 0.1.0
+ * @category arguments
+ */
+export const exactlyOne = (pseudo: string, description: string): ArgsSpec<string> => ({
+  usage: pseudo,
+  description,
+  decode: (values) =>
+    values.length === 0
+      ? Either.left(`missing ${pseudo}`)
+      : values.length > 1
+      ? Either.left(`unexpected argument "${values[1]}"`)
+      : Either.right(values[0]!)
+})
+
+/**
  * Exactly one positional argument, one of a fixed set.
  *
  * @since 0.1.0

@@ -208,6 +208,85 @@ export const readText = (file: string, what: string): Effect.Effect<string, Inpu
   )
 
 /**
+ * One line of a JSON Lines file: its text, or why it cannot be read (too long, not UTF-8).
+ *
+ * @since 0.1.0
+ * @category input
+ */
+export type Line = Either.Either<string, string>
+
+/**
+ * Reads a regular file line by line without holding more than one line: `f` gets each line
+ * (`\n`-separated, a trailing `\r` removed, empty lines skipped) and its number. A line
+ * longer than `maxLineBytes` or not in UTF-8 is handed over as `Left` with the reason; a file
+ * larger than `maxFileBytes` is an `InputError` once that much has been read.
+ *
+ * @since 0.1.0
+ * @category input
+ */
+export const forEachLine = <E, R>(
+  file: string,
+  what: string,
+  limits: { readonly maxLineBytes: number; readonly maxFileBytes: number },
+  f: (line: Line, number: number) => Effect.Effect<void, E, R>
+): Effect.Effect<void, InputError | E, R> =>
+  Effect.acquireUseRelease(
+    Effect.interruptible(
+      attempt(file, what, () => NodeFs.promises.open(file, NodeFs.constants.O_RDONLY | NodeFs.constants.O_NONBLOCK))
+    ),
+    (handle) =>
+      Effect.gen(function*() {
+        const stats = yield* attempt(file, what, () => handle.stat())
+        if (!stats.isFile()) {
+          return yield* inputError(file, `the ${what} file ${file} is ${kindOf(stats)}: inputs are read from regular files only`)
+        }
+        let pending: Array<Buffer> = []
+        let pendingBytes = 0
+        let tooLong = false
+        let number = 0
+        let total = 0
+        const emit = (bytes: Buffer): Effect.Effect<void, E, R> => {
+          number += 1
+          if (tooLong) return f(Either.left(`longer than ${limits.maxLineBytes} bytes`), number)
+          const text = bytes[bytes.length - 1] === 0x0d ? bytes.subarray(0, bytes.length - 1) : bytes
+          if (text.length === 0) return Effect.void
+          if (!isUtf8(text)) return f(Either.left("not valid UTF-8"), number)
+          return f(Either.right(text.toString("utf8")), number)
+        }
+        const buffer = Buffer.allocUnsafe(chunkBytes)
+        while (true) {
+          const { bytesRead } = yield* attempt(file, what, () => handle.read(buffer, 0, buffer.length, null))
+          if (bytesRead === 0) break
+          total += bytesRead
+          if (total > limits.maxFileBytes) {
+            return yield* inputError(file, `the ${what} file ${file} is larger than the ${limits.maxFileBytes / 1024 / 1024} MiB limit`)
+          }
+          let start = 0
+          for (let end = buffer.indexOf(0x0a, 0); end !== -1 && end < bytesRead; end = buffer.indexOf(0x0a, start)) {
+            if (pendingBytes + end - start > limits.maxLineBytes) tooLong = true
+            if (!tooLong) pending.push(Buffer.from(buffer.subarray(start, end)))
+            yield* emit(Buffer.concat(pending))
+            pending = []
+            pendingBytes = 0
+            tooLong = false
+            start = end + 1
+          }
+          if (start < bytesRead && !tooLong) {
+            pendingBytes += bytesRead - start
+            if (pendingBytes > limits.maxLineBytes) {
+              tooLong = true
+              pending = []
+            } else {
+              pending.push(Buffer.from(buffer.subarray(start, bytesRead)))
+            }
+          }
+        }
+        if (pending.length > 0 || tooLong) yield* emit(Buffer.concat(pending))
+      }),
+    (handle) => Effect.ignore(Effect.tryPromise(() => handle.close()))
+  )
+
+/**
  * Reads and parses one JSON file; `what` names the file in messages ("event",
  * "registration", …).
  *

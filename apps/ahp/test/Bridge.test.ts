@@ -8,16 +8,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { answerOf, hookEnv, noneAlive, runHook, startedPids } from "./hookSupport.js"
+import { answerOf, hookEnv, noneAlive, rmRfPayload, runHook, startedPids } from "./hookSupport.js"
 import { eventually, intercept, isAlive, registration, scriptedStdio, startCli, tempDir, writeFile } from "./support.js"
 
-const payload = JSON.stringify({
-  session_id: "s",
-  hook_event_name: "PreToolUse",
-  tool_name: "Bash",
-  tool_input: { command: "rm -rf /" },
-  tool_use_id: "toolu_1"
-})
+const payload = rmRfPayload
 
 /** The backend runs in the registration's directory, named relatively (resolved against the file's directory). */
 const policy = (log: string, effects: ReadonlyArray<unknown>) =>

@@ -308,3 +308,16 @@ export const make = Effect.fn("Audit.make")(function*(
     dropped: Ref.get(dropped)
   })
 })
+
+/**
+ * One audit service writing to several: each call is handed to every one of them (none
+ * waits); `dropped` is the sum.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const combine = (services: ReadonlyArray<Audit["Type"]>): Audit["Type"] =>
+  Audit.of({
+    record: (entry) => Effect.forEach(services, (service) => service.record(entry), { discard: true }),
+    dropped: Effect.map(Effect.forEach(services, (service) => service.dropped), (counts) => counts.reduce((a, b) => a + b, 0))
+  })

@@ -127,3 +127,21 @@ export const currentTraceContext: Effect.Effect<TraceContext | undefined> = Effe
         ? undefined
         : { traceparent: `00-${span.value.traceId}-${span.value.spanId}-${span.value.sampled ? "01" : "00"}` })
 )
+
+const isSet = (value: string | undefined) => value !== undefined && value.trim() !== ""
+
+/**
+ * Whether the standard `OTEL_*` variables in `env` ask for an OTLP export: an endpoint
+ * (`OTEL_EXPORTER_OTLP_ENDPOINT`, or the traces or logs one) or an `otlp` exporter
+ * (`OTEL_TRACES_EXPORTER`, `OTEL_LOGS_EXPORTER`), unless `OTEL_SDK_DISABLED=true` or both
+ * exporters are `none`.
+ *
+ * @since 0.1.0
+ * @category environment
+ */
+export const exportRequested = (env: Readonly<Record<string, string | undefined>>): boolean => {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true") return false
+  if (env.OTEL_TRACES_EXPORTER === "none" && env.OTEL_LOGS_EXPORTER === "none") return false
+  return isSet(env.OTEL_EXPORTER_OTLP_ENDPOINT) || isSet(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) ||
+    isSet(env.OTEL_EXPORTER_OTLP_LOGS_ENDPOINT) || env.OTEL_TRACES_EXPORTER === "otlp" || env.OTEL_LOGS_EXPORTER === "otlp"
+}

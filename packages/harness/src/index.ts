@@ -17,6 +17,14 @@ export * as Attachment from "./Attachment.js"
 export * as Audit from "./Audit.js"
 
 /**
+ * The decision audit as OpenTelemetry: a span per call (and per called interceptor) with the
+ * decision and failure codes as attributes, and a log record per audit record.
+ *
+ * @since 0.1.0
+ */
+export * as AuditTelemetry from "./AuditTelemetry.js"
+
+/**
  * The boundary table: what each event type permits and where its content lives.
  *
  * @since 0.1.0

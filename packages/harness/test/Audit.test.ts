@@ -3,10 +3,10 @@
  * outcomes, synthetic vs explicit deny, hashes, no content unless asked), written off the
  * critical path (a full queue drops and counts), flushed when its scope closes.
  */
-import { Audit, Hooks, Transport } from "@effect-ahp/harness"
+import { Audit, AuditTelemetry, Hooks, Tracing, Transport } from "@effect-ahp/harness"
 import { Json } from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, JSONSchema, type Layer, Schema } from "effect"
+import { Deferred, Effect, JSONSchema, type Layer, Option, Schema } from "effect"
 import * as fs from "node:fs"
 import { createHash } from "node:crypto"
 import { answer, backends, intercept, observe, registration, toolBefore } from "./support.js"
@@ -157,5 +157,54 @@ describe("Audit", () => {
   it("docs/audit-record.schema.json is the record's JSON Schema", () => {
     const file = new URL("../../../docs/audit-record.schema.json", import.meta.url)
     assert.deepStrictEqual(JSON.parse(fs.readFileSync(file, "utf8")), JSONSchema.make(Audit.Record))
+  })
+})
+
+describe("Audit.combine", () => {
+  it.scoped("hands each call to every sink", () =>
+    Effect.gen(function*() {
+      const a: Array<Audit.Record> = []
+      const b: Array<Audit.Record> = []
+      const dropped = yield* Effect.scoped(Effect.gen(function*() {
+        const first = yield* Audit.make((batch) => Effect.sync(() => a.push(...batch)))
+        const second = yield* Audit.make((batch) => Effect.sync(() => b.push(...batch)), { capacity: 1 })
+        const both = Audit.combine([first, second])
+        const hooks = yield* Hooks.make(registration([{ id: "a.quiet", subscriptions: [intercept(["tool.before"])] }])).pipe(
+          Effect.provideService(Audit.Audit, both),
+          Effect.provide(backends({ "a.quiet": answer() }).layer)
+        )
+        yield* hooks.dispatch("tool.before", toolBefore())
+        return yield* both.dropped
+      }))
+      assert.strictEqual(a.length, 1)
+      assert.strictEqual(b.length, 1)
+      assert.deepStrictEqual(a[0]!.event, b[0]!.event)
+      assert.strictEqual(dropped, 0)
+    }))
+})
+
+describe("Tracing.exportRequested", () => {
+  it("reads only the OTEL_* variables", () => {
+    assert.isFalse(Tracing.exportRequested({}))
+    assert.isFalse(Tracing.exportRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: " " }))
+    assert.isTrue(Tracing.exportRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" }))
+    assert.isTrue(Tracing.exportRequested({ OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: "http://collector:4318/v1/logs" }))
+    assert.isTrue(Tracing.exportRequested({ OTEL_LOGS_EXPORTER: "otlp" }))
+    assert.isFalse(Tracing.exportRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c", OTEL_SDK_DISABLED: "TRUE" }))
+    assert.isFalse(
+      Tracing.exportRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c", OTEL_TRACES_EXPORTER: "none", OTEL_LOGS_EXPORTER: "none" })
+    )
+  })
+})
+
+describe("AuditTelemetry.parentOf", () => {
+  it("reads a well-formed traceparent, and nothing else", () => {
+    const parent = AuditTelemetry.parentOf("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+    assert.isTrue(Option.isSome(parent))
+    const span = Option.getOrThrow(parent)
+    assert.deepStrictEqual([span.traceId, span.spanId, span.sampled], ["0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331", true])
+    assert.isFalse(Option.getOrThrow(AuditTelemetry.parentOf("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00")).sampled)
+    assert.isTrue(Option.isNone(AuditTelemetry.parentOf("00-XYZ-b7ad6b7169203331-01")))
+    assert.isTrue(Option.isNone(AuditTelemetry.parentOf(undefined)))
   })
 })

@@ -27,6 +27,10 @@ export interface Run {
   readonly bridge: boolean
   /** The payload given as the last argument (Codex's legacy `notify` program), instead of stdin. */
   readonly payload: string | undefined
+  /** The decision audit file (JSON Lines): the call is then settled here, never forwarded. */
+  readonly audit: string | undefined
+  /** Whether audit records carry the event. */
+  readonly auditContent: boolean
 }
 
 /**
@@ -64,7 +68,8 @@ export type Args = Run | Install | { readonly _tag: "Help" } | { readonly _tag: 
  */
 export const usage = `Usage:
   ahp hook claude-code|codex [--registration FILE] [--timeout SECONDS] [--fail-closed]
-                             [--source URI] [--verbose] [--no-bridge] [NOTIFY-JSON]
+                             [--source URI] [--verbose] [--no-bridge]
+                             [--audit FILE [--audit-content]] [NOTIFY-JSON]
   ahp hook install claude-code|codex [--project|--user] [--settings FILE] [--command CMD]
                              [--timeout SECONDS] [--registration FILE] [--fail-closed]
   ahp hook uninstall claude-code|codex [--project|--user] [--settings FILE]
@@ -81,6 +86,9 @@ legacy notify program, the payload is the last argument (NOTIFY-JSON) and stdin 
   --source URI         the source of the events (default urn:effect-ahp:<host>)
   --verbose            a one-line trace per backend and the decision on stderr (also $AHP_HOOK_VERBOSE=1)
   --no-bridge          never forward to a running \`ahp bridge\` (also $AHP_BRIDGE=0)
+  --audit FILE         append the call's decision audit record to FILE (JSON Lines); the call is
+                       then settled by this hook, not forwarded to a bridge
+  --audit-content      include the event in the audit record (to replay the call)
   --project, --user    install into the project's settings (default) or the user's
   --settings FILE      the settings file to edit instead
   --command CMD        the command the installed entries run (default: this ahp)
@@ -107,8 +115,8 @@ export const parse = (argv: ReadonlyArray<string>, env: Readonly<Record<string, 
   const values: Record<string, string> = {}
   const flags = new Set<string>()
   let payload: string | undefined
-  const takesValue = new Set(["--registration", "--timeout", "--source", "--settings", "--command"])
-  const switches = new Set(["--fail-closed", "--verbose", "--no-bridge", "--project", "--user"])
+  const takesValue = new Set(["--registration", "--timeout", "--source", "--settings", "--command", "--audit"])
+  const switches = new Set(["--fail-closed", "--verbose", "--no-bridge", "--project", "--user", "--audit-content"])
   while (words.length > 0) {
     const word = words.shift()!
     const [name, inline] = word.includes("=") ? [word.slice(0, word.indexOf("=")), word.slice(word.indexOf("=") + 1)] : [word, undefined]
@@ -148,6 +156,8 @@ export const parse = (argv: ReadonlyArray<string>, env: Readonly<Record<string, 
     source: values["--source"],
     verbose: flags.has("--verbose") || truthy(env.AHP_HOOK_VERBOSE),
     bridge: !flags.has("--no-bridge") && (env.AHP_BRIDGE === undefined || truthy(env.AHP_BRIDGE)),
-    payload
+    payload,
+    audit: values["--audit"],
+    auditContent: flags.has("--audit-content")
   }
 }

@@ -25,7 +25,7 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Transport } from "@effect-ahp/harness"
+import { Audit, Transport } from "@effect-ahp/harness"
 import { NodeTransports, StdioTransport } from "@effect-ahp/node"
 import { HostEvents, Hosts } from "@effect-ahp/hosts"
 import { Json } from "@effect-ahp/protocol"
@@ -35,6 +35,7 @@ import * as Http from "node:http"
 import * as Net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as AuditOption from "../Audit.js"
 import * as Io from "../Io.js"
 import * as Budget from "./Budget.js"
 import { margin, maxPayloadBytes } from "./Command.js"
@@ -125,7 +126,12 @@ export interface State {
 export const makeState = (file: string) =>
   Effect.gen(function*() {
     const transports = yield* Transport.Transports
-    const loadNext = load(file).pipe(Effect.provideService(Transport.Transports, transports))
+    // Every generation's hooks write to the bridge's audit, if it has one.
+    const audit = yield* Effect.serviceOption(Audit.Audit)
+    const loadNext = load(file).pipe(
+      Effect.provideService(Transport.Transports, transports),
+      (effect) => Option.match(audit, { onNone: () => effect, onSome: (service) => Effect.provideService(effect, Audit.Audit, service) })
+    )
     const generation = yield* Ref.make(yield* loadNext)
     const lock = yield* Effect.makeSemaphore(1)
     yield* Effect.addFinalizer(() => Effect.flatMap(Ref.get(generation), (g) => Scope.close(g.scope, Exit.void)))
@@ -287,6 +293,10 @@ export interface BridgeOptions {
   readonly socket: Option.Option<string>
   readonly noSocket: boolean
   readonly verbose: boolean
+  /** The decision audit file (JSON Lines), if any. */
+  readonly audit: Option.Option<string>
+  /** Whether audit records carry the event. */
+  readonly auditContent: boolean
 }
 
 /**
@@ -316,6 +326,8 @@ export const run = (options: BridgeOptions): Effect.Effect<void, never, Io.ExitC
       stdio: { directory: StdioTransport.directoryOf(located.file) }
     }))))
     const state = yield* makeState(located.file).pipe(Effect.provide(transports))
+    const auditFile = Option.getOrUndefined(options.audit)
+    if (auditFile !== undefined) yield* Console.log(`audit ${auditFile}`)
     const serveOn = (listen: Net.ListenOptions) =>
       Layer.build(
         HttpServer.serve(app(state, options)).pipe(
@@ -346,4 +358,8 @@ export const run = (options: BridgeOptions): Effect.Effect<void, never, Io.ExitC
     yield* Console.log(`registration ${located.file}`)
     if (socket !== undefined) yield* Console.log(`listening on socket ${socket}`)
     return yield* Effect.never
-  }))
+  }).pipe(
+    AuditOption.withAudit(options.audit, options.auditContent),
+    Effect.catchTag("InputError", (error) =>
+      Effect.zipRight(Console.error(`ahp bridge: ${error.message}`), Io.exitWith(Io.exitCodes.failure)))
+  ))

@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import type { Registry } from "@effect-ahp/harness"
+import { type Registry, Tracing } from "@effect-ahp/harness"
 import { type HostEvents, Hosts } from "@effect-ahp/hosts"
 import { Json } from "@effect-ahp/protocol"
 import { Duration, Effect, Either, Exit, Fiber, Layer } from "effect"
@@ -42,6 +42,11 @@ export interface Request {
   readonly failClosed: boolean
   readonly verbose: boolean
   readonly source: string | undefined
+  /**
+   * The decision audit file (JSON Lines) and whether records carry the event; the audit is
+   * loaded only with a file or when the `OTEL_*` variables ask for an export.
+   */
+  readonly audit: { readonly file: string | undefined; readonly content: boolean }
   /** Called with the result as soon as it is known, before the backends are stopped. */
   readonly onAnswer: (result: Result) => void
 }
@@ -112,7 +117,7 @@ const program = (request: Request): Effect.Effect<Result> => {
     )
   }
   return Effect.scoped(
-    Effect.matchEffect(Policy.make(host, document.right), {
+    audited(request, Effect.matchEffect(Policy.make(host, document.right), {
       onFailure: (error) =>
         Effect.succeed(failed(
           `the AHP registration ${located.file} is invalid: ${issuesText(error)}`,
@@ -134,8 +139,19 @@ const program = (request: Request): Effect.Effect<Result> => {
           (reply): Result => ({ ...reply, summary })
         )
       }
-    }).pipe(Effect.tap(answered(request)))
+    })).pipe(Effect.tap(answered(request)))
   ).pipe(Effect.provide(transports(request.exitGraceMs, request.registration)))
+}
+
+/** The call under the decision audit when one is asked for (its module loaded only then). */
+const audited = <A, E, R>(request: Request, self: Effect.Effect<A, E, R>) => {
+  const audit = request.audit
+  if (audit.file === undefined && !Tracing.exportRequested(process.env)) return self
+  return Effect.flatMap(
+    Effect.promise(() => import("../Audit.js")),
+    (Audit) =>
+      Audit.withAuditOrWarn(audit.file, audit.content, (message) => Effect.sync(() => void process.stderr.write(`ahp: ${message}\n`)))(self)
+  )
 }
 
 /**

@@ -124,7 +124,7 @@ export const hook = async (args: Args.Run): Promise<void> => {
       .then(() => process.exit(0))
   }, Math.max(0, deadline + margin(timeoutMs) / 2 - Date.now()))
   try {
-    if (args.bridge && registration._tag === "Found" && payload._tag === "Text") {
+    if (args.bridge && args.audit === undefined && registration._tag === "Found" && payload._tag === "Text") {
       const forwarded = await Forward.forward(Locate.socketPath(registration.file, env), args.host, {
         payload: payload.text,
         registrationSha256: Locate.sha256(registration.text),
@@ -146,6 +146,7 @@ export const hook = async (args: Args.Run): Promise<void> => {
       failClosed: args.failClosed,
       verbose: args.verbose,
       source: args.source,
+      audit: { file: args.audit, content: args.auditContent },
       onAnswer: (result) => {
         const trace = result.trace.map((line) => `ahp: ${line}\n`).join("")
         void answer(result.answer.stdout, result.answer.stderr + trace)
