@@ -10,6 +10,7 @@ import type { Pace } from "./measure.js"
 import * as memory from "./memory.js"
 import { meetsTarget, type Row, table, write } from "./report.js"
 import * as scale from "./scale.js"
+import * as sessions from "./sessions.js"
 import * as stdio from "./stdio.js"
 
 // In-process rounds last tens of milliseconds, so one garbage collection does not decide a
@@ -26,6 +27,7 @@ const families: ReadonlyArray<readonly [string, () => Promise<Array<Row>>]> = [
   ["http", () => http.run(transportPace)],
   ["floor", () => floor.run({ ...transportPace, ops: 100 })],
   ["scale", () => scale.run({ ...pace, rounds: 10 })],
+  ["sessions", () => sessions.run({ warmup: 5, warmupMillis: 1000, rounds: 10, ops: 60 })],
   ["memory", () => memory.run()],
   ["hook", () => hook.run({ warmup: 3, rounds: 20, ops: 1 })]
 ]
