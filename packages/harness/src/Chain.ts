@@ -39,7 +39,6 @@
 import { Capabilities, Common, type Elicitation, type HookEffect, Intercept, Json } from "@effect-ahp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Exit from "effect/Exit"
 import * as Ref from "effect/Ref"
 import * as Runtime from "effect/Runtime"
 import type { AttachmentError } from "./Attachment.js"
@@ -342,16 +341,20 @@ export const run = (input: Input, progress: Ref.Ref<Progress>): Effect.Effect<vo
       const routes = Effect.interruptible(runFrom(input, progress, called, from, deadlines, started))
       return Effect.uninterruptibleMask((restore) => {
         const fiber = Runtime.runFork(runtime, routes)
-        return Effect.onExit(restore(Effect.as(deadlines.wait(fiber), fiber)), (waited) =>
-          Effect.withFiberRuntime((caller) => {
-            // Ended, or interrupted by its deadline; else interrupted here, with the caller.
-            if (Exit.isSuccess(waited)) {
-              deadlines.disarm()
-              return retire(input.retiring, fiber, undefined)
-            }
-            deadlines.abandon()
-            return retire(input.retiring, fiber, caller.id())
-          }))
+        // Already uninterruptible here: matching the wait's outcome is what `onExit` would
+        // do, without its own mask. Ended, or interrupted by its deadline; else interrupted
+        // here, with the caller.
+        return Effect.matchCauseEffect(restore(deadlines.wait(fiber)), {
+          onFailure: (cause) =>
+            Effect.withFiberRuntime<never>((caller) => {
+              deadlines.abandon()
+              return Effect.zipRight(retire(input.retiring, fiber, caller.id()), Effect.failCause(cause))
+            }),
+          onSuccess: () => {
+            deadlines.disarm()
+            return Effect.as(retire(input.retiring, fiber, undefined), fiber)
+          }
+        })
       }).pipe(Effect.flatMap((fiber) => {
         // Ended without a deadline expiring: its exit (a defect is not swallowed).
         if (deadlines.expired === undefined) return fiber.unsafePoll() ?? Effect.void
