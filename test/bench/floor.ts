@@ -6,10 +6,10 @@
  * can interrupt any exchange needs). Then the protocol's own work around the raw loop, in
  * the caller's fiber with no forked fiber, lock, deadline or progress `Ref`: the event validated,
  * projected for the subscriber, the step's capabilities computed, the request encoded, the
- * answer parsed, staged and settled, with the harness's own pure functions. No targets:
- * these rows say how much of a transport row's ratio is paid before any harness machinery.
+ * answer parsed, staged and settled, with the harness's own pure functions (target 1.25).
+ * Last, ours against that protocol-work floor: what the harness's machinery adds (target 1.2).
  */
-import { Boundary, Grant, Projection, Registry, Settlement, Staging } from "@effect-ahp/harness"
+import { Boundary, Grant, Hooks, Projection, Registry, Settlement, Staging } from "@effect-ahp/harness"
 import { Common, Decoder, Event, Framing, Intercept, Json } from "@effect-ahp/protocol"
 import { Effect, Either, Fiber, Layer, ManagedRuntime, Runtime, type Schema } from "effect"
 import * as fixtures from "./fixtures.js"
@@ -81,28 +81,44 @@ const protocolWork = (send: Send): Effect.Effect<Settlement.Decision> =>
   })
 
 const floors = [
-  ["raw loop as one Effect", rawAsEffect],
-  ["raw loop in a fiber forked per dispatch", rawInForkedFiber],
-  ["protocol work around the raw loop as one Effect", protocolWork]
+  ["raw loop as one Effect", rawAsEffect, undefined],
+  ["raw loop in a fiber forked per dispatch", rawInForkedFiber, undefined],
+  ["protocol work around the raw loop as one Effect", protocolWork, 1.25]
 ] as const
 
-/** The rows of one transport: each floor against its own raw loop on separate backends. */
-const rowsOf = async (
-  transport: string,
-  pace: Pace,
-  connect: () => Promise<{ readonly send: Send; readonly close: () => Promise<void> }>
-): Promise<Array<Row>> => {
+/** A connection to one backend for a raw loop or a floor. */
+type Connect = () => Promise<{ readonly send: Send; readonly close: () => Promise<void> }>
+
+/** A registered backend for `Hooks` (its transport), and how to stop what serves it. */
+type Serve = () => Promise<{ readonly transport: Json.JsonObject; readonly close: () => Promise<void> }>
+
+/**
+ * The rows of one transport: each floor against its own raw loop on separate backends,
+ * then ours (`Hooks.dispatch`) against the protocol-work floor (what the harness adds).
+ */
+const rowsOf = async (transport: string, pace: Pace, connect: Connect, serve: Serve): Promise<Array<Row>> => {
   const runtime = ManagedRuntime.make(Layer.empty)
   const rows: Array<Row> = []
-  for (const [label, floorOf] of floors) {
+  const name = (label: string) => `floor ${transport} 1 backend, 1 KiB: ${label}`
+  for (const [label, floorOf, target] of floors) {
     const [floor, raw] = [await connect(), await connect()]
     try {
       const ours: Batch = timeEffect(runtime, floorOf(floor.send))
       const baseline: Batch = (ops) => timeAsync(ops, roundTrip(raw.send))
-      rows.push(latencyRow(`floor ${transport} 1 backend, 1 KiB: ${label}`, await compare(ours, baseline, pace)))
+      rows.push(latencyRow(name(label), await compare(ours, baseline, pace), target))
     } finally {
       await Promise.all([floor.close(), raw.close()])
     }
+  }
+  const [served, floor] = [await serve(), await connect()]
+  const hooks = fixtures.nodeHooks(fixtures.registration([served.transport]))
+  try {
+    const dispatch = (await hooks.runPromise(Hooks.Hooks)).dispatchUnknown("tool.before", event)
+    const comparison = await compare(timeEffect(hooks, dispatch), timeEffect(runtime, protocolWork(floor.send)), pace)
+    rows.push(latencyRow(name("ours over the protocol-work floor"), comparison, 1.2))
+  } finally {
+    await hooks.dispose()
+    await Promise.all([served.close(), floor.close()])
   }
   await runtime.dispose()
   return rows
@@ -113,7 +129,7 @@ export const run = async (pace: Pace): Promise<Array<Row>> => {
   const stdio = await rowsOf("stdio", pace, async () => {
     const client = lineClient("ok")
     return { send: client.roundTrip, close: client.close }
-  })
+  }, async () => ({ transport: fixtures.stdioTransport("ok"), close: async () => {} }))
   const http = await rowsOf("http", pace, async () => {
     const server = await httpServer("ok")
     const client = httpClient(server.url)
@@ -124,6 +140,9 @@ export const run = async (pace: Pace): Promise<Array<Row>> => {
         await server.close()
       }
     }
+  }, async () => {
+    const server = await httpServer("ok")
+    return { transport: { type: "http", url: server.url }, close: server.close }
   })
   return [...stdio, ...http]
 }

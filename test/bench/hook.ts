@@ -16,7 +16,7 @@ import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import { fileURLToPath } from "node:url"
 import * as fixtures from "./fixtures.js"
-import { type Pace, quantile, timeAsync } from "./measure.js"
+import { latencyStats, type Pace, timeAsync } from "./measure.js"
 import { httpClient, httpServer, lineClient } from "./raw.js"
 import { latencyRow, type Row } from "./report.js"
 
@@ -90,8 +90,8 @@ const processPair = (name: string, run: () => number, pace: Pace, target?: numbe
     }
   }
   return latencyRow(name, {
-    ours: { median: quantile(ours, 0.5), p99: quantile(ours, 0.99), throughput: 0, samples: ours.length },
-    baseline: { median: quantile(baseline, 0.5), p99: quantile(baseline, 0.99), throughput: 0, samples: baseline.length }
+    ours: latencyStats(ours),
+    baseline: latencyStats(baseline)
   }, target)
 }
 
@@ -182,8 +182,8 @@ export const run = async (pace: Pace): Promise<Array<Row>> => {
       const ours = [...(await posts(ops)), ...(await posts(ops))]
       const baseline = [...(await trips(ops)), ...(await trips(ops))]
       rows.push(latencyRow("ahp bridge, Claude Code http hook, warm stdio backend, vs the backend's own round trip", {
-        ours: { median: quantile(ours, 0.5), p99: quantile(ours, 0.99), throughput: 0, samples: ours.length },
-        baseline: { median: quantile(baseline, 0.5), p99: quantile(baseline, 0.99), throughput: 0, samples: baseline.length }
+        ours: latencyStats(ours),
+        baseline: latencyStats(baseline)
       }))
       client.close()
       await raw.close()

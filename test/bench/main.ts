@@ -10,6 +10,7 @@ import type { Pace } from "./measure.js"
 import * as memory from "./memory.js"
 import { meetsTarget, type Row, table, write } from "./report.js"
 import * as scale from "./scale.js"
+import * as sessions from "./sessions.js"
 import * as stdio from "./stdio.js"
 
 // In-process rounds last tens of milliseconds, so one garbage collection does not decide a
@@ -18,14 +19,17 @@ import * as stdio from "./stdio.js"
 // harness's code unoptimised (measured: 1 KiB stdio p50 340 µs after 300 dispatches,
 // 100 µs after 3 000), while the raw loops are warm after a handful.
 const pace: Pace = { warmup: 5, rounds: 15, ops: 2000 }
-const transportPace: Pace = { warmup: 10, warmupMillis: 2000, rounds: 20, ops: 30 }
+// 20 rounds of 250 give each side 5 000 timed calls at 1 KiB, enough for a p99.9 and for
+// collections per 10k calls to mean something (256 KiB rounds are an 80th of that).
+const transportPace: Pace = { warmup: 10, warmupMillis: 2000, rounds: 20, ops: 250 }
 
 const families: ReadonlyArray<readonly [string, () => Promise<Array<Row>>]> = [
   ["in-process", () => inProcess.run(pace)],
   ["stdio", () => stdio.run(transportPace)],
   ["http", () => http.run(transportPace)],
-  ["floor", () => floor.run({ ...transportPace, ops: 100 })],
+  ["floor", () => floor.run(transportPace)],
   ["scale", () => scale.run({ ...pace, rounds: 10 })],
+  ["sessions", () => sessions.run({ warmup: 5, warmupMillis: 1000, rounds: 10, ops: 60 })],
   ["memory", () => memory.run()],
   ["hook", () => hook.run({ warmup: 3, rounds: 20, ops: 1 })]
 ]

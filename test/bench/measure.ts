@@ -4,10 +4,11 @@
  * alternate in rounds — the order flips every
  * round so neither side always runs on a warmer cache — and every operation is timed on
  * its own. A comparison yields the median and p99 per-operation latency of each side and
- * the median per-round throughput.
+ * the median per-round throughput. Garbage collections are observed throughout (`perf_hooks`
+ * 'gc' entries) and each is counted for the side whose round it started in.
  */
 import { Effect, type ManagedRuntime } from "effect"
-import { performance } from "node:perf_hooks"
+import { performance, PerformanceObserver } from "node:perf_hooks"
 
 /** Runs `ops` operations and returns each one's duration in microseconds. */
 export type Batch = (ops: number) => Promise<ReadonlyArray<number>>
@@ -33,9 +34,20 @@ export interface Stats {
   readonly median: number
   /** 99th percentile per-operation latency, µs. */
   readonly p99: number
+  /** 99.9th percentile per-operation latency, µs. */
+  readonly p999: number
   /** Median over rounds of operations per second. */
   readonly throughput: number
   readonly samples: number
+  /** Collections that started during this side's measured rounds, per 10 000 operations. */
+  readonly gc?: Collections | undefined
+}
+
+/** Garbage collections per 10 000 operations: how many, and their total pause. */
+export interface Collections {
+  readonly count: number
+  /** Total pause, ms. */
+  readonly pauseMs: number
 }
 
 /** Both sides' figures. */
@@ -51,12 +63,49 @@ export const quantile = (samples: ReadonlyArray<number>, q: number): number => {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!
 }
 
-const stats = (latencies: ReadonlyArray<number>, throughputs: ReadonlyArray<number>): Stats => ({
+/** The figures of per-operation latencies measured one at a time (throughput not measured). */
+export const latencyStats = (latencies: ReadonlyArray<number>): Stats => stats(latencies, [], undefined)
+
+const stats = (latencies: ReadonlyArray<number>, throughputs: ReadonlyArray<number>, gc: Collections | undefined): Stats => ({
   median: quantile(latencies, 0.5),
   p99: quantile(latencies, 0.99),
-  throughput: quantile(throughputs, 0.5),
-  samples: latencies.length
+  p999: quantile(latencies, 0.999),
+  throughput: throughputs.length === 0 ? 0 : quantile(throughputs, 0.5),
+  samples: latencies.length,
+  gc
 })
+
+/** A time window (`performance.now()` ms) in which one side ran a measured round. */
+interface Window {
+  readonly start: number
+  readonly end: number
+}
+
+/**
+ * Records every garbage collection from now on; `per10k` stops recording and counts, per
+ * 10 000 of `ops` operations, the collections that started inside `windows`.
+ */
+export const observeCollections = () => {
+  const entries: Array<{ readonly startTime: number; readonly duration: number }> = []
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) entries.push({ startTime: e.startTime, duration: e.duration })
+  })
+  observer.observe({ entryTypes: ["gc"] })
+  return {
+    stop: () => {
+      for (const e of observer.takeRecords()) entries.push({ startTime: e.startTime, duration: e.duration })
+      observer.disconnect()
+    },
+    per10k: (windows: ReadonlyArray<Window>, ops: number): Collections => {
+      const inside = entries.filter((e) => windows.some((w) => e.startTime >= w.start && e.startTime < w.end))
+      const scale = 10_000 / ops
+      return {
+        count: inside.length * scale,
+        pauseMs: inside.reduce((sum, e) => sum + e.duration, 0) * scale
+      }
+    }
+  }
+}
 
 /** Times a synchronous operation `ops` times (for baselines that do not await). */
 export const timeSync = (ops: number, operation: () => unknown): ReadonlyArray<number> => {
@@ -99,7 +148,12 @@ export const timeEffect = <R, ER>(
 
 /** Measures ours and the baseline in alternating rounds after warm-up. */
 export const compare = async (ours: Batch, baseline: Batch, pace: Pace): Promise<Comparison> => {
-  const side = (batch: Batch) => ({ batch, latencies: [] as Array<number>, throughputs: [] as Array<number> })
+  const side = (batch: Batch) => ({
+    batch,
+    latencies: [] as Array<number>,
+    throughputs: [] as Array<number>,
+    windows: [] as Array<Window>
+  })
   const sides = { ours: side(ours), baseline: side(baseline) }
   const warming = { ours: 0, baseline: 0 }
   const warmupMillis = pace.warmupMillis ?? 0
@@ -110,20 +164,21 @@ export const compare = async (ours: Batch, baseline: Batch, pace: Pace): Promise
       warming[name] += performance.now() - start
     }
   }
+  const collections = observeCollections()
   for (let round = 0; round < pace.rounds; round++) {
     const order = round % 2 === 0 ? [sides.ours, sides.baseline] : [sides.baseline, sides.ours]
     for (const side of order) {
       const start = performance.now()
       const latencies = await side.batch(pace.ops)
-      const elapsed = performance.now() - start
+      const end = performance.now()
       side.latencies.push(...latencies)
-      side.throughputs.push((pace.ops * 1000) / elapsed)
+      side.throughputs.push((pace.ops * 1000) / (end - start))
+      side.windows.push({ start, end })
     }
   }
-  return {
-    ours: stats(sides.ours.latencies, sides.ours.throughputs),
-    baseline: stats(sides.baseline.latencies, sides.baseline.throughputs)
-  }
+  collections.stop()
+  const of = (s: typeof sides.ours) => stats(s.latencies, s.throughputs, collections.per10k(s.windows, s.latencies.length))
+  return { ours: of(sides.ours), baseline: of(sides.baseline) }
 }
 
 /** Ours, its baseline, and how to release what they hold. */
@@ -135,7 +190,7 @@ export interface Pair {
 
 /**
  * The transport families' rows: each pair made for 1 and 3 backends and 1 KiB and 256 KiB
- * events (a tenth of the operations at 256 KiB), compared, then closed.
+ * events (an 80th of the operations at 256 KiB, at least 3), compared, then closed.
  */
 export const transportComparisons = async (
   pace: Pace,
@@ -143,7 +198,7 @@ export const transportComparisons = async (
 ): Promise<Array<{ readonly count: number; readonly label: string; readonly comparison: Comparison }>> => {
   const out: Array<{ readonly count: number; readonly label: string; readonly comparison: Comparison }> = []
   for (const count of [1, 3]) {
-    for (const [label, bytes, ops] of [["1 KiB", 1024, pace.ops], ["256 KiB", 256 * 1024, Math.ceil(pace.ops / 10)]] as const) {
+    for (const [label, bytes, ops] of [["1 KiB", 1024, pace.ops], ["256 KiB", 256 * 1024, Math.max(3, Math.ceil(pace.ops / 80))]] as const) {
       const { baseline, close, ours } = await pair(count, bytes)
       try {
         out.push({ count, label, comparison: await compare(ours, baseline, { ...pace, ops }) })

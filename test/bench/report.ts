@@ -5,7 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs"
 import { dirname } from "node:path"
-import type { Comparison } from "./measure.js"
+import type { Collections, Comparison } from "./measure.js"
 
 /** One line of `bench/results.json`. */
 export interface Row {
@@ -18,12 +18,28 @@ export interface Row {
   readonly ratioOf: "ours/baseline" | "baseline/ours"
   /** The 99th percentile per-operation latency of each side, µs. */
   readonly p99?: { readonly ours: number; readonly baseline: number } | undefined
+  /** The 99.9th percentile per-operation latency of each side, µs. */
+  readonly p999?: { readonly ours: number; readonly baseline: number } | undefined
+  /** Garbage collections per 10 000 operations of each side (count, total pause in ms). */
+  readonly gc?: { readonly ours: Collections; readonly baseline: Collections } | undefined
   readonly samples?: number | undefined
   /** The ratio this row must not exceed, when the issue sets one. */
   readonly target?: number | undefined
 }
 
 const round = (n: number): number => Number(n.toPrecision(4))
+
+const roundCollections = (c: Collections): Collections => ({ count: round(c.count), pauseMs: round(c.pauseMs) })
+
+/** What every row from a comparison carries besides its main figure. */
+const tails = (c: Comparison) => ({
+  p99: { ours: round(c.ours.p99), baseline: round(c.baseline.p99) },
+  p999: { ours: round(c.ours.p999), baseline: round(c.baseline.p999) },
+  ...(c.ours.gc !== undefined && c.baseline.gc !== undefined
+    ? { gc: { ours: roundCollections(c.ours.gc), baseline: roundCollections(c.baseline.gc) } }
+    : {}),
+  samples: c.ours.samples
+})
 
 /** A throughput row (events per second) from a comparison. */
 export const throughputRow = (name: string, c: Comparison, target?: number): Row => ({
@@ -33,8 +49,7 @@ export const throughputRow = (name: string, c: Comparison, target?: number): Row
   unit: "events/s",
   ratio: round(c.baseline.throughput / c.ours.throughput),
   ratioOf: "baseline/ours",
-  p99: { ours: round(c.ours.p99), baseline: round(c.baseline.p99) },
-  samples: c.ours.samples,
+  ...tails(c),
   target
 })
 
@@ -46,10 +61,52 @@ export const latencyRow = (name: string, c: Comparison, target?: number): Row =>
   unit: "µs",
   ratio: round(c.ours.median / c.baseline.median),
   ratioOf: "ours/baseline",
-  p99: { ours: round(c.ours.p99), baseline: round(c.baseline.p99) },
+  ...tails(c),
+  target
+})
+
+/** A tail-latency row (µs): the `p99` or `p999` quantile of a comparison. */
+export const tailRow = (name: string, c: Comparison, quantile: "p99" | "p999", target?: number): Row => ({
+  name: `${name}, ${quantile === "p99" ? "p99" : "p99.9"}`,
+  ours: round(c.ours[quantile]),
+  baseline: round(c.baseline[quantile]),
+  unit: "µs",
+  ratio: round(c.ours[quantile] / c.baseline[quantile]),
+  ratioOf: "ours/baseline",
   samples: c.ours.samples,
   target
 })
+
+/**
+ * The garbage-collection rows of a comparison (count and total pause per 10 000
+ * operations), when it observed them.
+ */
+export const collectionRows = (name: string, c: Comparison): Array<Row> =>
+  c.ours.gc === undefined || c.baseline.gc === undefined ? [] : [
+    quantityRow(`${name}, gc count per 10k calls`, c.ours.gc.count, c.baseline.gc.count, "collections"),
+    quantityRow(`${name}, gc pause per 10k calls`, c.ours.gc.pauseMs, c.baseline.gc.pauseMs, "ms")
+  ]
+
+/**
+ * A transport family's rows: p50 for every backend count and size (target 1.5 at 1 KiB:
+ * the protocol-work floor's 1.25 times the harness's 1.2; 1.3 at 256 KiB), and for one
+ * backend at 1 KiB also p99 (target 3), p99.9 and the collections.
+ */
+export const transportRows = (
+  comparisons: ReadonlyArray<{ readonly count: number; readonly label: string; readonly comparison: Comparison }>,
+  name: (count: number, label: string) => string
+): Array<Row> =>
+  comparisons.flatMap(({ comparison, count, label }) => {
+    const small = label === "1 KiB"
+    const row = latencyRow(name(count, label), comparison, small ? 1.5 : 1.3)
+    if (!small || count !== 1) return [row]
+    return [
+      row,
+      tailRow(row.name, comparison, "p99", 3),
+      tailRow(row.name, comparison, "p999"),
+      ...collectionRows(row.name, comparison)
+    ]
+  })
 
 /** A row of two plain quantities (sizes, slopes). */
 export const quantityRow = (name: string, ours: number, baseline: number, unit: string): Row => ({
@@ -57,7 +114,7 @@ export const quantityRow = (name: string, ours: number, baseline: number, unit: 
   ours: round(ours),
   baseline: round(baseline),
   unit,
-  ratio: round(ours / baseline),
+  ratio: ours === baseline ? 1 : round(ours / baseline),
   ratioOf: "ours/baseline"
 })
 

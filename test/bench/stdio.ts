@@ -9,7 +9,7 @@ import { Hooks } from "@effect-ahp/harness"
 import * as fixtures from "./fixtures.js"
 import { type Batch, type Pace, timeAsync, timeEffect, transportComparisons } from "./measure.js"
 import { checkAnswer, lineClient } from "./raw.js"
-import { latencyRow, type Row } from "./report.js"
+import { type Row, transportRows } from "./report.js"
 
 /** Ours and the baseline for `count` backends and an event of about `bytes`. */
 const pair = async (count: number, bytes: number) => {
@@ -33,6 +33,4 @@ const pair = async (count: number, bytes: number) => {
 
 /** The family: 1 and 3 backends, 1 KiB and 256 KiB events. */
 export const run = async (pace: Pace): Promise<Array<Row>> =>
-  (await transportComparisons(pace, pair)).map(({ comparison, count, label }) =>
-    latencyRow(`stdio ${count} persistent backend(s), ${label}`, comparison, 1.3)
-  )
+  transportRows(await transportComparisons(pace, pair), (count, label) => `stdio ${count} persistent backend(s), ${label}`)

@@ -39,7 +39,6 @@
 import { Capabilities, Common, type Elicitation, type HookEffect, Intercept, Json } from "@effect-ahp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Exit from "effect/Exit"
 import * as Ref from "effect/Ref"
 import * as Runtime from "effect/Runtime"
 import type { AttachmentError } from "./Attachment.js"
@@ -186,19 +185,27 @@ const fromRejection = (route: Registry.Route, rejection: Staging.Rejection): Rou
     ...(rejection.jsonRpcCode !== undefined ? { jsonRpcCode: rejection.jsonRpcCode } : {})
   })
 
-/** The progress after a staged response is published (its step is added by the caller). */
-const toProgress = (current: Progress, staged: Staging.Staged, provenance: Settlement.Provenance): Published => ({
-  ...current,
-  effects: staged.effects,
-  event: staged.event,
-  state: Settlement.accept(current.state, staged, provenance),
-  continued: current.continued || staged.effects.some((e) => e.type === "flow" && e.operation === "continue")
-})
-
-/** The progress to publish and the effects that made it. */
-interface Published extends Progress {
-  readonly effects: ReadonlyArray<HookEffect.HookEffect>
+/** A staged response accepted into the state, to be published with its step. */
+interface Published {
+  readonly current: Progress
+  readonly staged: Staging.Staged
+  readonly state: Settlement.PendingState
 }
+
+const continues = (e: HookEffect.HookEffect): boolean => e.type === "flow" && e.operation === "continue"
+
+/**
+ * The progress after a published response, with its step (built member by member: this is
+ * every exchange's path, and spreading the progress twice cost more than the rest of it).
+ */
+const toProgress = ({ current, staged, state }: Published, route: Registry.Route, latencyMs: number): Progress => ({
+  event: staged.event,
+  state,
+  called: current.called,
+  failures: current.failures,
+  continued: current.continued || staged.effects.some(continues),
+  steps: [...current.steps, { route, latencyMs, effects: staged.effects, failure: undefined }]
+})
 
 /**
  * One exchange with a route, from the progress accepted so far and the route's view of it:
@@ -241,8 +248,11 @@ const exchange = (
           }),
           {
             onLeft: (rejection) => fromRejection(route, rejection),
-            onRight: (staged) =>
-              toProgress(current, staged, { backend: route.backend.id, subscription: route.label, requestId })
+            onRight: (staged): Published => ({
+              current,
+              staged,
+              state: Settlement.accept(current.state, staged, { backend: route.backend.id, subscription: route.label, requestId })
+            })
           }
         )
     })
@@ -301,8 +311,7 @@ const runFrom = (
         route.timeoutMs ?? 0,
         Effect.matchEffect(exchange(input, route, current, view, deadlines), {
           onFailure: (failed) => publish(withFailure(current, route, failed, latency())),
-          onSuccess: ({ effects, ...next }) =>
-            publish({ ...next, steps: [...next.steps, { route, latencyMs: latency(), effects, failure: undefined }] })
+          onSuccess: (published) => publish(toProgress(published, route, latency()))
         })
       )
     const view = Projection.project(input.boundary, current.event, route.subscriber)
@@ -342,16 +351,20 @@ export const run = (input: Input, progress: Ref.Ref<Progress>): Effect.Effect<vo
       const routes = Effect.interruptible(runFrom(input, progress, called, from, deadlines, started))
       return Effect.uninterruptibleMask((restore) => {
         const fiber = Runtime.runFork(runtime, routes)
-        return Effect.onExit(restore(Effect.as(deadlines.wait(fiber), fiber)), (waited) =>
-          Effect.withFiberRuntime((caller) => {
-            // Ended, or interrupted by its deadline; else interrupted here, with the caller.
-            if (Exit.isSuccess(waited)) {
-              deadlines.disarm()
-              return retire(input.retiring, fiber, undefined)
-            }
-            deadlines.abandon()
-            return retire(input.retiring, fiber, caller.id())
-          }))
+        // Already uninterruptible here: matching the wait's outcome is what `onExit` would
+        // do, without its own mask. Ended, or interrupted by its deadline; else interrupted
+        // here, with the caller.
+        return Effect.matchCauseEffect(restore(deadlines.wait(fiber)), {
+          onFailure: (cause) =>
+            Effect.withFiberRuntime<never>((caller) => {
+              deadlines.abandon()
+              return Effect.zipRight(retire(input.retiring, fiber, caller.id()), Effect.failCause(cause))
+            }),
+          onSuccess: () => {
+            deadlines.disarm()
+            return Effect.as(retire(input.retiring, fiber, undefined), fiber)
+          }
+        })
       }).pipe(Effect.flatMap((fiber) => {
         // Ended without a deadline expiring: its exit (a defect is not swallowed).
         if (deadlines.expired === undefined) return fiber.unsafePoll() ?? Effect.void

@@ -490,8 +490,12 @@ export const make = <E = never, R = never>(
         uploads,
         permits
       })
+      // Only sources are read through `Attachment.Files`: without any, providing it (a
+      // fiber-ref swap in an acquire/release) would be most of a call's Effect steps.
       const chain: Effect.Effect<Ran> = Effect.flatMap(
-        Option.isSome(files) ? Effect.provideService(snapshots, Attachment.Files, files.value) : snapshots,
+        Option.isSome(files) && dispatchOptions?.attachments !== undefined
+          ? Effect.provideService(snapshots, Attachment.Files, files.value)
+          : snapshots,
         (prepare) =>
           Chain.run({
             boundary,

@@ -96,13 +96,17 @@ export class Deadlines {
   /**
    * Waits until `fiber` ends or the armed deadline expires, whichever comes first: an
    * expired exchange is interrupted but not awaited.
+   *
+   * No canceler: a canceler makes `Effect.async` wrap the wait in an `onInterrupt` (a mask,
+   * a flag round trip and a match, on every call). A waiter interrupted instead leaves its
+   * observer on `fiber`, which the interrupted caller then retires: the observer goes with
+   * the fiber's end, and its late resume is ignored (an async wait is resumed once).
    */
   wait(fiber: Fiber.RuntimeFiber<void>): Effect.Effect<void> {
     return Effect.async<void>((resume) => {
       const done = () => resume(Effect.void)
       this.wake = done
       fiber.addObserver(done)
-      return Effect.sync(() => fiber.removeObserver(done))
     })
   }
 

@@ -38,16 +38,34 @@ export class Lock {
       Effect.suspend(() => {
         if (!this.held) {
           this.held = true
-          return Effect.ensuring(restore(self), this.release)
+          return this.holding(restore(self))
         }
         const waiter: Waiter = { granted: false, cancelled: false, wake: undefined, next: undefined }
         this.enqueue(waiter)
         return Effect.zipRight(
           Effect.onInterrupt(restore(this.await(waiter)), () => this.leave(waiter)),
-          Effect.ensuring(restore(self), this.release)
+          this.holding(restore(self))
         )
       })
     )
+
+  /**
+   * Runs `self`, which holds the lock, and releases the lock however it ends. Called in
+   * `withLock`'s uninterruptible region, so matching the outcome is what `ensuring` would
+   * do, without the extra mask and release step on every exchange.
+   */
+  private holding<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> {
+    return Effect.matchCauseEffect(self, {
+      onFailure: (cause) => {
+        this.handOver()
+        return Effect.failCause(cause)
+      },
+      onSuccess: (value) => {
+        this.handOver()
+        return Effect.succeed(value)
+      }
+    })
+  }
 
   /** Completes once the lock was handed to `waiter`. */
   private await(waiter: Waiter): Effect.Effect<void> {
@@ -86,6 +104,4 @@ export class Lock {
     waiter.granted = true
     waiter.wake?.()
   }
-
-  private readonly release: Effect.Effect<void> = Effect.sync(() => this.handOver())
 }
