@@ -15,6 +15,16 @@ import { PassThrough, Writable } from "node:stream"
 import * as Command from "../src/hook/Command.js"
 import { bundle, isAlive, logEntries } from "./support.js"
 
+// What a call loads on demand (the cold path, the stdio transport, the fallback answer) is
+// loaded here, before any test starts: a call in process spends its deadline on the call,
+// not on the test runner compiling the harness for the first call.
+await Promise.all([
+  import("../src/hook/Cold.js"),
+  import("../src/hook/Trouble.js"),
+  import("@effect-ahp/hosts/Hosts"),
+  import("@effect-ahp/node/StdioTransport")
+])
+
 /** The words after `node` that run `ahp hook` from the bundle built by the global setup. */
 export const hookCommand: ReadonlyArray<string> = [bundle, "hook"]
 
