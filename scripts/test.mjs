@@ -44,11 +44,14 @@ const runTsc = (project) => {
   return exited(child)
 }
 
-console.log("type-check: tsc -b tsconfig.json (every package, test and doc file; builds the packages) runs beside the tests")
+console.log("type-check: building the 5 packages (tsc -b tsconfig.build.json), beside the tests…")
 const typecheck = (async () => {
   const built = await runTsc("tsconfig.build.json")
   writeFileSync(`${typecheckResult}.tmp`, String(built))
   renameSync(`${typecheckResult}.tmp`, typecheckResult)
+  if (built === 0) {
+    console.log(`type-check: packages built (${seconds()}); checking the tests, docs and command line (tsc -b tsconfig.json)…`)
+  }
   const code = built === 0 ? await runTsc("tsconfig.json") : built
   if (code === 0) console.log(`type-check: passed (${seconds()})`)
   else console.log(`${tscOutput.trimEnd()}\ntype-check: FAILED (exit code ${code}, ${seconds()})`)
@@ -100,7 +103,7 @@ const consumer = join(work, "consumer.json")
 rmSync(main, { force: true })
 /** Runs the consumer check quietly and prints its tests when it ends. */
 const consumerCheck = async () => {
-  console.log("consumer check: packs the build, installs it with npm, type-checks and runs a consumer, beside the tests")
+  console.log("consumer check: waits for the packages' build, then packs it, installs it with npm, type-checks and runs a consumer…")
   const run = await vitest(["--project", "consumer"], consumer, ["ignore", "ignore", "inherit"], "normal")
   if (existsSync(run.report)) {
     for (const file of JSON.parse(readFileSync(run.report, "utf8")).testResults) {

@@ -3,14 +3,15 @@
  * isolated environment, the host's timeout), with real backend processes (the repository's
  * scripted backend): every shared payload is mapped and answered, each effect is rendered
  * per the host's contract, hung and malformed cases answer in time, and no process is left
- * behind.
+ * behind. The hung backends and each host's deny run the bundle in a process of its own, as
+ * the host does; the other cases call the same entry in process (`callHook`).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { HostEvents, Hosts } from "@effect-ahp/hosts"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { answerOf, noneAlive, received, runHook, startedPids } from "./hookSupport.js"
+import { answerOf, callHook, noneAlive, received, runHook, startedPids } from "./hookSupport.js"
 import { intercept, logEntries, observe, registration, root, scriptedStdio, tempDir, writeFile } from "./support.js"
 
 const shared = path.join(root, "..", "shared", "hosts")
@@ -66,8 +67,8 @@ describe.skipIf(!fs.existsSync(shared))("every shared payload, through the comma
           ))
           const args = [host, "--registration", reg, "--timeout", "30"]
           const run = notify
-            ? yield* runHook([...args, JSON.stringify(JSON.parse(payload))], "", { dir })
-            : yield* runHook(args, payload, { dir })
+            ? yield* callHook([...args, JSON.stringify(JSON.parse(payload))], "", { dir })
+            : yield* callHook(args, payload, { dir })
           assert.strictEqual(run.code, 0, run.stderr)
           if (event === undefined) {
             assert.match(answerOf(run).systemMessage, /^ahp: unknown hook event/)
@@ -104,9 +105,12 @@ describe("effects rendered per host", () => {
     readonly events: ReadonlyArray<string>
     readonly effects: ReadonlyArray<unknown>
     readonly expected: unknown
+    /** Whether the bundle runs in a process of its own, as the host runs it (else in process). */
+    readonly binary?: boolean
   }> = [
     ...HostEvents.hostNames.map((host) => ({
       name: `${host} deny`,
+      binary: true,
       host,
       payload: bash(host, "rm -rf /"),
       events: ["tool.before"],
@@ -236,7 +240,7 @@ describe("effects rendered per host", () => {
         const dir = yield* tempDir
         const log = path.join(dir, "backend.log")
         const reg = writeFile(dir, "registration.json", effectsBackend(log, c.effects, c.events))
-        const run = yield* runHook([c.host, "--registration", reg], c.payload, { dir })
+        const run = yield* (c.binary === true ? runHook : callHook)([c.host, "--registration", reg], c.payload, { dir })
         assert.strictEqual(run.code, 0)
         assert.deepStrictEqual(answerOf(run), c.expected, run.stderr)
         assert.isTrue(noneAlive(log))
@@ -301,18 +305,18 @@ describe("deadlines, failures and bad input", () => {
         subscriptions: [intercept(["tool.before"])]
       }))
       const invalid = JSON.stringify({ session_id: "s", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: "ls" })
-      const notJson = yield* runHook(["claude-code", "--registration", closed], "{ not json", { dir })
+      const notJson = yield* callHook(["claude-code", "--registration", closed], "{ not json", { dir })
       assert.strictEqual(notJson.code, 0)
       assert.match(answerOf(notJson).systemMessage, /^ahp: the hook payload is not JSON/)
-      const unknown = yield* runHook(["codex", "--registration", closed], JSON.stringify({ hook_event_name: "Nope" }), { dir })
+      const unknown = yield* callHook(["codex", "--registration", closed], JSON.stringify({ hook_event_name: "Nope" }), { dir })
       assert.match(answerOf(unknown).systemMessage, /unknown hook event "Nope"/)
       assert.include(unknown.stderr, "ahp: unknown hook event")
-      const denied = yield* runHook(["claude-code", "--registration", closed], invalid, { dir })
+      const denied = yield* callHook(["claude-code", "--registration", closed], invalid, { dir })
       const deny = answerOf(denied)
       assert.strictEqual(deny.hookSpecificOutput.permissionDecision, "deny")
       assert.strictEqual(deny.hookSpecificOutput.permissionDecisionReason, "Required policy backend unavailable")
       assert.include(deny.systemMessage, "/tool_input")
-      const passed = yield* runHook(["claude-code", "--registration", open], invalid, { dir })
+      const passed = yield* callHook(["claude-code", "--registration", open], invalid, { dir })
       assert.deepStrictEqual(Object.keys(answerOf(passed)), ["systemMessage"])
       assert.deepStrictEqual(startedPids(log), [], "no backend saw a payload it could not be given")
     }))
@@ -321,11 +325,11 @@ describe("deadlines, failures and bad input", () => {
     Effect.gen(function*() {
       const dir = yield* tempDir
       const payload = bash("claude-code", "ls")
-      const missing = yield* runHook(["claude-code"], payload, { dir })
+      const missing = yield* callHook(["claude-code"], payload, { dir })
       assert.match(answerOf(missing).systemMessage, /no AHP registration found/)
-      const missingClosed = yield* runHook(["claude-code", "--fail-closed"], payload, { dir })
+      const missingClosed = yield* callHook(["claude-code", "--fail-closed"], payload, { dir })
       assert.strictEqual(answerOf(missingClosed).hookSpecificOutput.permissionDecision, "deny")
-      const viaEnv = yield* runHook(["codex"], bash("codex", "ls"), {
+      const viaEnv = yield* callHook(["codex"], bash("codex", "ls"), {
         dir,
         env: { AHP_REGISTRATION_FILE: path.join(dir, "absent.json"), AHP_HOOK_FAIL_CLOSED: "1" }
       })
@@ -339,14 +343,14 @@ describe("deadlines, failures and bad input", () => {
           subscriptions: [{ mode: "intercept", events: ["tool.*"], failurePolicy: "fail-closed", content: { default: "body" } }]
         }]
       })
-      const invalid = yield* runHook(["claude-code", "--registration", intent], payload, { dir })
+      const invalid = yield* callHook(["claude-code", "--registration", intent], payload, { dir })
       assert.strictEqual(answerOf(invalid).hookSpecificOutput.permissionDecision, "deny")
       assert.match(answerOf(invalid).systemMessage, /is invalid: .*timeoutMs/)
       const prompt = JSON.stringify({ session_id: "s", hook_event_name: "UserPromptSubmit", prompt: "hi" })
-      const notSelected = yield* runHook(["claude-code", "--registration", intent], prompt, { dir })
+      const notSelected = yield* callHook(["claude-code", "--registration", intent], prompt, { dir })
       assert.deepStrictEqual(Object.keys(answerOf(notSelected)), ["systemMessage"])
       const garbage = writeFile(dir, "garbage.json", "{ nope")
-      const unparsed = yield* runHook(["claude-code", "--registration", garbage], payload, { dir })
+      const unparsed = yield* callHook(["claude-code", "--registration", garbage], payload, { dir })
       assert.match(answerOf(unparsed).systemMessage, /is not JSON/)
       assert.deepStrictEqual(fs.readdirSync(path.join(dir, "cache")), [], "an invalid registration is never cached")
     }))
@@ -366,7 +370,7 @@ describe("deadlines, failures and bad input", () => {
         },
         subscriptions: [intercept(["tool.before"], { failurePolicy: "fail-closed" })]
       }))
-      const run = yield* runHook(["claude-code", "--registration", reg], bash("claude-code", "rm -rf /"), { dir, cwd: elsewhere })
+      const run = yield* callHook(["claude-code", "--registration", reg], bash("claude-code", "rm -rf /"), { dir, cwd: elsewhere })
       assert.strictEqual(answerOf(run).hookSpecificOutput.permissionDecisionReason, "destructive", run.stderr)
       const log = path.join(dir, "backend.log")
       assert.strictEqual(startedPids(log).length, 1, "the relative log path names the registration's parent directory")
@@ -383,12 +387,12 @@ describe("deadlines, failures and bad input", () => {
       writeFile(path.join(project, ".ahp"), "registration.json", effectsBackend(log, [{ type: "deny", reason: "no" }], ["tool.before"]))
       const prompt = JSON.stringify({ session_id: "s", cwd: path.join(project, "src"), hook_event_name: "UserPromptSubmit", prompt: "hi" })
       for (let i = 0; i < 2; i++) {
-        const run = yield* runHook(["claude-code"], prompt, { dir })
+        const run = yield* callHook(["claude-code"], prompt, { dir })
         assert.strictEqual(run.stdout, "{}\n", run.stderr)
       }
       assert.deepStrictEqual(startedPids(log), [])
       assert.strictEqual(fs.readdirSync(path.join(dir, "cache")).length, 1, "the compiled registration is cached")
-      const denied = yield* runHook(["claude-code"], bash("claude-code", "ls", { cwd: path.join(project, "src") }), { dir })
+      const denied = yield* callHook(["claude-code"], bash("claude-code", "ls", { cwd: path.join(project, "src") }), { dir })
       assert.strictEqual(answerOf(denied).hookSpecificOutput.permissionDecision, "deny")
       assert.strictEqual(startedPids(log).length, 1)
     }))
@@ -411,7 +415,7 @@ describe("deadlines, failures and bad input", () => {
         },
         { id: "com.example.audit", transport: scriptedStdio("ok", audit, "per_event"), subscriptions: [observe(["tool.*"])] }
       ))
-      const run = yield* runHook(["claude-code", "--registration", reg], bash("claude-code", "rm -rf /"), {
+      const run = yield* callHook(["claude-code", "--registration", reg], bash("claude-code", "rm -rf /"), {
         dir,
         env: { AHP_HOOK_VERBOSE: "1" }
       })

@@ -3,12 +3,27 @@
  * stdin, the environment, and the host's timeout (the process is killed when it passes, as
  * the host kills a hook that overruns). Every run gets its own home, cache and runtime
  * folders, so no registration, cache entry or bridge socket of the machine is used.
+ * `runHook` starts the bundle in a process of its own; `callHook` calls the same entry
+ * (`hook/Command.ts`) inside the test's process with stand-ins for stdin, stdout, stderr,
+ * the environment and the exit, which saves a Node start-up per call.
  */
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { PassThrough, Writable } from "node:stream"
+import * as Command from "../src/hook/Command.js"
 import { bundle, isAlive, logEntries } from "./support.js"
+
+// What a call loads on demand (the cold path, the stdio transport, the fallback answer) is
+// loaded here, before any test starts: a call in process spends its deadline on the call,
+// not on the test runner compiling the harness for the first call.
+await Promise.all([
+  import("../src/hook/Cold.js"),
+  import("../src/hook/Trouble.js"),
+  import("@effect-ahp/hosts/Hosts"),
+  import("@effect-ahp/node/StdioTransport")
+])
 
 /** The words after `node` that run `ahp hook` from the bundle built by the global setup. */
 export const hookCommand: ReadonlyArray<string> = [bundle, "hook"]
@@ -79,6 +94,53 @@ export const runHook = (args: ReadonlyArray<string>, payload: string, options: H
       resume(Effect.succeed({ code, stdout, stderr, elapsedMs: Date.now() - started, killed }))
     })
     return Effect.sync(() => child.kill("SIGKILL"))
+  })
+
+/** A stream that appends what is written to it. */
+const collect = (append: (text: string) => void): Writable =>
+  new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      append(String(chunk))
+      done()
+    }
+  })
+
+/**
+ * Calls `ahp hook args…` inside this process with `payload` on its stdin, in the isolated
+ * environment of `options.dir`; the call starts now (its deadline counts from here). There
+ * is no host's timeout to kill it: a call that never ends fails the test by its timeout.
+ */
+export const callHook = (
+  args: ReadonlyArray<string>,
+  payload: string,
+  options: Omit<HookOptions, "timeoutMs" | "command">
+): Effect.Effect<HookRun> =>
+  Effect.async<HookRun>((resume) => {
+    const started = Date.now()
+    let stdout = ""
+    let stderr = ""
+    let ended = false
+    const end = (code: number) => {
+      if (ended) return
+      ended = true
+      resume(Effect.succeed({ code, stdout, stderr, elapsedMs: Date.now() - started, killed: false }))
+    }
+    const env = hookEnv(options.dir, options.env)
+    const stdin = new PassThrough()
+    stdin.end(payload)
+    void Command.main(args, hookCommand, {
+      stdin: () => stdin,
+      stdout: collect((text) => (stdout += text)),
+      stderr: collect((text) => (stderr += text)),
+      env,
+      cwd: options.cwd ?? options.dir,
+      home: env.HOME!,
+      startedAt: started,
+      exit: end
+    }).then(end, (error: unknown) => {
+      stderr += `${String(error)}\n`
+      end(1)
+    })
   })
 
 /** The one JSON object a hook printed (`undefined` for empty stdout). */

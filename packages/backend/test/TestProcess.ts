@@ -1,12 +1,14 @@
 /**
- * Runs `test/fixtures/stdioBackend.ts` as a real child process (`node --import tsx`) and
- * exposes its stdin, stdout lines, stderr text and exit code to Effect tests.
+ * Runs `test/fixtures/stdioBackend.ts` as a real child process (`node` on its bundle, built
+ * by the global setup) and exposes its stdin, stdout lines, stderr text and exit code to
+ * Effect tests.
  */
 import { Deferred, Duration, Effect, Queue, type Scope } from "effect"
 import * as ChildProcess from "node:child_process"
 import { fileURLToPath } from "node:url"
+import { inject } from "vitest"
 
-const fixture = fileURLToPath(new URL("./fixtures/stdioBackend.ts", import.meta.url))
+const fixture = inject("stdioBackend")
 const packageDir = fileURLToPath(new URL("..", import.meta.url))
 
 export interface BackendProcess {
@@ -31,7 +33,7 @@ export const spawnBackend: Effect.Effect<BackendProcess, never, Scope.Scope> = E
   const exited = yield* Deferred.make<number | null>()
   const child = yield* Effect.acquireRelease(
     Effect.sync(() =>
-      ChildProcess.spawn(process.execPath, ["--import", "tsx", fixture], {
+      ChildProcess.spawn(process.execPath, [fixture], {
         cwd: packageDir,
         stdio: ["pipe", "pipe", "pipe"]
       })

@@ -12,15 +12,19 @@
  *
  * The answer is due before the host's timeout for the event (`--timeout`, else the host's
  * default): the call's deadline is that timeout less a margin (a fifth of it, between
- * 250 ms and 5 s), counted from the start of the process. Every exchange with a backend ends
+ * 250 ms and 5 s), counted from the start of the call (of the process). Every exchange with a backend ends
  * by then; a watchdog answers on its own if the answer is still missing half a margin later.
- * The exit code is always 0 for a hook call (2 for a usage error).
+ * The exit code is always 0 for a hook call (2 for a usage error). What the hook reads and
+ * writes (stdin, stdout, stderr, the environment, the working and home directories, the
+ * start time, the exit) is its `Process`: this process, or a stand-in that runs the same
+ * code inside another program.
  *
  * @since 0.1.0
  */
 import * as HostEvents from "@effect-ahp/hosts/HostEvents"
 import * as os from "node:os"
 import { performance } from "node:perf_hooks"
+import type { Readable, Writable } from "node:stream"
 import * as Args from "./Args.js"
 import * as Cache from "./Cache.js"
 import type * as Cold from "./Cold.js"
@@ -44,13 +48,50 @@ export const maxPayloadBytes = 16 * 1024 * 1024
  */
 export const margin = (timeoutMs: number): number => Math.min(5_000, Math.max(250, timeoutMs / 5))
 
+/**
+ * What a hook call reads from and writes to: its process (`nodeProcess`), or a stand-in.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Process {
+  /** The payload's stream, opened only when the payload is not an argument. */
+  readonly stdin: () => Readable
+  readonly stdout: Writable
+  readonly stderr: Writable
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly cwd: string
+  readonly home: string
+  /** When the call started (milliseconds since the epoch): its deadline counts from then. */
+  readonly startedAt: number
+  /** Ends the call with an exit code (the watchdog's way out once it has answered). */
+  readonly exit: (code: number) => void
+}
+
+/**
+ * This process: its stdin, stdout, stderr, environment and directories; the call started
+ * when the process did.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const nodeProcess = (): Process => ({
+  stdin: () => process.stdin,
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+  cwd: process.cwd(),
+  home: os.homedir(),
+  startedAt: performance.timeOrigin,
+  exit: (code) => process.exit(code)
+})
+
 type Payload = Cold.Request["payload"]
 
-const readStdin = (max: number): Promise<Payload> =>
+const readStdin = (stdin: Readable, max: number): Promise<Payload> =>
   new Promise((resolve) => {
     const chunks: Array<Buffer> = []
     let size = 0
-    const stdin = process.stdin
     stdin.on("data", (chunk: Buffer) => {
       size += chunk.length
       if (size > max) {
@@ -75,11 +116,11 @@ const fields = (payload: Payload): { readonly name: string | undefined; readonly
   return { name: undefined, cwd: undefined }
 }
 
-const emit = (stdout: string, stderr: string): Promise<void> =>
+const emit = (io: Process, stdout: string, stderr: string): Promise<void> =>
   new Promise((resolve) => {
-    if (stderr !== "") process.stderr.write(stderr)
+    if (stderr !== "") io.stderr.write(stderr)
     if (stdout === "") resolve()
-    else process.stdout.write(stdout, () => resolve())
+    else io.stdout.write(stdout, () => resolve())
   })
 
 /**
@@ -88,32 +129,32 @@ const emit = (stdout: string, stderr: string): Promise<void> =>
  * @since 0.1.0
  * @category running
  */
-export const hook = async (args: Args.Run): Promise<void> => {
-  const started = performance.timeOrigin
-  const env = process.env
+export const hook = async (args: Args.Run, io: Process = nodeProcess()): Promise<void> => {
+  const started = io.startedAt
+  const env = io.env
   const payload: Payload = args.payload !== undefined
     ? { _tag: "Text", text: args.payload }
-    : await readStdin(maxPayloadBytes)
+    : await readStdin(io.stdin(), maxPayloadBytes)
   const { cwd, name } = fields(payload)
   const event = name === undefined ? undefined : HostEvents.find(args.host, name)
   const timeoutMs = args.timeoutSeconds !== undefined ? args.timeoutSeconds * 1000 : event?.timeoutMs ?? 600_000
   const deadline = started + timeoutMs - margin(timeoutMs)
-  if (event !== undefined && event.type === undefined) return emit(HostEvents.silence[args.host], "")
+  if (event !== undefined && event.type === undefined) return emit(io, HostEvents.silence[args.host], "")
   const registration = Locate.registration({
     flag: args.registration,
     env,
-    cwd: process.cwd(),
+    cwd: io.cwd,
     payloadCwd: cwd,
-    home: os.homedir()
+    home: io.home
   })
-  const cacheDir = Locate.cacheDir(env, os.homedir())
+  const cacheDir = Locate.cacheDir(env, io.home)
   const cacheKey = registration._tag === "Found" ? Cache.key(args.host, registration.text) : undefined
   const summary = cacheKey === undefined ? undefined : Cache.read(cacheDir, cacheKey)
   if (summary !== undefined && event !== undefined && summary[event.name] === undefined) {
-    return emit(HostEvents.silence[args.host], "")
+    return emit(io, HostEvents.silence[args.host], "")
   }
   let written: Promise<void> | undefined
-  const answer = (stdout: string, stderr: string) => (written ??= emit(stdout, stderr))
+  const answer = (stdout: string, stderr: string) => (written ??= emit(io, stdout, stderr))
   let running: Cold.Running | undefined
   const watchdog = setTimeout(() => {
     const failClosed = args.failClosed || (event !== undefined && summary?.[event.name]?.failClosed === true)
@@ -121,7 +162,7 @@ export const hook = async (args: Args.Run): Promise<void> => {
       const fallback = Trouble.answer(Hosts.of(args.host), event, "no answer within the host's timeout", failClosed)
       return answer(fallback.stdout, fallback.stderr)
     }).then(() => Promise.race([running?.stop(), new Promise((resolve) => setTimeout(resolve, margin(timeoutMs) / 4))]))
-      .then(() => process.exit(0))
+      .then(() => io.exit(0))
   }, Math.max(0, deadline + margin(timeoutMs) / 2 - Date.now()))
   try {
     if (args.bridge && args.audit === undefined && registration._tag === "Found" && payload._tag === "Text") {
@@ -162,19 +203,24 @@ export const hook = async (args: Args.Run): Promise<void> => {
 
 /**
  * Runs `ahp hook` with the arguments after `hook`; `command` holds the words that run `ahp
- * hook` (for `install`). Resolves with the exit code.
+ * hook` (for `install`, which edits the settings of this process's user and directory).
+ * Resolves with the exit code.
  *
  * @since 0.1.0
  * @category running
  */
-export const main = async (argv: ReadonlyArray<string>, command: ReadonlyArray<string>): Promise<number> => {
-  const args = Args.parse(argv, process.env)
+export const main = async (
+  argv: ReadonlyArray<string>,
+  command: ReadonlyArray<string>,
+  io: Process = nodeProcess()
+): Promise<number> => {
+  const args = Args.parse(argv, io.env)
   switch (args._tag) {
     case "Help":
-      await emit(Args.usage, "")
+      await emit(io, Args.usage, "")
       return 0
     case "Invalid":
-      await emit("", `ahp hook: ${args.message}\n\n${Args.usage}`)
+      await emit(io, "", `ahp hook: ${args.message}\n\n${Args.usage}`)
       return 2
     case "Install":
     case "Uninstall": {
@@ -182,7 +228,7 @@ export const main = async (argv: ReadonlyArray<string>, command: ReadonlyArray<s
       return Install.main(args, command)
     }
     case "Run":
-      await hook(args)
+      await hook(args, io)
       return 0
   }
 }
