@@ -175,7 +175,13 @@ const serve = CommandLine.make({
       "where the audit example appends its lines",
       "default: ahp-audit.jsonl"
     ),
-    delayMs: CommandLine.integer("delay-ms", "MS", "how long the slow example waits", { min: 0, default: 2000 })
+    delayMs: CommandLine.integer("delay-ms", "MS", "how long the slow example waits", { min: 0, default: 2000 }),
+    audit: CommandLine.optionalText(
+      "audit",
+      "FILE",
+      "append the backend's own record of each call (event identity, latency, effects answered) to FILE"
+    ),
+    auditContent: CommandLine.flag("audit-content", "include each event in its record")
   },
   args: CommandLine.oneArgOf("EXAMPLE", exampleNames, "the example backend"),
   run: (options, name): Run =>

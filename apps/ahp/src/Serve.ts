@@ -26,6 +26,7 @@ import * as ShellGuard from "./examples/ShellGuard.js"
 import * as SlowBackend from "./examples/SlowBackend.js"
 import type { ExampleName } from "./Cli.js"
 import * as Io from "./Io.js"
+import * as ServeAudit from "./ServeAudit.js"
 
 /**
  * The example names (defined with the command line, which lists them without loading the
@@ -131,6 +132,10 @@ export interface Options {
   readonly host: string
   readonly auditFile: string
   readonly delayMs: number
+  /** The backend's own call record (`--audit`), if any. */
+  readonly audit: Option.Option<string>
+  /** Whether its records carry the events. */
+  readonly auditContent: boolean
 }
 
 /**
@@ -140,8 +145,12 @@ export interface Options {
  * @since 0.1.0
  * @category running
  */
-export const run = ({ auditFile, delayMs, host, http, name, stdio }: Options) => {
-  const layer = example(name, { auditFile, delay: Duration.millis(delayMs) })
+export const run = ({ audit, auditContent, auditFile, delayMs, host, http, name, stdio }: Options) => {
+  const handlers = example(name, { auditFile, delay: Duration.millis(delayMs) })
+  const layer = Option.match(audit, {
+    onNone: () => handlers,
+    onSome: (file) => ServeAudit.layer(file, { content: auditContent }).pipe(Layer.provide(handlers))
+  })
   if (stdio === Option.isSome(http)) {
     return Effect.zipRight(
       Console.error("ahp serve: choose exactly one of --stdio and --http PORT"),

@@ -56,6 +56,39 @@ describe("ahp serve", () => {
       assert.strictEqual(answers[0][0].code, "com.example.shell-guard.destructive")
     }))
 
+  it.scopedLive("--audit: one record per call with the event's identity, latency and effects; content only when asked", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+      const denied = request("tool.before", { ...shell("rm -rf /"), session: { id: "s1" } })
+      denied.params.event = { ...denied.params.event, extensions: { "org.w3c.trace_context": { traceparent } } } as any
+      const input = [denied, request("tool.before", shell("make build"))].map((m) => JSON.stringify(m)).join("\n") + "\n"
+      const records = (file: string) => lines(fs.readFileSync(file, "utf8"))
+
+      const plain = `${dir}/plain.jsonl`
+      const run = yield* runCli(["serve", "shell-guard", "--stdio", "--audit", plain], { input })
+      assert.strictEqual(run.code, 0, run.stderr)
+      const [first, second] = records(plain)
+      assert.deepInclude(first, { version: 1, side: "backend", mode: "intercept", outcome: "answered" })
+      assert.deepStrictEqual(first.event, {
+        id: "evt-tool.before",
+        type: "tool.before",
+        source: "urn:test:serve",
+        sessionId: "s1",
+        callId: "c1",
+        traceContext: { traceparent }
+      })
+      assert.deepStrictEqual(first.effects, [{ type: "deny" }])
+      assert.deepStrictEqual(second.effects, [])
+      assert.isAtLeast(first.latencyMs, 0)
+      assert.notInclude(fs.readFileSync(plain, "utf8"), "rm -rf", "no content unless asked")
+      assert.strictEqual(fs.statSync(plain).mode & 0o777, 0o600)
+
+      const withContent = `${dir}/content.jsonl`
+      yield* runCli(["serve", "shell-guard", "--stdio", "--audit", withContent, "--audit-content"], { input })
+      assert.strictEqual(records(withContent)[0].content.event.tool.input.command, "rm -rf /")
+    }))
+
   it.live("secret-redactor over stdio masks tokens in tool.after output", () =>
     Effect.gen(function*() {
       const token = `ghp_${"x1".repeat(18)}`
