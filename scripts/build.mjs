@@ -33,12 +33,17 @@ const copyTree = (src, built, dist) => {
     }
     if (!entry.name.endsWith(".ts") || entry.name.endsWith(".d.ts")) continue
     const base = entry.name.slice(0, -".ts".length)
-    for (const suffix of [".js", ".js.map", ".d.ts", ".d.ts.map"]) copyOutput(join(built, base + suffix), join(dist, base + suffix))
+    for (const suffix of [".js", ".js.map", ".d.ts", ".d.ts.map"]) {
+      copyOutput(join(built, base + suffix), join(dist, base + suffix))
+    }
   }
 }
 
 export const build = async () => {
-  const compiled = spawnSync(process.execPath, [tsc, "-b", join(root, "tsconfig.build.json")], { cwd: root, stdio: "inherit" })
+  const compiled = spawnSync(process.execPath, [tsc, "-b", join(root, "tsconfig.build.json")], {
+    cwd: root,
+    stdio: "inherit"
+  })
   if (compiled.status !== 0) throw new Error(`tsc -b tsconfig.build.json failed (exit code ${compiled.status})`)
   for (const name of libraries) {
     const dir = join(root, "packages", name)

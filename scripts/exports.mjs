@@ -5,8 +5,8 @@
 // Usage: node scripts/exports.mjs [--write]
 import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
-import { root } from "./bundle.mjs"
 import { libraries } from "./build.mjs"
+import { root } from "./bundle.mjs"
 
 const entry = (base) => ({ types: `./dist/${base}.d.ts`, import: `./dist/${base}.js`, default: `./dist/${base}.js` })
 
@@ -41,6 +41,8 @@ export const syncExports = (write) =>
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === import.meta.filename) {
   const write = process.argv.includes("--write")
   const differing = syncExports(write)
-  for (const name of differing) process.stdout.write(`${write ? "rewrote" : "differs"}: packages/${name}/package.json\n`)
+  for (const name of differing) {
+    process.stdout.write(`${write ? "rewrote" : "differs"}: packages/${name}/package.json\n`)
+  }
   process.exit(write || differing.length === 0 ? 0 : 1)
 }

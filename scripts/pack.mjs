@@ -5,8 +5,8 @@
 import { spawnSync } from "node:child_process"
 import { mkdirSync, readdirSync } from "node:fs"
 import { join, resolve } from "node:path"
-import { root } from "./bundle.mjs"
 import { build, libraries } from "./build.mjs"
+import { root } from "./bundle.mjs"
 
 export const packageDirs = [...libraries.map((name) => join(root, "packages", name)), join(root, "apps", "ahp")]
 
@@ -16,7 +16,9 @@ export const pack = async (dest) => {
   const before = new Set(readdirSync(dest))
   for (const dir of packageDirs) {
     const packed = spawnSync("pnpm", ["pack", "--pack-destination", dest], { cwd: dir, encoding: "utf8" })
-    if (packed.status !== 0) throw new Error(`pnpm pack failed in ${dir} (exit code ${packed.status}): ${packed.stderr}`)
+    if (packed.status !== 0) {
+      throw new Error(`pnpm pack failed in ${dir} (exit code ${packed.status}): ${packed.stderr}`)
+    }
   }
   return readdirSync(dest).filter((file) => file.endsWith(".tgz") && !before.has(file)).map((file) => join(dest, file))
 }

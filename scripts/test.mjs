@@ -50,7 +50,9 @@ const typecheck = (async () => {
   writeFileSync(`${typecheckResult}.tmp`, String(built))
   renameSync(`${typecheckResult}.tmp`, typecheckResult)
   if (built === 0) {
-    console.log(`type-check: packages built (${seconds()}); checking the tests, docs and command line (tsc -b tsconfig.json)…`)
+    console.log(
+      `type-check: packages built (${seconds()}); checking the tests, docs and command line (tsc -b tsconfig.json)…`
+    )
   }
   const code = built === 0 ? await runTsc("tsconfig.json") : built
   if (code === 0) console.log(`type-check: passed (${seconds()})`)
@@ -61,7 +63,13 @@ const typecheck = (async () => {
 const vitest = (args, report, stdio, priority) => {
   const child = spawn(
     process.execPath,
-    [join(root, "node_modules", "vitest", "vitest.mjs"), "run", "--reporter=json", `--outputFile.json=${report}`, ...args],
+    [
+      join(root, "node_modules", "vitest", "vitest.mjs"),
+      "run",
+      "--reporter=json",
+      `--outputFile.json=${report}`,
+      ...args
+    ],
     { cwd: root, stdio, env: { ...process.env, AHP_TYPECHECK_RESULT: typecheckResult } }
   )
   if (priority === "lower") lower(child)
@@ -71,7 +79,12 @@ const vitest = (args, report, stdio, priority) => {
 /** Lints the tree; resolves to the number of files with problems (one if eslint could not run). */
 const lint = async () => {
   console.log("lint: eslint (formatting by dprint) runs beside the tests")
-  const child = spawn(process.execPath, [join(root, "node_modules", "eslint", "bin", "eslint.js"), "--format", "json", "."], {
+  const child = spawn(process.execPath, [
+    join(root, "node_modules", "eslint", "bin", "eslint.js"),
+    "--format",
+    "json",
+    "."
+  ], {
     cwd: root,
     stdio: ["ignore", "pipe", "inherit"]
   })
@@ -87,13 +100,19 @@ const lint = async () => {
     return 1
   }
   for (const file of files) {
-    for (const m of file.messages) console.log(`lint: ${relative(root, file.filePath)}:${m.line}:${m.column} ${m.message} (${m.ruleId})`)
+    for (const m of file.messages) {
+      console.log(`lint: ${relative(root, file.filePath)}:${m.line}:${m.column} ${m.message} (${m.ruleId})`)
+    }
   }
   if (files.length === 0 && code !== 0) {
     console.log(`lint: FAILED (eslint exited with ${code}, ${seconds()})`)
     return 1
   }
-  console.log(files.length === 0 ? `lint: passed (${seconds()})` : `lint: FAILED in ${files.length} files (${seconds()}); \`pnpm lint --fix\` formats`)
+  console.log(
+    files.length === 0
+      ? `lint: passed (${seconds()})`
+      : `lint: FAILED in ${files.length} files (${seconds()}); \`pnpm lint --fix\` formats`
+  )
   return files.length
 }
 
@@ -103,15 +122,21 @@ const consumer = join(work, "consumer.json")
 rmSync(main, { force: true })
 /** Runs the consumer check quietly and prints its tests when it ends. */
 const consumerCheck = async () => {
-  console.log("consumer check: waits for the packages' build, then packs it, installs it with npm, type-checks and runs a consumer…")
+  console.log(
+    "consumer check: waits for the packages' build, then packs it, installs it with npm, type-checks and runs a consumer…"
+  )
   const run = await vitest(["--project", "consumer"], consumer, ["ignore", "ignore", "inherit"], "normal")
   if (existsSync(run.report)) {
     for (const file of JSON.parse(readFileSync(run.report, "utf8")).testResults) {
       for (const test of file.assertionResults) {
-        console.log(`consumer check: ${test.status === "passed" ? "✓" : "×"} ${test.title} (${Math.round(test.duration ?? 0)} ms)`)
+        console.log(
+          `consumer check: ${test.status === "passed" ? "✓" : "×"} ${test.title} (${Math.round(test.duration ?? 0)} ms)`
+        )
         for (const message of test.failureMessages) console.log(message)
       }
-      if (file.assertionResults.length === 0 && file.message) console.log(`consumer check: ${relative(root, file.name)}: ${file.message}`)
+      if (file.assertionResults.length === 0 && file.message) {
+        console.log(`consumer check: ${relative(root, file.name)}: ${file.message}`)
+      }
     }
   }
   console.log(`consumer check: ${run.code === 0 ? "passed" : "FAILED"} (${seconds()})`)

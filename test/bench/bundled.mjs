@@ -3,10 +3,10 @@
 // Usage: node test/bench/bundled.mjs <entry.ts> [args...]
 // The bundle is written next to the entry (so paths relative to it still hold) and removed
 // afterwards; the exit code is the entry's.
+import { build } from "esbuild"
 import { spawnSync } from "node:child_process"
 import { rmSync } from "node:fs"
 import { basename, dirname, join, resolve } from "node:path"
-import { build } from "esbuild"
 
 const [entry, ...args] = process.argv.slice(2)
 if (entry === undefined) {

@@ -92,7 +92,10 @@ export const registration = (transports: ReadonlyArray<Json.JsonObject>) => ({
 })
 
 /** An HTTP transport placeholder for in-process backends (never dialled). */
-export const inProcessTransport = (i: number): Json.JsonObject => ({ type: "http", url: `https://${backendId(i)}.invalid/hooks` })
+export const inProcessTransport = (i: number): Json.JsonObject => ({
+  type: "http",
+  url: `https://${backendId(i)}.invalid/hooks`
+})
 
 /** A persistent stdio transport running the scripted backend with `behaviour`. */
 export const stdioTransport = (behaviour: string): Json.JsonObject => ({

@@ -37,7 +37,8 @@ const rawInForkedFiber = (send: Send): Effect.Effect<void> =>
   Effect.flatMap(Effect.runtime<never>(), (runtime) =>
     Effect.uninterruptibleMask((restore) => {
       const fiber = Runtime.runFork(runtime, Effect.interruptible(rawAsEffect(send)))
-      return Effect.onExit(restore(Fiber.await(fiber)), (exit) => exit._tag === "Success" ? Effect.void : Fiber.interrupt(fiber))
+      return Effect.onExit(restore(Fiber.await(fiber)), (exit) =>
+        exit._tag === "Success" ? Effect.void : Fiber.interrupt(fiber))
     }).pipe(Effect.flatten))
 
 const grant = Grant.full()

@@ -61,7 +61,12 @@ const registration = (transport: unknown) => ({
 })
 
 /** Wall time of one process run to its exit, in µs; fails loudly on a wrong answer. */
-const timed = (args: ReadonlyArray<string>, input: string, env: NodeJS.ProcessEnv, expect?: (stdout: string) => boolean) => {
+const timed = (
+  args: ReadonlyArray<string>,
+  input: string,
+  env: NodeJS.ProcessEnv,
+  expect?: (stdout: string) => boolean
+) => {
   const start = performance.now()
   const run = spawnSync(process.execPath, args, { input, env, encoding: "utf8" })
   const elapsed = (performance.now() - start) * 1000
@@ -131,15 +136,22 @@ const denies = (stdout: string) => stdout.includes("\"permissionDecision\":\"den
 export const run = async (pace: Pace): Promise<Array<Row>> => {
   build()
   const dir = mkdtempSync(join(tmpdir(), "ahp-bench-hook-"))
-  const env = { ...process.env, HOME: dir, AHP_CACHE_DIR: join(dir, "cache"), XDG_RUNTIME_DIR: join(dir, "run"), AHP_BRIDGE: "0" }
+  const env = {
+    ...process.env,
+    HOME: dir,
+    AHP_CACHE_DIR: join(dir, "cache"),
+    XDG_RUNTIME_DIR: join(dir, "run"),
+    AHP_BRIDGE: "0"
+  }
   const http = await httpServer(`effects=${JSON.stringify([{ type: "deny", reason: "bench" }])}`)
   const deny = `effects=${JSON.stringify([{ type: "deny", reason: "bench" }])}`
   const stdioReg = join(dir, "stdio.json")
   const httpReg = join(dir, "http.json")
   writeFileSync(stdioReg, JSON.stringify(registration(fixtures.stdioTransport(deny))))
   writeFileSync(httpReg, JSON.stringify(registration({ type: "http", url: http.url })))
-  const hook = (reg: string, input: string, environment: NodeJS.ProcessEnv, expect?: (stdout: string) => boolean) => () =>
-    timed([bundle, "hook", "claude-code", "--registration", reg], input, environment, expect)
+  const hook =
+    (reg: string, input: string, environment: NodeJS.ProcessEnv, expect?: (stdout: string) => boolean) => () =>
+      timed([bundle, "hook", "claude-code", "--registration", reg], input, environment, expect)
   const rows: Array<Row> = []
   try {
     rows.push(processPair(

@@ -21,7 +21,9 @@ const pair = async (count: number, bytes: number) => {
   const clients = servers.map((s) => httpClient(s.url))
   const baseline: Batch = (ops) =>
     timeAsync(ops, async () => {
-      for (const client of clients) checkAnswer(await client.post(Buffer.from(fixtures.requestLine(event))), "evt_bench")
+      for (const client of clients) {
+        checkAnswer(await client.post(Buffer.from(fixtures.requestLine(event))), "evt_bench")
+      }
     })
   const close = async () => {
     await runtime.dispose()

@@ -26,7 +26,10 @@ class Invalid extends Error {}
 const checkEffect = (effect: unknown): Record<string, unknown> | undefined => {
   if (!isObject(effect) || !effectKinds.has(effect.type)) throw new Invalid("invalid effect")
   if (effect.type !== "modify") return undefined
-  if (effect.target !== "input" || (effect.operation !== "merge" && effect.operation !== "replace") || !isObject(effect.value)) {
+  if (
+    effect.target !== "input" || (effect.operation !== "merge" && effect.operation !== "replace") ||
+    !isObject(effect.value)
+  ) {
     throw new Invalid("invalid modify")
   }
   return effect.value
@@ -72,7 +75,9 @@ export const minimalChain = (
     if (!Array.isArray(effects)) throw new Invalid("effects must be an array")
     const merges = effects.map(checkEffect)
     for (const merge of merges) {
-      if (merge !== undefined) current = { ...current, tool: { ...current.tool, input: { ...current.tool.input, ...merge } } }
+      if (merge !== undefined) {
+        current = { ...current, tool: { ...current.tool, input: { ...current.tool.input, ...merge } } }
+      }
     }
   }
   return current
@@ -130,7 +135,9 @@ export const run = async (pace: Pace): Promise<Array<Row>> => {
       const paced = { ...pace, ops: Math.max(20, Math.round(pace.ops / count)) }
       try {
         rows.push(throughputRow(name, await compare(pair.ours, pair.baseline, paced), 3))
-        reference.push(throughputRow(`${name}, structural-copy baseline`, await compare(pair.ours, pair.structuralBaseline, paced)))
+        reference.push(
+          throughputRow(`${name}, structural-copy baseline`, await compare(pair.ours, pair.structuralBaseline, paced))
+        )
       } finally {
         await pair.close()
       }

@@ -52,5 +52,7 @@ const resultsFile = new URL("../../bench/results.json", import.meta.url)
 write(resultsFile.pathname, rows)
 const targeted = rows.filter((r) => r.target !== undefined)
 console.log(table(rows))
-const verdict = targeted.length === 0 ? "no row here has a target" : `${targeted.filter(meetsTarget).length}/${targeted.length} targets met`
+const verdict = targeted.length === 0
+  ? "no row here has a target"
+  : `${targeted.filter(meetsTarget).length}/${targeted.length} targets met`
 console.log(`\n${verdict}; results in bench/results.json`)

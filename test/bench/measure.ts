@@ -66,7 +66,11 @@ export const quantile = (samples: ReadonlyArray<number>, q: number): number => {
 /** The figures of per-operation latencies measured one at a time (throughput not measured). */
 export const latencyStats = (latencies: ReadonlyArray<number>): Stats => stats(latencies, [], undefined)
 
-const stats = (latencies: ReadonlyArray<number>, throughputs: ReadonlyArray<number>, gc: Collections | undefined): Stats => ({
+const stats = (
+  latencies: ReadonlyArray<number>,
+  throughputs: ReadonlyArray<number>,
+  gc: Collections | undefined
+): Stats => ({
   median: quantile(latencies, 0.5),
   p99: quantile(latencies, 0.99),
   p999: quantile(latencies, 0.999),
@@ -177,7 +181,8 @@ export const compare = async (ours: Batch, baseline: Batch, pace: Pace): Promise
     }
   }
   collections.stop()
-  const of = (s: typeof sides.ours) => stats(s.latencies, s.throughputs, collections.per10k(s.windows, s.latencies.length))
+  const of = (s: typeof sides.ours) =>
+    stats(s.latencies, s.throughputs, collections.per10k(s.windows, s.latencies.length))
   return { ours: of(sides.ours), baseline: of(sides.baseline) }
 }
 
@@ -198,7 +203,13 @@ export const transportComparisons = async (
 ): Promise<Array<{ readonly count: number; readonly label: string; readonly comparison: Comparison }>> => {
   const out: Array<{ readonly count: number; readonly label: string; readonly comparison: Comparison }> = []
   for (const count of [1, 3]) {
-    for (const [label, bytes, ops] of [["1 KiB", 1024, pace.ops], ["256 KiB", 256 * 1024, Math.max(3, Math.ceil(pace.ops / 80))]] as const) {
+    for (
+      const [label, bytes, ops] of [["1 KiB", 1024, pace.ops], [
+        "256 KiB",
+        256 * 1024,
+        Math.max(3, Math.ceil(pace.ops / 80))
+      ]] as const
+    ) {
       const { baseline, close, ours } = await pair(count, bytes)
       try {
         out.push({ count, label, comparison: await compare(ours, baseline, { ...pace, ops }) })

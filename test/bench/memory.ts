@@ -58,7 +58,9 @@ const scenario = async (
 /** The family. */
 export const run = async (): Promise<Array<Row>> => {
   const inProcess = fixtures.registration([fixtures.inProcessTransport(0)])
-  const inProcessRuntime = fixtures.inProcessHooks(inProcess, { [fixtures.backendId(0)]: fixtures.inProcess(fixtures.noEffect()) })
+  const inProcessRuntime = fixtures.inProcessHooks(inProcess, {
+    [fixtures.backendId(0)]: fixtures.inProcess(fixtures.noEffect())
+  })
   const stdioRuntime = fixtures.nodeHooks(fixtures.registration([fixtures.stdioTransport("ok")]))
   return [
     ...(await scenario("100k in-process dispatches", inProcessRuntime, 100_000)),

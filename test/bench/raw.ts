@@ -57,7 +57,9 @@ export interface HttpServer {
 /** Starts the scripted backend in HTTP mode with `behaviour`, resolving once it listens. */
 export const httpServer = (behaviour = "ok", ...args: Array<string>): Promise<HttpServer> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [scriptedBackend, "http", "-", behaviour, ...args], { stdio: ["ignore", "pipe", "inherit"] })
+    const child = spawn(process.execPath, [scriptedBackend, "http", "-", behaviour, ...args], {
+      stdio: ["ignore", "pipe", "inherit"]
+    })
     child.once("error", reject)
     child.stdout.once("data", (chunk: Buffer) => {
       const port = /PORT (\d+)/.exec(chunk.toString("utf8"))?.[1]

@@ -138,7 +138,8 @@ export const table = (rows: ReadonlyArray<Row>): string => {
     r.target === undefined ? "" : `≤ ${r.target} ${meetsTarget(r) ? "ok" : "MISSED"}`
   ])
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)))
-  const line = (c: ReadonlyArray<string>) => c.map((text, i) => pad(text, widths[i]!, i > 0 && i < 8 && i !== 3 && i !== 5)).join("  ")
+  const line = (c: ReadonlyArray<string>) =>
+    c.map((text, i) => pad(text, widths[i]!, i > 0 && i < 8 && i !== 3 && i !== 5)).join("  ")
   return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...cells.map(line)].join("\n")
 }
 

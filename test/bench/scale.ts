@@ -6,9 +6,9 @@
  * the `growth` rows give the later step's marginal cost over the earlier one's (≈ 1 is
  * linear, clearly above 1 is super-linear).
  */
-import { chainPair } from "./inProcess.js"
 import * as fixtures from "./fixtures.js"
-import { type Comparison, compare, type Pace } from "./measure.js"
+import { chainPair } from "./inProcess.js"
+import { compare, type Comparison, type Pace } from "./measure.js"
 import { latencyRow, quantityRow, type Row } from "./report.js"
 
 interface Point {

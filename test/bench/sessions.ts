@@ -95,7 +95,12 @@ const burst = async (callers: number, call: (backend: number) => Promise<void>):
     const backend = i % types.length
     const start = performance.now()
     await call(backend)
-    return { backend, position: Math.floor(i / types.length) + 1, latencyUs: (performance.now() - start) * 1000, ended: ended++ }
+    return {
+      backend,
+      position: Math.floor(i / types.length) + 1,
+      latencyUs: (performance.now() - start) * 1000,
+      ended: ended++
+    }
   }))
 }
 
@@ -147,7 +152,13 @@ const stdioRows = async (rounds: number): Promise<Array<Row>> => {
     hooks: types.map((type, k) => ({
       id: fixtures.backendId(k),
       transport: fixtures.stdioTransport(`late=${serviceMs(k)}`),
-      subscriptions: [{ mode: "intercept", events: [type], timeoutMs: 30_000, failurePolicy: "fail-open", content: { default: "metadata" } }]
+      subscriptions: [{
+        mode: "intercept",
+        events: [type],
+        timeoutMs: 30_000,
+        failurePolicy: "fail-open",
+        content: { default: "metadata" }
+      }]
     }))
   }
   const runtime = fixtures.nodeHooks(registration)
@@ -186,7 +197,12 @@ const stdioRows = async (rounds: number): Promise<Array<Row>> => {
     rows.push(
       throughputQuantityRow(`${name(1)}: throughput`, sweepRate("ours"), sweepRate("raw")),
       ...types.map((_, k) =>
-        quantityRow(`${name(1)}: backend ${k + 1} (${serviceMs(k)} ms) single-call latency`, service.ours[k]!, service.raw[k]!, "µs")
+        quantityRow(
+          `${name(1)}: backend ${k + 1} (${serviceMs(k)} ms) single-call latency`,
+          service.ours[k]!,
+          service.raw[k]!,
+          "µs"
+        )
       )
     )
 

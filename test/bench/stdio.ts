@@ -33,4 +33,7 @@ const pair = async (count: number, bytes: number) => {
 
 /** The family: 1 and 3 backends, 1 KiB and 256 KiB events. */
 export const run = async (pace: Pace): Promise<Array<Row>> =>
-  transportRows(await transportComparisons(pace, pair), (count, label) => `stdio ${count} persistent backend(s), ${label}`)
+  transportRows(
+    await transportComparisons(pace, pair),
+    (count, label) => `stdio ${count} persistent backend(s), ${label}`
+  )

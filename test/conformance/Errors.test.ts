@@ -114,14 +114,24 @@ describe("public errors: TypeId and guards", () => {
       const lookAlike = Object.fromEntries(Object.entries(c.error))
       assert.strictEqual(lookAlike._tag, (c.error as { _tag: string })._tag)
       assert.isFalse(c.is(lookAlike))
-      for (const other of cases) if (other !== c) assert.isFalse(c.is(other.error), `${c.name} guard accepted ${other.name}`)
+      for (const other of cases) {
+        if (other !== c) assert.isFalse(c.is(other.error), `${c.name} guard accepted ${other.name}`)
+      }
       for (const u of [undefined, null, 1, "x", {}, new Error("x")]) assert.isFalse(c.is(u))
     })
   }
 
   it("a decoded Schema error is branded too", () => {
-    const decoded = Schema.decodeUnknownSync(Transport.TransportError)({ _tag: "TransportError", reason: "io", detail: "x" })
+    const decoded = Schema.decodeUnknownSync(Transport.TransportError)({
+      _tag: "TransportError",
+      reason: "io",
+      detail: "x"
+    })
     assert.isTrue(Transport.isTransportError(decoded))
-    assert.isTrue(RouteFailure.isRouteFailure(Schema.decodeUnknownSync(RouteFailure.RouteFailure)(Schema.encodeSync(RouteFailure.RouteFailure)(routeFailure))))
+    assert.isTrue(
+      RouteFailure.isRouteFailure(
+        Schema.decodeUnknownSync(RouteFailure.RouteFailure)(Schema.encodeSync(RouteFailure.RouteFailure)(routeFailure))
+      )
+    )
   })
 })

@@ -74,9 +74,11 @@ if (sharedRoot === undefined) {
 
   describe("fixtures only a boundary can judge", () => {
     const contextual = cases.filter((c) => c.contextualExpectedValid === false && c.expectedValid)
-    it("are exactly the listed ones", () => assert.deepStrictEqual(contextual.map((c) => c.id).sort(), Object.keys(judgedByBoundary).sort()))
+    it("are exactly the listed ones", () =>
+      assert.deepStrictEqual(contextual.map((c) => c.id).sort(), Object.keys(judgedByBoundary).sort()))
     for (const c of contextual.filter(fixtureExists)) {
-      it(`${c.id} passes the Schema (${judgedByBoundary[c.id]})`, () => assert.deepStrictEqual(verdict(c, kindOf(c)).issues, []))
+      it(`${c.id} passes the Schema (${judgedByBoundary[c.id]})`, () =>
+        assert.deepStrictEqual(verdict(c, kindOf(c)).issues, []))
     }
   })
 }

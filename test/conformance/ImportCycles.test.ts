@@ -59,7 +59,10 @@ describe("import cycles", () => {
     const graph = new Map([["a", ["b"]], ["b", ["c"]], ["c", ["a"]], ["d", ["a"]]])
     assert.deepStrictEqual(cycles(graph), [["a", "b", "c", "a"]])
     assert.deepStrictEqual(
-      runtimeImports("/x/A.ts", `import type * as B from "./B.js"\nimport { type C } from "./C.js"\nexport { D } from "./D.js"\nexport type { E } from "./E.js"\n`),
+      runtimeImports(
+        "/x/A.ts",
+        `import type * as B from "./B.js"\nimport { type C } from "./C.js"\nexport { D } from "./D.js"\nexport type { E } from "./E.js"\n`
+      ),
       ["/x/C.ts", "/x/D.ts"]
     )
   })

@@ -26,7 +26,19 @@
  *   valid calendar date: the official schemas state these as `format`, which JSON Schema
  *   2020-12 treats as annotations unless a validator opts in.
  */
-import { Capabilities, Content, Discovery, Event, HookEffect, Intercept, Json, JsonRpc, Observe, Registration, Upload } from "@effect-ahp/protocol"
+import {
+  Capabilities,
+  Content,
+  Discovery,
+  Event,
+  HookEffect,
+  Intercept,
+  Json,
+  JsonRpc,
+  Observe,
+  Registration,
+  Upload
+} from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
 import Ajv2020 from "ajv/dist/2020.js"
 import { Arbitrary, FastCheck as fc, Schema } from "effect"

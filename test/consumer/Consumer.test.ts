@@ -52,7 +52,13 @@ const execute = (command: string, args: ReadonlyArray<string>, cwd: string, opti
 const tail = (text: string) => text.trim().split("\n").slice(-30).join("\n")
 
 /** Runs a command; a failure names the step, the command, its exit code and its output. */
-const step = async (what: string, command: string, args: ReadonlyArray<string>, cwd: string, options: StepOptions = {}) => {
+const step = async (
+  what: string,
+  command: string,
+  args: ReadonlyArray<string>,
+  cwd: string,
+  options: StepOptions = {}
+) => {
   const expected = options.expected ?? 0
   const ran = await execute(command, args, cwd, options)
   if (ran.code !== expected) {
@@ -103,7 +109,9 @@ const listing = (tarball: string) =>
   )
 
 const packedManifest = (tarball: string) =>
-  Effect.promise(() => step("reading a packed package.json", "tar", ["xzf", tarball, "-O", "package/package.json"], os.tmpdir())).pipe(
+  Effect.promise(() =>
+    step("reading a packed package.json", "tar", ["xzf", tarball, "-O", "package/package.json"], os.tmpdir())
+  ).pipe(
     Effect.map((ran) => JSON.parse(ran.stdout))
   )
 
@@ -128,7 +136,13 @@ describe.sequential("the packed packages, installed as a user installs them", ()
       const consumer = path.join(dir, "consumer")
       fs.cpSync(path.join(root, "test", "consumer", "project"), consumer, { recursive: true })
       fs.rmSync(path.join(consumer, "out"), { recursive: true, force: true })
-      const libraries = ["@effect-ahp/protocol", "@effect-ahp/harness", "@effect-ahp/hosts", "@effect-ahp/node", "@effect-ahp/backend"]
+      const libraries = [
+        "@effect-ahp/protocol",
+        "@effect-ahp/harness",
+        "@effect-ahp/hosts",
+        "@effect-ahp/node",
+        "@effect-ahp/backend"
+      ]
       fs.writeFileSync(
         path.join(consumer, "package.json"),
         JSON.stringify({
@@ -183,7 +197,11 @@ describe.sequential("the packed packages, installed as a user installs them", ()
           assert.include(files, required, `${name} ships ${required}`)
         }
         for (const file of files) {
-          assert.notMatch(file, /(^|\/)(test|build|node_modules|\.tsbuildinfo)\/|tsconfig|vitest/, `${name} ships ${file}`)
+          assert.notMatch(
+            file,
+            /(^|\/)(test|build|node_modules|\.tsbuildinfo)\/|tsconfig|vitest/,
+            `${name} ships ${file}`
+          )
         }
         for (const group of ["dependencies", "peerDependencies"]) {
           for (const [dependency, range] of Object.entries(pkg[group] ?? {})) {
@@ -226,7 +244,12 @@ describe.sequential("the packed packages, installed as a user installs them", ()
       const { consumer } = ready()
       const config = manifest(path.join(consumer, "tsconfig.json")).compilerOptions
       assert.deepInclude(config, { strict: true, module: "NodeNext", skipLibCheck: false })
-      await step("type-checking and compiling the consumer with tsc", process.execPath, [tsc, "-p", "tsconfig.json"], consumer)
+      await step(
+        "type-checking and compiling the consumer with tsc",
+        process.execPath,
+        [tsc, "-p", "tsconfig.json"],
+        consumer
+      )
     }))
 
   it.live("runs the consumer with plain node: an in-process, an HTTP and a stdio backend decide in one Hooks, also for a Claude Code hook payload", () =>
@@ -255,7 +278,12 @@ describe.sequential("the packed packages, installed as a user installs them", ()
       const { ahp, consumer } = ready()
       const version = await step("ahp --version", ahp, ["--version"], consumer)
       assert.strictEqual(version.stdout, `${manifest(path.join(root, "apps", "ahp", "package.json")).version}\n`)
-      const subscription = { mode: "intercept", events: ["tool.before"], timeoutMs: 20_000, content: { default: "body" } }
+      const subscription = {
+        mode: "intercept",
+        events: ["tool.before"],
+        timeoutMs: 20_000,
+        content: { default: "body" }
+      }
       const registration = (failurePolicy: string) => ({
         protocolVersion: "draft",
         hooks: [{
@@ -268,7 +296,9 @@ describe.sequential("the packed packages, installed as a user installs them", ()
       fs.writeFileSync(path.join(consumer, "typo.json"), JSON.stringify(registration("fail-close")))
       const valid = await step("ahp validate on a valid registration", ahp, ["validate", "registration.json"], consumer)
       assert.strictEqual(valid.stdout, "registration.json: valid (registration)\n")
-      const invalid = await step("ahp validate on an invalid registration", ahp, ["validate", "typo.json"], consumer, { expected: 1 })
+      const invalid = await step("ahp validate on an invalid registration", ahp, ["validate", "typo.json"], consumer, {
+        expected: 1
+      })
       assert.include(invalid.stdout, `got "fail-close" (did you mean "fail-closed"?)`)
       fs.writeFileSync(
         path.join(consumer, "event.json"),

@@ -54,7 +54,9 @@ const askAnswer = answerWith(`{"type":"ask"}`)
 /** What a raw backend received, each line or body as it arrived. */
 const received = (log: string): Array<string> =>
   fs.existsSync(log)
-    ? fs.readFileSync(log, "utf8").split("\n").filter((l) => l !== "").map((l) => (JSON.parse(l) as { raw: string }).raw)
+    ? fs.readFileSync(log, "utf8").split("\n").filter((l) => l !== "").map((l) =>
+      (JSON.parse(l) as { raw: string }).raw
+    )
     : []
 
 const methodOf = (raw: string): unknown => (Either.getOrThrow(Json.parse(raw)) as Json.JsonObject).method
@@ -69,7 +71,15 @@ const rawBackend = (dir: string, name: string, kind: Kind, answer: string) =>
     const log = path.join(dir, `${name}.log`)
     fs.writeFileSync(answerFile, answer)
     if (kind !== "http") {
-      return { log, transport: { type: "stdio", command: process.execPath, args: [fixture, "stdio", answerFile, log], lifecycle: kind } }
+      return {
+        log,
+        transport: {
+          type: "stdio",
+          command: process.execPath,
+          args: [fixture, "stdio", answerFile, log],
+          lifecycle: kind
+        }
+      }
     }
     const portFile = path.join(dir, `${name}.port`)
     const { origin } = yield* nodeServer(name, [fixture, "http", answerFile, log, portFile], portFile)
@@ -96,45 +106,55 @@ const chain = (dir: string, kind: Kind, answer: string, policy: Policy, timeoutM
 const kinds: ReadonlyArray<Kind> = ["persistent", "per_event", "http"]
 const policies: ReadonlyArray<Policy> = ["fail-open", "fail-closed"]
 const deepAnswers: ReadonlyArray<readonly [string, string]> = [
-  ["a modify value nested 5 000 deep", answerWith(`{"type":"modify","target":"input","operation":"replace","value":{"x":${nestedText(5_000)}}}`)],
+  [
+    "a modify value nested 5 000 deep",
+    answerWith(`{"type":"modify","target":"input","operation":"replace","value":{"x":${nestedText(5_000)}}}`)
+  ],
   ["a return value nested 5 000 deep", answerWith(`{"type":"return","value":${nestedText(5_000)}}`)],
-  ["a response nested 20 000 deep", `{"jsonrpc":"2.0","id":"__ID__","result":{"protocolVersion":"draft","effects":[],"x":${nestedText(20_000)}}}`]
+  [
+    "a response nested 20 000 deep",
+    `{"jsonrpc":"2.0","id":"__ID__","result":{"protocolVersion":"draft","effects":[],"x":${nestedText(20_000)}}}`
+  ]
 ]
 
 describe("hostile answers nested beyond the limit", () => {
   for (const kind of kinds) {
     for (const [name, answer] of deepAnswers) {
       for (const policy of policies) {
-        it.scopedLive(`${kind}, ${policy}: ${name} is a malformed route failure, and the next request is intact`, () =>
-          Effect.gen(function*() {
-            const dir = yield* tempDir
-            const { close, hooks, second } = yield* chain(dir, kind, answer, policy)
-            const { elapsed, live, result } = yield* tracked(hooks.dispatch("tool.before", toolBefore("evt_deep")))
-            assert.deepStrictEqual(live, [])
-            assert.deepStrictEqual(failures(result.errors).map(({ detail: _, httpStatus: __, ...rest }) => rest), [{
-              backend: HOSTILE,
-              mode: "intercept",
-              phase: "transport",
-              code: "malformed",
-              policy,
-              syntheticDenial: policy === "fail-closed"
-            }])
-            assert.match(result.errors[0]!.detail, /nested deeper than 512 levels/)
-            assert.isBelow(elapsed, 10_000 + margin)
-            const toSecond = received(second)
-            if (policy === "fail-open") {
-              assert.strictEqual(result.decision.permission, "ask", "the second backend decides")
-              assert.strictEqual(toSecond.length, 1)
-              const request = Either.getOrThrow(Json.parse(toSecond[0]!)) as any
-              assert.strictEqual(request.method, "hooks/intercept")
-              assert.deepStrictEqual(request.params.event.tool.input, { command: "ls" })
-            } else {
-              assert.strictEqual(result.decision.permission, "deny")
-              assert.isTrue(result.decision.denial?.synthetic)
-              assert.notInclude(toSecond.map(methodOf), "hooks/intercept")
-            }
-            yield* close
-          }), { timeout: 60_000 })
+        it.scopedLive(
+          `${kind}, ${policy}: ${name} is a malformed route failure, and the next request is intact`,
+          () =>
+            Effect.gen(function*() {
+              const dir = yield* tempDir
+              const { close, hooks, second } = yield* chain(dir, kind, answer, policy)
+              const { elapsed, live, result } = yield* tracked(hooks.dispatch("tool.before", toolBefore("evt_deep")))
+              assert.deepStrictEqual(live, [])
+              assert.deepStrictEqual(failures(result.errors).map(({ detail: _, httpStatus: __, ...rest }) => rest), [{
+                backend: HOSTILE,
+                mode: "intercept",
+                phase: "transport",
+                code: "malformed",
+                policy,
+                syntheticDenial: policy === "fail-closed"
+              }])
+              assert.match(result.errors[0]!.detail, /nested deeper than 512 levels/)
+              assert.isBelow(elapsed, 10_000 + margin)
+              const toSecond = received(second)
+              if (policy === "fail-open") {
+                assert.strictEqual(result.decision.permission, "ask", "the second backend decides")
+                assert.strictEqual(toSecond.length, 1)
+                const request = Either.getOrThrow(Json.parse(toSecond[0]!)) as any
+                assert.strictEqual(request.method, "hooks/intercept")
+                assert.deepStrictEqual(request.params.event.tool.input, { command: "ls" })
+              } else {
+                assert.strictEqual(result.decision.permission, "deny")
+                assert.isTrue(result.decision.denial?.synthetic)
+                assert.notInclude(toSecond.map(methodOf), "hooks/intercept")
+              }
+              yield* close
+            }),
+          { timeout: 60_000 }
+        )
       }
     }
   }
@@ -144,7 +164,12 @@ describe("in-process backends", () => {
   const cyclic: Record<string, unknown> = {}
   cyclic.self = cyclic
   const answers: ReadonlyArray<readonly [string, Json.JsonValue]> = [
-    ["a modify value nested 5 000 deep", { type: "modify", target: "input", operation: "replace", value: { x: nestedValue(5_000) } }],
+    ["a modify value nested 5 000 deep", {
+      type: "modify",
+      target: "input",
+      operation: "replace",
+      value: { x: nestedValue(5_000) }
+    }],
     ["a cyclic return value", { type: "return", value: cyclic as Json.JsonObject }]
   ]
   for (const [name, effect] of answers) {
@@ -153,20 +178,38 @@ describe("in-process backends", () => {
         Effect.gen(function*() {
           const asked: Array<Json.JsonObject> = []
           const reg = registration([
-            { id: HOSTILE, transport: { type: "stdio", command: "unused", lifecycle: "persistent" }, subscriptions: [intercept(policy, 10_000)] },
-            { id: SECOND, transport: { type: "stdio", command: "unused", lifecycle: "persistent" }, subscriptions: [intercept("fail-closed", 10_000)] }
+            {
+              id: HOSTILE,
+              transport: { type: "stdio", command: "unused", lifecycle: "persistent" },
+              subscriptions: [intercept(policy, 10_000)]
+            },
+            {
+              id: SECOND,
+              transport: { type: "stdio", command: "unused", lifecycle: "persistent" },
+              subscriptions: [intercept("fail-closed", 10_000)]
+            }
           ])
           const respond = (effects: ReadonlyArray<Json.JsonValue>) => (message: Json.JsonObject) =>
-            Effect.succeed<Json.JsonValue>({ jsonrpc: "2.0", id: message.id!, result: { protocolVersion: "draft", effects } })
-          const result = yield* Effect.flatMap(Hooks.Hooks, (hooks) => hooks.dispatch("tool.before", toolBefore("evt_in"))).pipe(
-            Effect.provide(Hooks.layerTest(reg, {
-              [HOSTILE]: { request: respond([effect]), notify: () => Effect.void },
-              [SECOND]: {
-                request: (message) => Effect.zipRight(Effect.sync(() => asked.push(message)), respond([{ type: "ask" }])(message)),
-                notify: () => Effect.void
-              }
-            }))
-          )
+            Effect.succeed<Json.JsonValue>({
+              jsonrpc: "2.0",
+              id: message.id!,
+              result: { protocolVersion: "draft", effects }
+            })
+          const result = yield* Effect.flatMap(Hooks.Hooks, (hooks) =>
+            hooks.dispatch("tool.before", toolBefore("evt_in"))).pipe(
+              Effect.provide(Hooks.layerTest(reg, {
+                [HOSTILE]: {
+                  request: respond([effect]),
+                  notify: () =>
+                    Effect.void
+                },
+                [SECOND]: {
+                  request: (message) =>
+                    Effect.zipRight(Effect.sync(() => asked.push(message)), respond([{ type: "ask" }])(message)),
+                  notify: () => Effect.void
+                }
+              }))
+            )
           assert.deepStrictEqual(failures(result.errors).map((f) => [f.backend, f.code, f.syntheticDenial]), [
             [HOSTILE, "malformed", policy === "fail-closed"]
           ])
@@ -180,75 +223,110 @@ describe("in-process backends", () => {
 
 describe("requests that cannot be written", () => {
   for (const kind of kinds) {
-    it.scopedLive(`${kind}: a message nested too deep or cyclic fails as malformed, and nothing is sent`, () =>
-      Effect.gen(function*() {
-        const dir = yield* tempDir
-        const backend = yield* rawBackend(dir, "target", kind, askAnswer)
-        const transports = yield* Effect.provide(Transport.Transports, nodeTransports({}))
-        const reg = registration([{ id: HOSTILE, transport: backend.transport, subscriptions: [intercept("fail-closed", 10_000)] }])
-        const registered = Either.getOrThrow(Schema.decodeUnknownEither(Registration.Registration)(reg)).hooks[0]!
-        const endpoint = yield* transports.connect(registered)
-        const cyclic: Record<string, unknown> = {}
-        cyclic.self = cyclic
-        for (const event of [nestedValue(600), nestedValue(10_000), cyclic as Json.JsonObject]) {
-          const message = { jsonrpc: "2.0", id: "evt_w", method: "hooks/intercept", params: { protocolVersion: "draft", event } }
-          for (const exchange of [endpoint.request(message), endpoint.notify(message)]) {
-            const outcome = yield* Effect.either(exchange)
-            assert.isTrue(Either.isLeft(outcome) && outcome.left.reason === "malformed")
-            if (Either.isLeft(outcome)) assert.match(outcome.left.detail, /cannot be written as JSON: JSON nested deeper than 512 levels/)
+    it.scopedLive(
+      `${kind}: a message nested too deep or cyclic fails as malformed, and nothing is sent`,
+      () =>
+        Effect.gen(function*() {
+          const dir = yield* tempDir
+          const backend = yield* rawBackend(dir, "target", kind, askAnswer)
+          const transports = yield* Effect.provide(Transport.Transports, nodeTransports({}))
+          const reg = registration([{
+            id: HOSTILE,
+            transport: backend.transport,
+            subscriptions: [intercept("fail-closed", 10_000)]
+          }])
+          const registered = Either.getOrThrow(Schema.decodeUnknownEither(Registration.Registration)(reg)).hooks[0]!
+          const endpoint = yield* transports.connect(registered)
+          const cyclic: Record<string, unknown> = {}
+          cyclic.self = cyclic
+          for (const event of [nestedValue(600), nestedValue(10_000), cyclic as Json.JsonObject]) {
+            const message = {
+              jsonrpc: "2.0",
+              id: "evt_w",
+              method: "hooks/intercept",
+              params: { protocolVersion: "draft", event }
+            }
+            for (const exchange of [endpoint.request(message), endpoint.notify(message)]) {
+              const outcome = yield* Effect.either(exchange)
+              assert.isTrue(Either.isLeft(outcome) && outcome.left.reason === "malformed")
+              if (Either.isLeft(outcome)) {
+                assert.match(outcome.left.detail, /cannot be written as JSON: JSON nested deeper than 512 levels/)
+              }
+            }
           }
-        }
-        assert.deepStrictEqual(received(backend.log), [], "nothing was sent")
-      }), { timeout: 60_000 })
+          assert.deepStrictEqual(received(backend.log), [], "nothing was sent")
+        }),
+      { timeout: 60_000 }
+    )
   }
 })
 
 describe("values at the limit", () => {
-  it.scopedLive("a modify value filling the response to 512 levels is accepted, and the next request (512 levels) is written", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDir
-      // {result:{effects:[{value:{deep:[…507…]}}]}}: 4 levels of envelope and 508 of value.
-      const answer = answerWith(`{"type":"modify","target":"input","operation":"replace","value":{"deep":${nestedText(507)}}}`)
-      const { close, hooks, second } = yield* chain(dir, "persistent", answer, "fail-closed")
-      const result = yield* hooks.dispatch("tool.before", toolBefore("evt_limit"))
-      assert.deepStrictEqual(failures(result.errors), [])
-      assert.strictEqual(result.decision.permission, "ask")
-      const [request] = received(second)
-      const parsed = Json.parse(request!)
-      assert.isTrue(Either.isRight(parsed), "the next request is within the limit")
-      assert.isTrue(Json.exceedsDepth(Either.getOrThrow(parsed), 511))
-      yield* close
-    }), { timeout: 60_000 })
+  it.scopedLive(
+    "a modify value filling the response to 512 levels is accepted, and the next request (512 levels) is written",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        // {result:{effects:[{value:{deep:[…507…]}}]}}: 4 levels of envelope and 508 of value.
+        const answer = answerWith(
+          `{"type":"modify","target":"input","operation":"replace","value":{"deep":${nestedText(507)}}}`
+        )
+        const { close, hooks, second } = yield* chain(dir, "persistent", answer, "fail-closed")
+        const result = yield* hooks.dispatch("tool.before", toolBefore("evt_limit"))
+        assert.deepStrictEqual(failures(result.errors), [])
+        assert.strictEqual(result.decision.permission, "ask")
+        const [request] = received(second)
+        const parsed = Json.parse(request!)
+        assert.isTrue(Either.isRight(parsed), "the next request is within the limit")
+        assert.isTrue(Json.exceedsDepth(Either.getOrThrow(parsed), 511))
+        yield* close
+      }),
+    { timeout: 60_000 }
+  )
 })
 
 describe("host events", () => {
   const deepInput = (depth: number): Json.JsonObject => ({ command: "ls", deep: nestedValue(depth) })
 
-  it.scopedLive("an event nested too deep or cyclic is InvalidEvent; nothing is sent; one at the limit is delivered", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDir
-      const { close, hooks, second } = yield* chain(dir, "persistent", askAnswer, "fail-closed")
-      const cyclic: Record<string, unknown> = { command: "ls" }
-      cyclic.self = cyclic
-      // tool.input is the event's third level: an input 509 levels deep makes the event 511 deep.
-      const inputs: ReadonlyArray<Json.JsonObject> = [deepInput(10_000), cyclic as Json.JsonObject, deepInput(Event.maxDepth - 2)]
-      for (const input of inputs) {
-        const event = { ...toolBefore("evt_host"), tool: { name: "Bash", kind: "shell", input, origin: "native" } }
-        const outcome = yield* Effect.either(hooks.dispatchUnknown("tool.before", event as Json.JsonObject))
-        assert.isTrue(Either.isLeft(outcome) && outcome.left._tag === "InvalidEvent")
-        if (Either.isLeft(outcome) && outcome.left._tag === "InvalidEvent") {
-          assert.deepStrictEqual(outcome.left.issues, [{ path: "", message: `nests deeper than ${Event.maxDepth} levels` }])
+  it.scopedLive(
+    "an event nested too deep or cyclic is InvalidEvent; nothing is sent; one at the limit is delivered",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const { close, hooks, second } = yield* chain(dir, "persistent", askAnswer, "fail-closed")
+        const cyclic: Record<string, unknown> = { command: "ls" }
+        cyclic.self = cyclic
+        // tool.input is the event's third level: an input 509 levels deep makes the event 511 deep.
+        const inputs: ReadonlyArray<Json.JsonObject> = [
+          deepInput(10_000),
+          cyclic as Json.JsonObject,
+          deepInput(Event.maxDepth - 2)
+        ]
+        for (const input of inputs) {
+          const event = { ...toolBefore("evt_host"), tool: { name: "Bash", kind: "shell", input, origin: "native" } }
+          const outcome = yield* Effect.either(hooks.dispatchUnknown("tool.before", event as Json.JsonObject))
+          assert.isTrue(Either.isLeft(outcome) && outcome.left._tag === "InvalidEvent")
+          if (Either.isLeft(outcome) && outcome.left._tag === "InvalidEvent") {
+            assert.deepStrictEqual(outcome.left.issues, [{
+              path: "",
+              message: `nests deeper than ${Event.maxDepth} levels`
+            }])
+          }
         }
-      }
-      assert.deepStrictEqual(received(second), [], "nothing was sent")
-      // An input 508 levels deep: an event of exactly Event.maxDepth (510) levels.
-      const atLimit = { ...toolBefore("evt_edge"), tool: { name: "Bash", kind: "shell", input: deepInput(Event.maxDepth - 3), origin: "native" } }
-      const result = yield* hooks.dispatchUnknown("tool.before", atLimit as Json.JsonObject)
-      assert.deepStrictEqual(failures(result.errors), [])
-      assert.strictEqual(result.decision.permission, "ask")
-      assert.isTrue(Either.isRight(Json.parse(received(second)[0]!)))
-      yield* close
-    }), { timeout: 60_000 })
+        assert.deepStrictEqual(received(second), [], "nothing was sent")
+        // An input 508 levels deep: an event of exactly Event.maxDepth (510) levels.
+        const atLimit = {
+          ...toolBefore("evt_edge"),
+          tool: { name: "Bash", kind: "shell", input: deepInput(Event.maxDepth - 3), origin: "native" }
+        }
+        const result = yield* hooks.dispatchUnknown("tool.before", atLimit as Json.JsonObject)
+        assert.deepStrictEqual(failures(result.errors), [])
+        assert.strictEqual(result.decision.permission, "ask")
+        assert.isTrue(Either.isRight(Json.parse(received(second)[0]!)))
+        yield* close
+      }),
+    { timeout: 60_000 }
+  )
 })
 
 describe("lossless numbers end to end", () => {
@@ -260,45 +338,58 @@ describe("lossless numbers end to end", () => {
     odd: "9007199254740993"
   }
   for (const kind of kinds) {
-    it.scopedLive(`${kind}: host input and edits reach the next backend and the result verbatim`, () =>
-      Effect.gen(function*() {
-        const dir = yield* tempDir
-        const answer = answerWith(
-          `{"type":"modify","target":"input","operation":"merge","value":{"huge":${literals.huge},"odd":${literals.odd}}}`
-        )
-        const { close, hooks, first, second } = yield* chain(dir, kind, answer, "fail-closed")
-        const input = Either.getOrThrow(
-          Json.parse(`{"command":"ls","big":${literals.big},"tiny":${literals.tiny},"frac":${literals.frac}}`)
-        ) as Json.JsonObject
-        const event = { ...toolBefore("evt_exact"), tool: { name: "Bash", kind: "shell", input, origin: "native" } }
-        const result = yield* hooks.dispatchUnknown("tool.before", event as Json.JsonObject)
-        assert.deepStrictEqual(failures(result.errors), [])
-        const expectedInput =
-          `{"command":"ls","big":${literals.big},"tiny":${literals.tiny},"frac":${literals.frac},"huge":${literals.huge},"odd":${literals.odd}}`
-        assert.include(received(first)[0]!, `"input":{"command":"ls","big":${literals.big},"tiny":${literals.tiny},"frac":${literals.frac}}`)
-        assert.include(received(second)[0]!, `"input":${expectedInput}`)
-        assert.strictEqual(Json.stringify((result.event as any).tool.input), expectedInput)
-        yield* close
-      }), { timeout: 60_000 })
+    it.scopedLive(
+      `${kind}: host input and edits reach the next backend and the result verbatim`,
+      () =>
+        Effect.gen(function*() {
+          const dir = yield* tempDir
+          const answer = answerWith(
+            `{"type":"modify","target":"input","operation":"merge","value":{"huge":${literals.huge},"odd":${literals.odd}}}`
+          )
+          const { close, hooks, first, second } = yield* chain(dir, kind, answer, "fail-closed")
+          const input = Either.getOrThrow(
+            Json.parse(`{"command":"ls","big":${literals.big},"tiny":${literals.tiny},"frac":${literals.frac}}`)
+          ) as Json.JsonObject
+          const event = { ...toolBefore("evt_exact"), tool: { name: "Bash", kind: "shell", input, origin: "native" } }
+          const result = yield* hooks.dispatchUnknown("tool.before", event as Json.JsonObject)
+          assert.deepStrictEqual(failures(result.errors), [])
+          const expectedInput =
+            `{"command":"ls","big":${literals.big},"tiny":${literals.tiny},"frac":${literals.frac},"huge":${literals.huge},"odd":${literals.odd}}`
+          assert.include(
+            received(first)[0]!,
+            `"input":{"command":"ls","big":${literals.big},"tiny":${literals.tiny},"frac":${literals.frac}}`
+          )
+          assert.include(received(second)[0]!, `"input":${expectedInput}`)
+          assert.strictEqual(Json.stringify((result.event as any).tool.input), expectedInput)
+          yield* close
+        }),
+      { timeout: 60_000 }
+    )
   }
 })
 
 describe("time linear in the answer", () => {
-  it.scopedLive("a 100 KB answer with 1e400 next to 8 000 members is accepted well within its deadline", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDir
-      const members = Array.from({ length: 8_000 }, (_, i) => `"k${i}":${i}`).join(",")
-      const answer = answerWith(`{"type":"modify","target":"input","operation":"merge","value":{"big":1e400,${members}}}`)
-      const timeoutMs = 2_000
-      const { close, hooks } = yield* chain(dir, "persistent", answer, "fail-closed", timeoutMs)
-      // The first call also starts the child.
-      yield* hooks.dispatch("tool.before", toolBefore("evt_warm"))
-      const { elapsed, result } = yield* tracked(hooks.dispatch("tool.before", toolBefore("evt_big")))
-      assert.deepStrictEqual(failures(result.errors), [])
-      assert.strictEqual(Json.stringify(((result.event as any).tool.input as Json.JsonObject).big), "1e400")
-      assert.isBelow(elapsed, timeoutMs)
-      yield* close
-    }), { timeout: 120_000 })
+  it.scopedLive(
+    "a 100 KB answer with 1e400 next to 8 000 members is accepted well within its deadline",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const members = Array.from({ length: 8_000 }, (_, i) => `"k${i}":${i}`).join(",")
+        const answer = answerWith(
+          `{"type":"modify","target":"input","operation":"merge","value":{"big":1e400,${members}}}`
+        )
+        const timeoutMs = 2_000
+        const { close, hooks } = yield* chain(dir, "persistent", answer, "fail-closed", timeoutMs)
+        // The first call also starts the child.
+        yield* hooks.dispatch("tool.before", toolBefore("evt_warm"))
+        const { elapsed, result } = yield* tracked(hooks.dispatch("tool.before", toolBefore("evt_big")))
+        assert.deepStrictEqual(failures(result.errors), [])
+        assert.strictEqual(Json.stringify(((result.event as any).tool.input as Json.JsonObject).big), "1e400")
+        assert.isBelow(elapsed, timeoutMs)
+        yield* close
+      }),
+    { timeout: 120_000 }
+  )
 })
 
 describe("the CLI", () => {
@@ -314,28 +405,44 @@ describe("the CLI", () => {
       child.on("close", (code) => resume(Effect.succeed({ code, stdout })))
     })
 
-  it.scopedLive("prints numbers exactly, and refuses an event file nested too deep with a clear input error", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDir
-      const answer = answerWith(`{"type":"modify","target":"input","operation":"merge","value":{"huge":1e400}}`)
-      const backend = yield* rawBackend(dir, "cli", "per_event", answer)
-      const reg = path.join(dir, "registration.json")
-      fs.writeFileSync(reg, JSON.stringify(registration([{ id: HOSTILE, transport: backend.transport, subscriptions: [intercept("fail-closed", 20_000)] }])))
-      const event = path.join(dir, "event.json")
-      fs.writeFileSync(
-        event,
-        `{"type":"tool.before","session":{"id":"s"},"tool":{"name":"Bash","input":{"command":"ls","tiny":1e-400,"frac":0.1000000000000000000000000000000001,"big":1180591620717411303424},"origin":"native"},"call":{"id":"c"},"path":"native"}`
-      )
-      const run = yield* cli(["dispatch", "--registration", reg, "--event", event])
-      assert.strictEqual(run.code, 0, run.stdout)
-      assert.include(run.stdout, `"input":{"command":"ls","tiny":1e-400,"frac":0.1000000000000000000000000000000001,"big":1180591620717411303424,"huge":1e400}`)
+  it.scopedLive(
+    "prints numbers exactly, and refuses an event file nested too deep with a clear input error",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const answer = answerWith(`{"type":"modify","target":"input","operation":"merge","value":{"huge":1e400}}`)
+        const backend = yield* rawBackend(dir, "cli", "per_event", answer)
+        const reg = path.join(dir, "registration.json")
+        fs.writeFileSync(
+          reg,
+          JSON.stringify(
+            registration([{
+              id: HOSTILE,
+              transport: backend.transport,
+              subscriptions: [intercept("fail-closed", 20_000)]
+            }])
+          )
+        )
+        const event = path.join(dir, "event.json")
+        fs.writeFileSync(
+          event,
+          `{"type":"tool.before","session":{"id":"s"},"tool":{"name":"Bash","input":{"command":"ls","tiny":1e-400,"frac":0.1000000000000000000000000000000001,"big":1180591620717411303424},"origin":"native"},"call":{"id":"c"},"path":"native"}`
+        )
+        const run = yield* cli(["dispatch", "--registration", reg, "--event", event])
+        assert.strictEqual(run.code, 0, run.stdout)
+        assert.include(
+          run.stdout,
+          `"input":{"command":"ls","tiny":1e-400,"frac":0.1000000000000000000000000000000001,"big":1180591620717411303424,"huge":1e400}`
+        )
 
-      const deep = path.join(dir, "deep.json")
-      fs.writeFileSync(deep, `{"type":"tool.before","x":${nestedText(10_000)}}`)
-      const refused = yield* cli(["dispatch", "--registration", reg, "--event", deep])
-      assert.strictEqual(refused.code, 2)
-      const output = Either.getOrThrow(Json.parse(refused.stdout)) as Json.JsonObject
-      assert.strictEqual(output.error, "input")
-      assert.match(String(output.message), /nested deeper than 512 levels at line 1 column \d+/)
-    }), { timeout: 120_000 })
+        const deep = path.join(dir, "deep.json")
+        fs.writeFileSync(deep, `{"type":"tool.before","x":${nestedText(10_000)}}`)
+        const refused = yield* cli(["dispatch", "--registration", reg, "--event", deep])
+        assert.strictEqual(refused.code, 2)
+        const output = Either.getOrThrow(Json.parse(refused.stdout)) as Json.JsonObject
+        assert.strictEqual(output.error, "input")
+        assert.match(String(output.message), /nested deeper than 512 levels at line 1 column \d+/)
+      }),
+    { timeout: 120_000 }
+  )
 })

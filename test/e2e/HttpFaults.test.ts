@@ -241,7 +241,10 @@ const run = (c: Case & { readonly policy: Policy; readonly index: number }) =>
 
     const faultyPostsNow = Effect.map(httpMessages(faulty.log), (ms) => ms.filter((m) => m.eventId === ids.fault))
     // The server may still be writing its log line of the last POST.
-    yield* waitUntilEffect("the faulty event's POSTs in the log", Effect.map(faultyPostsNow, (ms) => ms.length >= c.posts))
+    yield* waitUntilEffect(
+      "the faulty event's POSTs in the log",
+      Effect.map(faultyPostsNow, (ms) => ms.length >= c.posts)
+    )
     const faultyPosts = yield* faultyPostsNow
     assert.strictEqual(faultyPosts.length, c.posts, "POSTs of the faulty event")
     if (c.posts === 2 && c.observes !== true) {

@@ -8,7 +8,6 @@ import type { RouteFailure } from "@effect-ahp/harness"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as path from "node:path"
-import { processesWith } from "../support/processes.mjs"
 import {
   alive,
   eventIdOf,
@@ -26,6 +25,7 @@ import {
   waitForLog,
   waitUntil
 } from "../support/e2e.js"
+import { processesWith } from "../support/processes.mjs"
 
 type Lifecycle = "persistent" | "per_event"
 type Policy = "fail-open" | "fail-closed"
@@ -206,7 +206,11 @@ const run = (c: Case & { readonly lifecycle: Lifecycle; readonly policy: Policy 
       }
     }
     if (c.failure?.code === "timeout") {
-      assert.isBelow(elapsed, timeoutMs + margin, "the call is bounded by the deadline (stopping the child is not awaited)")
+      assert.isBelow(
+        elapsed,
+        timeoutMs + margin,
+        "the call is bounded by the deadline (stopping the child is not awaited)"
+      )
     }
 
     const faultyPids = yield* startedPids(faultyLog)

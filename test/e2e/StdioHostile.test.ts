@@ -10,7 +10,6 @@ import { Credentials } from "@effect-ahp/node"
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Logger } from "effect"
 import * as path from "node:path"
-import { processesWith } from "../support/processes.mjs"
 import {
   failures,
   hostileStdio,
@@ -26,13 +25,17 @@ import {
   waitForLog,
   waitUntil
 } from "../support/e2e.js"
+import { processesWith } from "../support/processes.mjs"
 
 const BACKEND = "com.example.hostile"
 
 /** Builds the harness over the real Node transports; `close` closes it and checks `ps` for leftovers in `dir`. */
 const harness = (dir: string, hooks: ReadonlyArray<Parameters<typeof registration>[0][number]>, stdio = {}) =>
   Effect.map(
-    openHooks(registration(hooks), nodeTransports({ stdio: { killGrace: "300 millis", ...stdio } }, Credentials.layerEnv())),
+    openHooks(
+      registration(hooks),
+      nodeTransports({ stdio: { killGrace: "300 millis", ...stdio } }, Credentials.layerEnv())
+    ),
     (opened) => ({
       hooks: opened.hooks,
       close: Effect.gen(function*() {
@@ -59,11 +62,18 @@ describe.concurrent("hostile stdio backends", () => {
       const started = Date.now()
       const result = yield* hooks.dispatch("tool.before", toolBefore("evt_sigterm"))
       const elapsed = Date.now() - started
-      assert.isBelow(elapsed, 300 + 1500, "returned at the deadline plus slack; the 3 s kill grace runs in the background")
+      assert.isBelow(
+        elapsed,
+        300 + 1500,
+        "returned at the deadline plus slack; the 3 s kill grace runs in the background"
+      )
       assert.strictEqual(result.decision.permission, "deny")
       assert.deepStrictEqual(failures(result.errors).map((e) => e.code), ["timeout"])
       const [pid] = yield* startedPids(log)
-      yield* waitUntil("the child to be SIGKILLed after the grace", () => processesWith(log).every((p) => p.pid !== pid))
+      yield* waitUntil(
+        "the child to be SIGKILLed after the grace",
+        () => processesWith(log).every((p) => p.pid !== pid)
+      )
       yield* close
     }))
 
@@ -136,28 +146,31 @@ describe.concurrent("hostile stdio backends", () => {
       const dir = yield* tempDir
       process.env.AHP_E2E_STDIO_PASSED = "passed-secret-0123"
       const tokens = ConfigProvider.fromMap(new Map([["AHP_E2E_HTTP_TOKEN", "bearer-secret-4567"]]))
-      const { close, hooks } = yield* Effect.withConfigProvider(harness(dir, [
-        {
-          id: BACKEND,
-          transport: {
-            ...hostileStdio(
-              "persistent",
-              "--stderr-exit",
-              "fatal: passed-secret-0123 rejected by upstream (bearer-secret-4567)",
-              "--log",
-              path.join(dir, "hostile.log")
-            ),
-            "org.effect-ahp.env": { inherit: ["AHP_E2E_STDIO_PASSED"] }
+      const { close, hooks } = yield* Effect.withConfigProvider(
+        harness(dir, [
+          {
+            id: BACKEND,
+            transport: {
+              ...hostileStdio(
+                "persistent",
+                "--stderr-exit",
+                "fatal: passed-secret-0123 rejected by upstream (bearer-secret-4567)",
+                "--log",
+                path.join(dir, "hostile.log")
+              ),
+              "org.effect-ahp.env": { inherit: ["AHP_E2E_STDIO_PASSED"] }
+            },
+            subscriptions: [intercept("fail-open", 10_000)]
           },
-          subscriptions: [intercept("fail-open", 10_000)]
-        },
-        {
-          id: "com.example.http",
-          transport: { type: "http", url: "http://127.0.0.1:9/hooks" },
-          authentication: { type: "bearer", tokenEnv: "AHP_E2E_HTTP_TOKEN" },
-          subscriptions: [observe(["session.start"])]
-        }
-      ]), tokens)
+          {
+            id: "com.example.http",
+            transport: { type: "http", url: "http://127.0.0.1:9/hooks" },
+            authentication: { type: "bearer", tokenEnv: "AHP_E2E_HTTP_TOKEN" },
+            subscriptions: [observe(["session.start"])]
+          }
+        ]),
+        tokens
+      )
       const result = yield* hooks.dispatch("tool.before", toolBefore("evt_stderr"))
       const [failure] = failures(result.errors)
       assert.strictEqual(failure?.code, "exited")

@@ -25,7 +25,9 @@ const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0
 
 /** The real Node transports, upload client and file sources, with test credentials. */
 const nodeLayer = Layer.mergeAll(NodeTransports.layer({}), HttpUpload.layer(), AttachmentFiles.layer).pipe(
-  Layer.provide(Layer.merge(HttpTransport.layerDispatcher, Credentials.layerTest({ EVENT_TOKEN: token, UPLOAD_TOKEN: token })))
+  Layer.provide(
+    Layer.merge(HttpTransport.layerDispatcher, Credentials.layerTest({ EVENT_TOKEN: token, UPLOAD_TOKEN: token }))
+  )
 )
 
 const hooksFor = (reg: unknown) =>
@@ -80,10 +82,11 @@ const hungEndpoint = Effect.gen(function*() {
       })
       server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
     }),
-    (server) => Effect.async<void>((resume) => {
-      server.closeAllConnections()
-      server.close(() => resume(Effect.void))
-    })
+    (server) =>
+      Effect.async<void>((resume) => {
+        server.closeAllConnections()
+        server.close(() => resume(Effect.void))
+      })
   )
   return { state, url: `http://127.0.0.1:${(server.address() as Net.AddressInfo).port}/slow` }
 })
@@ -96,7 +99,9 @@ if (sharedRoot === undefined) {
   })
 } else {
   const root = sharedRoot
-  const fixture = JSON.parse(fs.readFileSync(fixturePath("fixtures/draft/http/model-request-text-attachment.valid.json"), "utf8"))
+  const fixture = JSON.parse(
+    fs.readFileSync(fixturePath("fixtures/draft/http/model-request-text-attachment.valid.json"), "utf8")
+  )
   const input: Json.JsonObject = fixture.params.event
   const hostRef = attachmentsOf(input)[0].body.ref as string
   const ajv = new Ajv2020.default({ strict: false, allErrors: true, validateFormats: false })
@@ -104,8 +109,12 @@ if (sharedRoot === undefined) {
   for (const file of fs.readdirSync(schemaDir).filter((f) => f.endsWith(".schema.json") || f === "schema.json")) {
     ajv.addSchema(JSON.parse(fs.readFileSync(path.join(schemaDir, file), "utf8")))
   }
-  const validateNotification = ajv.getSchema("https://agenthooksprotocol.org/schemas/draft/observe-notification.schema.json")!
-  const validateReceipt = ajv.getSchema("https://agenthooksprotocol.org/schemas/draft/content-upload-receipt.schema.json")!
+  const validateNotification = ajv.getSchema(
+    "https://agenthooksprotocol.org/schemas/draft/observe-notification.schema.json"
+  )!
+  const validateReceipt = ajv.getSchema(
+    "https://agenthooksprotocol.org/schemas/draft/content-upload-receipt.schema.json"
+  )!
 
   describe("attachment uploads end to end", () => {
     it.scopedLive("the official fixture's image, read from a file, is uploaded to each subscription before publication and read by reference", () =>
@@ -132,7 +141,13 @@ if (sharedRoot === undefined) {
           const [part] = attachmentsOf(event)
           assert.deepStrictEqual(Object.keys(part.body), ["ref"])
           assert.notStrictEqual(part.body.ref, hostRef)
-          assert.isTrue(validateNotification({ jsonrpc: "2.0", method: "hooks/observe", params: { protocolVersion: "draft", event } }))
+          assert.isTrue(
+            validateNotification({
+              jsonrpc: "2.0",
+              method: "hooks/observe",
+              params: { protocolVersion: "draft", event }
+            })
+          )
           return part.body.ref as string
         })
         assert.notStrictEqual(refs[0], refs[1], "each subscription has its own upload")
@@ -153,17 +168,26 @@ if (sharedRoot === undefined) {
           authentication: { type: "bearer", tokenEnv: "EVENT_TOKEN" },
           subscriptions: [sub]
         })
-        const anonymous = yield* hooksFor(registration([backend(subscription("intercept", upload, { failurePolicy: "fail-closed" }))]))
-        const refused = yield* anonymous.dispatchUnknown("model.request.before", input, { attachments: { image1: Attachment.bytes(png) } })
-        assert.deepStrictEqual(failures(refused.errors).map((f) => [f.phase, f.code, f.httpStatus, f.syntheticDenial]), [
-          ["prepare", "upload-unauthorized", 401, true]
-        ])
+        const anonymous = yield* hooksFor(
+          registration([backend(subscription("intercept", upload, { failurePolicy: "fail-closed" }))])
+        )
+        const refused = yield* anonymous.dispatchUnknown("model.request.before", input, {
+          attachments: { image1: Attachment.bytes(png) }
+        })
+        assert.deepStrictEqual(
+          failures(refused.errors).map((f) => [f.phase, f.code, f.httpStatus, f.syntheticDenial]),
+          [
+            ["prepare", "upload-unauthorized", 401, true]
+          ]
+        )
         assert.strictEqual(refused.decision.permission, "deny")
         assert.strictEqual(seen.intercepts.length, 0, "nothing was published to the backend")
         const authorized = yield* hooksFor(registration([
           backend(subscription("intercept", { ...upload, auth: { type: "bearer", tokenRef: "UPLOAD_TOKEN" } }))
         ]))
-        const accepted = yield* authorized.dispatchUnknown("model.request.before", input, { attachments: { image1: Attachment.bytes(png) } })
+        const accepted = yield* authorized.dispatchUnknown("model.request.before", input, {
+          attachments: { image1: Attachment.bytes(png) }
+        })
         assert.deepStrictEqual(failures(accepted.errors), [])
         assert.strictEqual(accepted.decision.denial?.reason, `png ${png.length} ${sha256(png)}`)
       }))
@@ -176,11 +200,15 @@ if (sharedRoot === undefined) {
           id: ID,
           transport: { type: "http", url: address.url },
           subscriptions: [
-            subscription("intercept", { endpoint: hung.url, timeoutMs: 300, maxBytes: 1 << 20 }, { failurePolicy: "fail-closed" })
+            subscription("intercept", { endpoint: hung.url, timeoutMs: 300, maxBytes: 1 << 20 }, {
+              failurePolicy: "fail-closed"
+            })
           ]
         }]))
         const started = Date.now()
-        const result = yield* hooks.dispatchUnknown("model.request.before", input, { attachments: { image1: Attachment.bytes(png) } })
+        const result = yield* hooks.dispatchUnknown("model.request.before", input, {
+          attachments: { image1: Attachment.bytes(png) }
+        })
         const elapsed = Date.now() - started
         assert.deepStrictEqual(failures(result.errors).map((f) => [f.phase, f.code, f.syntheticDenial]), [
           ["prepare", "upload-timeout", true]
@@ -201,9 +229,13 @@ if (sharedRoot === undefined) {
         const hooks = yield* hooksFor(registration([{
           id: ID,
           transport: scriptedStdio("per_event", "ok", "--log", log),
-          subscriptions: [subscription("intercept", { endpoint: address.uploadUrl!, timeoutMs: 5000, maxBytes: 1 << 20 })]
+          subscriptions: [
+            subscription("intercept", { endpoint: address.uploadUrl!, timeoutMs: 5000, maxBytes: 1 << 20 })
+          ]
         }]))
-        const result = yield* hooks.dispatchUnknown("model.request.before", input, { attachments: { image1: Attachment.bytes(png) } })
+        const result = yield* hooks.dispatchUnknown("model.request.before", input, {
+          attachments: { image1: Attachment.bytes(png) }
+        })
         assert.deepStrictEqual(failures(result.errors), [])
         const entries = yield* readLog(log)
         const message = entries.find((e) => e.event === "message")!.message as any

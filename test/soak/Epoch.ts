@@ -22,7 +22,7 @@ import { randomBytes } from "node:crypto"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { scriptedBackend } from "../bench/fixtures.js"
-import { httpServer, type HttpServer } from "../bench/raw.js"
+import { type HttpServer, httpServer } from "../bench/raw.js"
 import { alive } from "../support/e2e.js"
 import * as plan from "./plan.js"
 import * as UploadEndpoint from "./UploadEndpoint.js"
@@ -97,13 +97,19 @@ const running = (pids: ReadonlyArray<number>): Array<number> =>
   })
 
 /** The entries of a scripted backend's log. */
-const logEntries = (log: string): Array<{ readonly event: string; readonly pid: number; readonly [key: string]: unknown }> =>
+const logEntries = (
+  log: string
+): Array<{ readonly event: string; readonly pid: number; readonly [key: string]: unknown }> =>
   existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l)) : []
 
 /** What a backend received, as raw text: stdio lines (`--log-raw`) and HTTP bodies. */
 const received = (log: string): Array<string> =>
   logEntries(log).flatMap((e) =>
-    e.event === "message" && typeof e.raw === "string" ? [e.raw] : e.event === "request" && typeof e.body === "string" ? [e.body] : []
+    e.event === "message" && typeof e.raw === "string"
+      ? [e.raw]
+      : e.event === "request" && typeof e.body === "string"
+      ? [e.body]
+      : []
   )
 
 const recordWrong = (ctx: Context, problem: string): void => {
@@ -138,7 +144,11 @@ const hostRef = "host-image"
  * Every attachment reference a backend received must be one its own upload endpoint issued,
  * and the upload endpoint must have seen every upload framed and filled as sent.
  */
-const checkReferences = (ctx: Context, backends: ReadonlyArray<plan.BackendPlan>, endpoint: UploadEndpoint.UploadEndpoint): void => {
+const checkReferences = (
+  ctx: Context,
+  backends: ReadonlyArray<plan.BackendPlan>,
+  endpoint: UploadEndpoint.UploadEndpoint
+): void => {
   for (const problem of endpoint.problems) recordWrong(ctx, `epoch ${ctx.name}: ${problem}`)
   ctx.tally.uploads += endpoint.received()
   for (const b of backends) {
@@ -146,7 +156,9 @@ const checkReferences = (ctx: Context, backends: ReadonlyArray<plan.BackendPlan>
     for (const text of received(join(ctx.dir, `${b.id}.log`))) {
       for (const match of text.matchAll(/"ref":"([^"]*)"/g)) {
         ctx.tally.refsChecked++
-        if (!issued.has(match[1]!)) recordWrong(ctx, `epoch ${ctx.name}: ${b.id} received the reference ${match[1]}, not one its endpoint issued`)
+        if (!issued.has(match[1]!)) {
+          recordWrong(ctx, `epoch ${ctx.name}: ${b.id} received the reference ${match[1]}, not one its endpoint issued`)
+        }
       }
     }
   }
@@ -210,7 +222,9 @@ const toolBefore = (attached: boolean): Json.JsonObject => ({
   call: { id: "call_soak" },
   path: "native",
   ...(attached
-    ? { items: [{ id: "image1", kind: "attachment", mediaType: "image/png", selection: "body", body: { ref: hostRef } }] }
+    ? {
+      items: [{ id: "image1", kind: "attachment", mediaType: "image/png", selection: "body", body: { ref: hostRef } }]
+    }
     : {})
 })
 
@@ -220,7 +234,9 @@ const observe = (result: Hooks.DispatchResult): plan.Expected => {
   const denial = result.decision.denial
   return {
     permission: result.decision.permission,
-    denial: denial === undefined ? undefined : { synthetic: denial.synthetic, backend: denial.provenance?.backend ?? "" },
+    denial: denial === undefined
+      ? undefined
+      : { synthetic: denial.synthetic, backend: denial.provenance?.backend ?? "" },
     failures: result.errors.map((e) => `${e.backend}:${e.code}`),
     merged: Object.keys(input).filter((k) => k !== "command")
   }
@@ -242,10 +258,15 @@ const problems = (result: Hooks.DispatchResult, expected: plan.Replay, huge: Rea
     const decision = expected.states[expected.states.length - 1]!
     return same(actual, decision) ? [] : [`expected ${JSON.stringify(decision)}, got ${JSON.stringify(actual)}`]
   }
-  const reachable = expected.states.map((s) => ({ ...s, permission: s.permission === "allow" ? "none" as const : s.permission }))
+  const reachable = expected.states.map((s) => ({
+    ...s,
+    permission: s.permission === "allow" ? "none" as const : s.permission
+  }))
   return [
     ...(reachable.some((s) => same(s, actual)) ? [] : [`interrupted at no route boundary: ${JSON.stringify(actual)}`]),
-    ...(result.decision.candidate !== undefined || result.decision.flow === "continue" ? ["an interrupted decision grants"] : [])
+    ...(result.decision.candidate !== undefined || result.decision.flow === "continue"
+      ? ["an interrupted decision grants"]
+      : [])
   ]
 }
 
@@ -280,7 +301,9 @@ const dispatchAll = async (
       : Option.isSome(outcome.right)
       ? problems(outcome.right.value, expected, huge)
       : []
-    for (const problem of found) recordWrong(ctx, `epoch ${ctx.name} dispatch ${i} [${expected.steps.join("; ")}]: ${problem}`)
+    for (const problem of found) {
+      recordWrong(ctx, `epoch ${ctx.name} dispatch ${i} [${expected.steps.join("; ")}]: ${problem}`)
+    }
     if (outcome._tag === "Right" && Option.isNone(outcome.right)) {
       ctx.tally.abandoned++
       return
@@ -300,7 +323,9 @@ export const run = async (ctx: Context): Promise<void> => {
   try {
     const registration = await register(ctx, backends, servers, endpoint)
     const runtime = ManagedRuntime.make(
-      Hooks.layer(registration, { observationTimeoutMs: plan.timeoutMs }).pipe(Layer.provide(NodeTransports.layerNode()))
+      Hooks.layer(registration, { observationTimeoutMs: plan.timeoutMs }).pipe(
+        Layer.provide(NodeTransports.layerNode())
+      )
     )
     try {
       await dispatchAll(ctx, backends, runtime, endpoint)

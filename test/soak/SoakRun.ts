@@ -117,7 +117,9 @@ export const run = async (options: Options): Promise<Report> => {
         if (Date.now() - lastProgress > 10_000) {
           lastProgress = Date.now()
           options.onProgress?.(
-            `${((lastProgress - started) / 1000).toFixed(0)} s: ${tally.dispatches} dispatches, ${tally.wrong} wrong, ` +
+            `${
+              ((lastProgress - started) / 1000).toFixed(0)
+            } s: ${tally.dispatches} dispatches, ${tally.wrong} wrong, ` +
               `${tally.processesLeft.length} processes left, ${Effect.runSync(supervisor.value).length} fibers alive`
           )
         }
@@ -171,9 +173,13 @@ export const format = (r: Report): string =>
     ...r.wrongSamples.map((w) => `  ${w}`),
     `huge-number values received exactly by backends: ${r.numbersChecked} checked`,
     `attachments: ${r.attachments.dispatches} dispatches, ${r.attachments.uploads} uploads, ${r.attachments.refsChecked} references received checked`,
-    `child processes left over: ${r.processesLeft.length} of ${r.processesStarted} started (${r.grandchildren} grandchildren ignoring SIGTERM)${r.processesLeft.length > 0 ? ` (${r.processesLeft.join(", ")})` : ""}`,
+    `child processes left over: ${r.processesLeft.length} of ${r.processesStarted} started (${r.grandchildren} grandchildren ignoring SIGTERM)${
+      r.processesLeft.length > 0 ? ` (${r.processesLeft.join(", ")})` : ""
+    }`,
     `scripted-backend processes listed by ps after the run: ${r.processesListed.length}`,
     `live fibers after the run: ${r.fibersAfter} (baseline ${r.fibersBaseline})`,
-    `heap: ${r.heap.firstMiB.toFixed(1)} MiB (first third) -> ${r.heap.lastMiB.toFixed(1)} MiB (last third), growth ${r.heap.growthMiB >= 0 ? "+" : ""}${r.heap.growthMiB.toFixed(1)} MiB`,
+    `heap: ${r.heap.firstMiB.toFixed(1)} MiB (first third) -> ${r.heap.lastMiB.toFixed(1)} MiB (last third), growth ${
+      r.heap.growthMiB >= 0 ? "+" : ""
+    }${r.heap.growthMiB.toFixed(1)} MiB`,
     `result: ${r.failed.length === 0 ? "PASS" : `FAIL (${r.failed.join(", ")})`}`
   ].join("\n")

@@ -56,8 +56,12 @@ export const start = async (backends: ReadonlyArray<plan.BackendPlan>): Promise<
     req.on("end", () => {
       const body = Buffer.concat(chunks)
       const digest = sha256(body)
-      if (req.headers["content-length"] !== String(body.length)) problems.push(`${id} upload ${n}: Content-Length does not match the body`)
-      if (req.headers["ahp-content-sha256"] !== digest) problems.push(`${id} upload ${n}: AHP-Content-SHA256 does not match the body`)
+      if (req.headers["content-length"] !== String(body.length)) {
+        problems.push(`${id} upload ${n}: Content-Length does not match the body`)
+      }
+      if (req.headers["ahp-content-sha256"] !== digest) {
+        problems.push(`${id} upload ${n}: AHP-Content-SHA256 does not match the body`)
+      }
       if (digest !== expected) problems.push(`${id} upload ${n}: the bytes are not the dispatch's attachment`)
       const ref = `soak-${id}-${n}`
       const receipt = (size: number, hash: string) => JSON.stringify({ ref, size, sha256: hash })
@@ -74,7 +78,9 @@ export const start = async (backends: ReadonlyArray<plan.BackendPlan>): Promise<
           res.writeHead(500).end("upload store unavailable")
           return
         case "wrong hash":
-          res.writeHead(201, { "content-type": "application/json" }).end(receipt(body.length, sha256(Buffer.from("other"))))
+          res.writeHead(201, { "content-type": "application/json" }).end(
+            receipt(body.length, sha256(Buffer.from("other")))
+          )
           return
         case "wrong size":
           res.writeHead(201, { "content-type": "application/json" }).end(receipt(body.length + 1, digest))

@@ -49,7 +49,8 @@ const mergeEntry = `effects=[{"type":"modify","target":"input","operation":"merg
  * that overflows a double, one that underflows it, and a 34-digit fraction. Every request
  * and notification after the merge must carry it exactly as written here.
  */
-export const hugeValue = "[9007199254740993,1e400,-1e-400,0.1000000000000000000000000000000001,1180591620717411303424,42]"
+export const hugeValue =
+  "[9007199254740993,1e400,-1e-400,0.1000000000000000000000000000000001,1180591620717411303424,42]"
 
 /** Nesting of a "deep" answer: over the harness's limit of 512 levels. */
 export const deepLevels = 600
@@ -172,7 +173,9 @@ export const planBackend = (rng: Random, id: string, kind: Kind, length: number)
 
 /** The merge keys whose value is `hugeValue`: one per "huge numbers" request of each backend. */
 export const hugeKeys = (backends: ReadonlyArray<BackendPlan>): ReadonlyArray<string> =>
-  backends.flatMap((b) => b.sequence.flatMap((behaviour, n) => behaviour.name === "huge numbers" ? [mergeKey(b.id, n)] : []))
+  backends.flatMap((b) =>
+    b.sequence.flatMap((behaviour, n) => behaviour.name === "huge numbers" ? [mergeKey(b.id, n)] : [])
+  )
 
 /** The decision a dispatch must reach (the comparable part of it). */
 export interface Expected {
@@ -205,7 +208,11 @@ export interface Replay {
  * backend's next upload; a failed upload sends nothing and, for a request, fails the
  * route with the upload's code under the backend's policy.
  */
-export const replay = (backends: ReadonlyArray<BackendPlan>, cursors: Map<string, number>, attached = false): Replay => {
+export const replay = (
+  backends: ReadonlyArray<BackendPlan>,
+  cursors: Map<string, number>,
+  attached = false
+): Replay => {
   let state: Expected = { permission: "none", denial: undefined, failures: [], merged: [] }
   const states: Array<Expected> = [state]
   const steps: Array<string> = []
@@ -224,15 +231,17 @@ export const replay = (backends: ReadonlyArray<BackendPlan>, cursors: Map<string
     if (state.permission === "deny") {
       const uploaded = upload(backend)
       if (backend.kind === "http" && uploaded?.code === undefined) next(backend)
-      steps.push(`${backend.id} (${backend.kind}) not reached${uploaded === undefined ? "" : `, upload: ${uploaded.name}`}`)
+      steps.push(
+        `${backend.id} (${backend.kind}) not reached${uploaded === undefined ? "" : `, upload: ${uploaded.name}`}`
+      )
       continue
     }
     const uploaded = upload(backend)
     const { behaviour, n } = uploaded?.code === undefined ? next(backend) : { behaviour: undefined, n: -1 }
     steps.push(
-      `${backend.id} (${backend.kind}, ${backend.policy}): ${uploaded === undefined ? "" : `upload: ${uploaded.name}, `}${
-        uploaded?.code === undefined ? behaviour?.name ?? "ok" : "not sent"
-      }`
+      `${backend.id} (${backend.kind}, ${backend.policy}): ${
+        uploaded === undefined ? "" : `upload: ${uploaded.name}, `
+      }${uploaded?.code === undefined ? behaviour?.name ?? "ok" : "not sent"}`
     )
     const outcome = uploaded?.code !== undefined ? fault(uploaded.code) : behaviour?.outcome ?? answer("none")
     if (outcome._tag === "Failure") {

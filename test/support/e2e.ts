@@ -39,7 +39,9 @@ export interface LogEntry {
 export const readLog = (file: string): Effect.Effect<Array<LogEntry>> =>
   Effect.sync(() =>
     fs.existsSync(file)
-      ? fs.readFileSync(file, "utf8").split("\n").slice(0, -1).filter((l) => l !== "").map((l) => JSON.parse(l) as LogEntry)
+      ? fs.readFileSync(file, "utf8").split("\n").slice(0, -1).filter((l) => l !== "").map((l) =>
+        JSON.parse(l) as LogEntry
+      )
       : []
   )
 
@@ -62,10 +64,12 @@ export const waitUntilEffect = (what: string, check: Effect.Effect<boolean>): Ef
 /** Waits until the log has an entry matching `predicate`. */
 export const waitForLog = (file: string, predicate: (entry: LogEntry) => boolean): Effect.Effect<LogEntry> =>
   readLog(file).pipe(
-    Effect.flatMap((entries) => Option.match(Option.fromNullable(entries.find(predicate)), {
-      onNone: () => Effect.fail(new NotYet()),
-      onSome: Effect.succeed
-    })),
+    Effect.flatMap((entries) =>
+      Option.match(Option.fromNullable(entries.find(predicate)), {
+        onNone: () => Effect.fail(new NotYet()),
+        onSome: Effect.succeed
+      })
+    ),
     Effect.retry({ schedule: Schedule.spaced("10 millis"), times: 2000 }),
     Effect.orDieWith(() => new Error(`gave up waiting for a log entry in ${file}`))
   )

@@ -26,8 +26,17 @@ import { spawn } from "node:child_process"
 import { appendFileSync, closeSync } from "node:fs"
 
 const options = {
-  log: undefined, startup: 0, grandchild: undefined, answer: "ok", exit: undefined, eofExit: 0, stderr: undefined,
-  stderrExit: undefined, ignoreSigterm: false, closeStdin: false, introspect: false
+  log: undefined,
+  startup: 0,
+  grandchild: undefined,
+  answer: "ok",
+  exit: undefined,
+  eofExit: 0,
+  stderr: undefined,
+  stderrExit: undefined,
+  ignoreSigterm: false,
+  closeStdin: false,
+  introspect: false
 }
 const argv = process.argv.slice(2)
 for (let i = 0; i < argv.length; i++) {

@@ -96,8 +96,8 @@
 //
 // stdio message log entries also carry "outstanding": how many requests had been received
 // but not yet answered when the message arrived (0 proves requests are serialised).
-import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { spawn } from "node:child_process"
+import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 
 const argv = process.argv.slice(2)
@@ -105,8 +105,17 @@ const mode = argv.shift()
 const portFile = mode === "http" ? argv.shift() : undefined
 
 const options = {
-  behaviour: "ok", sequence: [], log: undefined, size: 9 * 1024 * 1024, manifest: undefined, oauth: false,
-  clientSecret: undefined, linger: false, counter: undefined, grandchild: false, logRaw: false
+  behaviour: "ok",
+  sequence: [],
+  log: undefined,
+  size: 9 * 1024 * 1024,
+  manifest: undefined,
+  oauth: false,
+  clientSecret: undefined,
+  linger: false,
+  counter: undefined,
+  grandchild: false,
+  logRaw: false
 }
 for (let i = 0; i < argv.length; i++) {
   const arg = argv[i]
@@ -163,8 +172,15 @@ function nextBehaviour() {
 }
 
 const defaultManifest = {
-  events: [], gaps: [], transports: ["stdio", "http"], authentication: [], toolPaths: [], contentCategories: [],
-  limits: {}, managedPolicy: { scopes: ["user"], disableable: true }, correlationIdentityFields: []
+  events: [],
+  gaps: [],
+  transports: ["stdio", "http"],
+  authentication: [],
+  toolPaths: [],
+  contentCategories: [],
+  limits: {},
+  managedPolicy: { scopes: ["user"], disableable: true },
+  correlationIdentityFields: []
 }
 
 function okResult(message) {
@@ -187,7 +203,10 @@ function answerFor(behaviour, message) {
     case "401-then-ok":
       return result(okResult(message))
     case "deny":
-      return result({ protocolVersion: "draft", effects: [{ type: "deny", reason: behaviour.arg ?? "denied by the scripted backend" }] })
+      return result({
+        protocolVersion: "draft",
+        effects: [{ type: "deny", reason: behaviour.arg ?? "denied by the scripted backend" }]
+      })
     case "effects":
       return result({ protocolVersion: "draft", effects: JSON.parse(behaviour.arg) })
     case "error":
@@ -248,7 +267,9 @@ function runStdio() {
 
   const onMessage = (message, line) => {
     log({ event: "message", outstanding, message, ...(options.logRaw ? { raw: line } : {}) })
-    if (message === null || typeof message !== "object" || message.id === undefined || message.method === undefined) return
+    if (message === null || typeof message !== "object" || message.id === undefined || message.method === undefined) {
+      return
+    }
     outstanding++
     const behaviour = nextBehaviour()
     const reply = answerFor(behaviour, message)
@@ -279,7 +300,13 @@ function runStdio() {
         return
       case "invalid-utf8": {
         const text = JSON.stringify(answerFor({ name: "ok" }, message))
-        write(Buffer.concat([Buffer.from(text.slice(0, -2) + ',"bad":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}}\n')]))
+        write(
+          Buffer.concat([
+            Buffer.from(text.slice(0, -2) + ",\"bad\":\""),
+            Buffer.from([0xff, 0xfe]),
+            Buffer.from("\"}}\n")
+          ])
+        )
         return
       }
       case "split-utf8": {
@@ -380,10 +407,17 @@ function runHttp() {
       const form = new URLSearchParams(body)
       const secretOk = options.clientSecret === undefined || form.get("client_secret") === options.clientSecret
       log({
-        event: "oauth", path: req.url, grantType: form.get("grant_type"), clientId: form.get("client_id"),
-        resource: form.get("resource"), scope: form.get("scope"), secretOk
+        event: "oauth",
+        path: req.url,
+        grantType: form.get("grant_type"),
+        clientId: form.get("client_id"),
+        resource: form.get("resource"),
+        scope: form.get("scope"),
+        secretOk
       })
-      if (form.get("grant_type") !== "client_credentials" || !secretOk) return sendJson(res, 400, { error: "invalid_client" })
+      if (form.get("grant_type") !== "client_credentials" || !secretOk) {
+        return sendJson(res, 400, { error: "invalid_client" })
+      }
       issued++
       return sendJson(res, 200, { access_token: `oauth-token-${issued}`, token_type: "Bearer", expires_in: 3600 })
     }
@@ -401,8 +435,13 @@ function runHttp() {
         if (req.rawHeaders[i].toLowerCase() === "authorization") authorization.push(req.rawHeaders[i + 1])
       }
       log({
-        event: "request", method: req.method, path: req.url, authorization,
-        contentType: req.headers["content-type"], accept: req.headers["accept"], traceparent: req.headers["traceparent"],
+        event: "request",
+        method: req.method,
+        path: req.url,
+        authorization,
+        contentType: req.headers["content-type"],
+        accept: req.headers["accept"],
+        traceparent: req.headers["traceparent"],
         remotePort: req.socket.remotePort,
         body: raw
       })
@@ -416,10 +455,16 @@ function runHttp() {
       const isRequest = message !== null && typeof message === "object" && message.id !== undefined
       const behaviour = nextBehaviour()
       if (behaviour.name === "401-then-ok" && requestCount === 1) behaviour.name = "401"
-      if (behaviour.name === "require-bearer" && !(authorization.length === 1 && authorization[0] === `Bearer ${behaviour.arg}`)) {
+      if (
+        behaviour.name === "require-bearer" &&
+        !(authorization.length === 1 && authorization[0] === `Bearer ${behaviour.arg}`)
+      ) {
         behaviour.name = "401"
       }
-      if (behaviour.name === "require-oauth" && !(authorization.length === 1 && authorization[0] === `Bearer oauth-token-${issued}`)) {
+      if (
+        behaviour.name === "require-oauth" &&
+        !(authorization.length === 1 && authorization[0] === `Bearer oauth-token-${issued}`)
+      ) {
         behaviour.name = "401"
       }
       res.on("close", () => {
@@ -512,5 +557,4 @@ else if (mode === "http") runHttp()
 else if (mode === "grandchild") {
   process.on("SIGTERM", () => {})
   setInterval(() => {}, 1 << 30)
-}
-else fail("usage: scripted-backend.mjs stdio [behaviour] [options] | http <port-file|-> [behaviour] [options]")
+} else fail("usage: scripted-backend.mjs stdio [behaviour] [options] | http <port-file|-> [behaviour] [options]")

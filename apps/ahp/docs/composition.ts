@@ -26,7 +26,11 @@ export const registration = (endpoints: Endpoints) =>
       Registration.intercept(["tool.before"], { timeoutMs: 2000, failurePolicy: "fail-closed" })
     ]),
     Registration.stdio("com.example.shell-guard", { ...endpoints.shell, lifecycle: "persistent" }, [
-      Registration.intercept(["tool.before"], { timeoutMs: 5000, failurePolicy: "fail-closed", content: { default: "body" } })
+      Registration.intercept(["tool.before"], {
+        timeoutMs: 5000,
+        failurePolicy: "fail-closed",
+        content: { default: "body" }
+      })
     ]),
     Registration.http("com.example.audit", { url: endpoints.audit }, [Registration.observe(["tool.*"])])
   ])

@@ -35,18 +35,23 @@ const stops = (effects: ReadonlyArray<HookEffect.HookEffect>) =>
 // "Any deny ⇒ deny" is false: once the first backend stops the flow, the second one's
 // deny is never asked for. The law: deny exactly when an interceptor that was reached denied.
 export const denyLaw = () =>
-  it.effect.prop("deny exactly when a reached interceptor denied", [answers, answers], ([first, second]) =>
-    Effect.gen(function*() {
-      const hooks = yield* Hooks.Hooks
-      const { decision } = yield* hooks.dispatch("tool.before", {
-        session: { id: "session-1" },
-        tool: { name: "bash", input: { command: "ls" }, origin: "native" },
-        call: { id: "call-1" },
-        path: "main"
-      })
-      const reached = stops(first) ? [first] : [first, second]
-      assert.strictEqual(decision.permission === "deny", reached.some(denies))
-    }).pipe(Effect.provide(Hooks.layerTest(registration, {
-      "com.example.first": answering(first),
-      "com.example.second": answering(second)
-    }))), { fastCheck: { numRuns: 40 } })
+  it.effect.prop(
+    "deny exactly when a reached interceptor denied",
+    [answers, answers],
+    ([first, second]) =>
+      Effect.gen(function*() {
+        const hooks = yield* Hooks.Hooks
+        const { decision } = yield* hooks.dispatch("tool.before", {
+          session: { id: "session-1" },
+          tool: { name: "bash", input: { command: "ls" }, origin: "native" },
+          call: { id: "call-1" },
+          path: "main"
+        })
+        const reached = stops(first) ? [first] : [first, second]
+        assert.strictEqual(decision.permission === "deny", reached.some(denies))
+      }).pipe(Effect.provide(Hooks.layerTest(registration, {
+        "com.example.first": answering(first),
+        "com.example.second": answering(second)
+      }))),
+    { fastCheck: { numRuns: 40 } }
+  )

@@ -63,22 +63,30 @@ const provideSinks = <A, E, R>(self: Effect.Effect<A, E, R>, sinks: Sinks) => {
  * @since 0.1.0
  * @category audit
  */
-export const withAudit = (file: Option.Option<string>, content: boolean) =>
-<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | Io.InputError, Exclude<R, Audit.Audit | Scope.Scope>> =>
-  Effect.suspend(() => {
-    if (Option.isNone(file) && !Tracing.exportRequested(process.env)) {
-      return self as Effect.Effect<A, E, Exclude<R, Audit.Audit | Scope.Scope>>
-    }
-    return Effect.scoped(Effect.flatMap(
-      open(
-        Option.getOrUndefined(file),
-        content,
-        (error) => Effect.fail(new Io.InputError({ file: error.path, message: error.message, issues: [{ path: "", message: error.code }] })),
-        (message) => Effect.logWarning(message)
-      ),
-      (sinks) => provideSinks(self, sinks)
-    )) as Effect.Effect<A, E | Io.InputError, Exclude<R, Audit.Audit | Scope.Scope>>
-  })
+export const withAudit =
+  (file: Option.Option<string>, content: boolean) =>
+  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | Io.InputError, Exclude<R, Audit.Audit | Scope.Scope>> =>
+    Effect.suspend(() => {
+      if (Option.isNone(file) && !Tracing.exportRequested(process.env)) {
+        return self as Effect.Effect<A, E, Exclude<R, Audit.Audit | Scope.Scope>>
+      }
+      return Effect.scoped(Effect.flatMap(
+        open(
+          Option.getOrUndefined(file),
+          content,
+          (error) =>
+            Effect.fail(
+              new Io.InputError({
+                file: error.path,
+                message: error.message,
+                issues: [{ path: "", message: error.code }]
+              })
+            ),
+          (message) => Effect.logWarning(message)
+        ),
+        (sinks) => provideSinks(self, sinks)
+      )) as Effect.Effect<A, E | Io.InputError, Exclude<R, Audit.Audit | Scope.Scope>>
+    })
 
 /**
  * Provides the decision audit for a hook call, which must be answered whatever happens: a
@@ -88,9 +96,10 @@ export const withAudit = (file: Option.Option<string>, content: boolean) =>
  * @since 0.1.0
  * @category audit
  */
-export const withAuditOrWarn = (file: string | undefined, content: boolean, warn: (message: string) => Effect.Effect<void>) =>
-<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, Exclude<R, Audit.Audit> | Scope.Scope> =>
-  Effect.flatMap(
-    open(file, content, (error) => warn(`${error.message}: the call is not audited`), warn),
-    (sinks) => provideSinks(self, sinks)
-  )
+export const withAuditOrWarn =
+  (file: string | undefined, content: boolean, warn: (message: string) => Effect.Effect<void>) =>
+  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, Exclude<R, Audit.Audit> | Scope.Scope> =>
+    Effect.flatMap(
+      open(file, content, (error) => warn(`${error.message}: the call is not audited`), warn),
+      (sinks) => provideSinks(self, sinks)
+    )

@@ -16,9 +16,9 @@
  *
  * @since 0.1.0
  */
-import type { FileSystem } from "@effect/platform"
 import { Credentials, HttpTransport, OAuthLogin, TokenStore } from "@effect-ahp/node"
 import { Issue, Registration } from "@effect-ahp/protocol"
+import type { FileSystem } from "@effect/platform"
 import { Console, Effect, Either, Layer, Option } from "effect"
 import * as Io from "./Io.js"
 
@@ -57,7 +57,10 @@ const readBackends = (file: string) =>
     Either.match(decodeRegistration(value), {
       onLeft: (issues) =>
         Effect.fail(
-          new Io.ConfigError({ file, issues: issues.map((i) => ({ code: "invalid", path: i.path, message: i.message })) })
+          new Io.ConfigError({
+            file,
+            issues: issues.map((i) => ({ code: "invalid", path: i.path, message: i.message }))
+          })
         ),
       onRight: (registration) => Effect.succeed(registration.hooks)
     }))
@@ -77,7 +80,12 @@ const findBackend = (file: string, id: string) =>
 
 const optionsOf = (common: Common, timeoutSeconds?: number): OAuthLogin.Options => ({
   clients: Option.isSome(common.issuer) && Option.isSome(common.clientId)
-    ? [{ issuer: common.issuer.value, clientId: common.clientId.value, flow: "authorization_code_pkce", scopes: common.scopes }]
+    ? [{
+      issuer: common.issuer.value,
+      clientId: common.clientId.value,
+      flow: "authorization_code_pkce",
+      scopes: common.scopes
+    }]
     : [],
   ...(timeoutSeconds === undefined ? {} : { timeout: `${timeoutSeconds} seconds` as const })
 })
@@ -214,7 +222,10 @@ export const run = (options: Invocation, args: ReadonlyArray<string>) => {
     registration: options.registration,
     issuer: options.issuer,
     clientId: options.clientId,
-    scopes: Option.match(options.scope, { onNone: () => [], onSome: (text) => text.split(/\s+/).filter((s) => s !== "") })
+    scopes: Option.match(options.scope, {
+      onNone: () => [],
+      onSome: (text) => text.split(/\s+/).filter((s) => s !== "")
+    })
   }
   const [action, backend, ...rest] = args
   if (rest.length > 0) return usage(`unexpected argument "${rest[0]}"`)

@@ -89,9 +89,9 @@ export const effect = (value: Json.JsonValue): string => {
     case "return":
       return `return ${clip(Json.stringify(effect.value), 40)}`
     case "flow":
-      return `flow ${String(effect.operation)}${
-        typeof effect.reason === "string" ? ` "${clip(effect.reason)}"` : ""
-      }${typeof effect.instruction === "string" ? ` "${clip(effect.instruction)}"` : ""}`
+      return `flow ${String(effect.operation)}${typeof effect.reason === "string" ? ` "${clip(effect.reason)}"` : ""}${
+        typeof effect.instruction === "string" ? ` "${clip(effect.instruction)}"` : ""
+      }`
     default:
       return String(effect.type)
   }

@@ -6,8 +6,8 @@
  *
  * @since 0.1.0
  */
-import type { FileSystem, Path } from "@effect/platform"
 import { Wire } from "@effect-ahp/protocol"
+import type { FileSystem, Path } from "@effect/platform"
 import { Effect, Option } from "effect"
 import packageJson from "../package.json" with { type: "json" }
 import * as CommandLine from "./CommandLine.js"
@@ -213,7 +213,12 @@ const demo = CommandLine.make({
 const conformance = CommandLine.make({
   name: "conformance",
   summary: "Run the official AHP fixtures and print a summary table",
-  exitCodes: [[0, "every check passes"], [1, "a check fails"], [2, "no fixtures found, or unreadable ones"], interrupted],
+  exitCodes: [
+    [0, "every check passes"],
+    [1, "a check fails"],
+    [2, "no fixtures found, or unreadable ones"],
+    interrupted
+  ],
   options: {
     fixtures: CommandLine.optionalText(
       "fixtures",
@@ -245,7 +250,8 @@ const test = CommandLine.make({
     record: CommandLine.flag("record", "write each case's current outcome as its expectation (rewrites the files)")
   },
   args: CommandLine.atLeastOne("FILE", "the case files (JSON)"),
-  run: (options, files): Run => load(() => import("./PolicyTest.js"), (m) => Effect.asVoid(m.run({ ...options, files })))
+  run: (options, files): Run =>
+    load(() => import("./PolicyTest.js"), (m) => Effect.asVoid(m.run({ ...options, files })))
 })
 
 const replay = CommandLine.make({
@@ -290,8 +296,16 @@ const auth = CommandLine.make({
   ],
   options: {
     registration: CommandLine.text("registration", "FILE", "the registration document (JSON)"),
-    issuer: CommandLine.optionalText("issuer", "URL", "for a backend without an oauth binding: the login client's issuer"),
-    clientId: CommandLine.optionalText("client-id", "ID", "for a backend without an oauth binding: the login client's id"),
+    issuer: CommandLine.optionalText(
+      "issuer",
+      "URL",
+      "for a backend without an oauth binding: the login client's issuer"
+    ),
+    clientId: CommandLine.optionalText(
+      "client-id",
+      "ID",
+      "for a backend without an oauth binding: the login client's id"
+    ),
     scope: CommandLine.optionalText("scope", "SCOPES", "space-separated scopes the login client may request"),
     timeout: CommandLine.integer("timeout", "SECONDS", "how long login waits for the browser's answer", {
       min: 1,
@@ -312,7 +326,10 @@ const bridge = CommandLine.make({
     "/hooks/claude-code. The registration is looked up as `ahp hook` does and reloaded when it changes."
   ],
   exitCodes: [
-    [2, "a usage error, no registration found, a socket or port that cannot be listened on, or an audit file that cannot be opened"],
+    [
+      2,
+      "a usage error, no registration found, a socket or port that cannot be listened on, or an audit file that cannot be opened"
+    ],
     [130, "stopped (Ctrl-C or SIGTERM)"]
   ],
   options: {
@@ -340,8 +357,10 @@ const bridge = CommandLine.make({
     ...auditOptions
   },
   run: (options): Run =>
-    load(() => import("./hook/Bridge.js"), (m) =>
-      m.run({ ...options, host: Option.getOrElse(options.host, () => "127.0.0.1") }))
+    load(
+      () => import("./hook/Bridge.js"),
+      (m) => m.run({ ...options, host: Option.getOrElse(options.host, () => "127.0.0.1") })
+    )
 })
 
 const hook = CommandLine.external({

@@ -62,7 +62,10 @@ export interface Command<Run> {
   readonly args: ArgsSpec<unknown> | undefined
   /** The help of a command with a grammar of its own (see `external`). */
   readonly external: string | undefined
-  readonly decode: (options: ReadonlyMap<string, ReadonlyArray<string>>, args: ReadonlyArray<string>) => Either.Either<Run, string>
+  readonly decode: (
+    options: ReadonlyMap<string, ReadonlyArray<string>>,
+    args: ReadonlyArray<string>
+  ) => Either.Either<Run, string>
 }
 
 /**
@@ -131,7 +134,9 @@ const parseInteger = (name: string, text: string, min: number): Either.Either<nu
   const value = /^-?\d+$/.test(text) ? Number(text) : NaN
   return Number.isSafeInteger(value) && value >= min
     ? Either.right(value)
-    : Either.left(`${option(name)} needs a whole number${min === 0 ? " (0 or more)" : ` of at least ${min}`}, got "${text}"`)
+    : Either.left(
+      `${option(name)} needs a whole number${min === 0 ? " (0 or more)" : ` of at least ${min}`}, got "${text}"`
+    )
 }
 
 /**
@@ -154,7 +159,10 @@ export const optionalInteger = (
   decode: (values) =>
     Either.flatMap(
       single(name, values),
-      (value) => value === undefined ? Either.right(Option.none()) : Either.map(parseInteger(name, value, options.min), Option.some)
+      (value) =>
+        value === undefined
+          ? Either.right(Option.none())
+          : Either.map(parseInteger(name, value, options.min), Option.some)
     )
 })
 
@@ -206,7 +214,10 @@ export const choice = <A extends string>(
   note: `${choices.join(" | ")}; default: ${fallback}`,
   required: false,
   decode: (values) =>
-    Either.flatMap(single(name, values), (value) => value === undefined ? Either.right(fallback) : oneOf(option(name), choices, value))
+    Either.flatMap(
+      single(name, values),
+      (value) => value === undefined ? Either.right(fallback) : oneOf(option(name), choices, value)
+    )
 })
 
 /**
@@ -229,7 +240,8 @@ export const optionalChoice = <A extends string>(
   decode: (values) =>
     Either.flatMap(
       single(name, values),
-      (value) => value === undefined ? Either.right(Option.none()) : Either.map(oneOf(option(name), choices, value), Option.some)
+      (value) =>
+        value === undefined ? Either.right(Option.none()) : Either.map(oneOf(option(name), choices, value), Option.some)
     )
 })
 
@@ -268,7 +280,11 @@ export const exactlyOne = (pseudo: string, description: string): ArgsSpec<string
  * @since 0.1.0
  * @category arguments
  */
-export const oneArgOf = <A extends string>(pseudo: string, choices: ReadonlyArray<A>, description: string): ArgsSpec<A> => ({
+export const oneArgOf = <A extends string>(
+  pseudo: string,
+  choices: ReadonlyArray<A>,
+  description: string
+): ArgsSpec<A> => ({
   usage: pseudo,
   description: `${description}: ${choices.join(", ")}`,
   decode: (values) =>
@@ -417,7 +433,11 @@ export const parse = <Run>(commands: ReadonlyArray<Command<Run>>, argv: Readonly
         const before = command === undefined && argv.slice(i + 1).some((t) => names.includes(t))
           ? "; a command's options go after the command"
           : ""
-        return usage(`unknown option ${token.slice(0, eq === -1 ? undefined : eq)}${where}${didYouMean(name, candidates, option)}${before}`)
+        return usage(
+          `unknown option ${token.slice(0, eq === -1 ? undefined : eq)}${where}${
+            didYouMean(name, candidates, option)
+          }${before}`
+        )
       }
       let value: string | undefined = inline
       if (takesValue && value === undefined) {
@@ -450,7 +470,9 @@ export const parse = <Run>(commands: ReadonlyArray<Command<Run>>, argv: Readonly
   if (help) return { _tag: "Help", command }
   if (command === undefined) return { _tag: "Usage", command: undefined, message: undefined }
   if (logLevel !== undefined && !(logLevels as ReadonlyArray<string>).includes(logLevel)) {
-    return usage(`--log-level must be one of ${logLevels.join(", ")}, got "${logLevel}"${didYouMean(logLevel, logLevels)}`)
+    return usage(
+      `--log-level must be one of ${logLevels.join(", ")}, got "${logLevel}"${didYouMean(logLevel, logLevels)}`
+    )
   }
   const decoded = command.decode(raw, positionals)
   return Either.isLeft(decoded)
@@ -516,7 +538,9 @@ export const help = <Run>(program: Program<Run>, command: Command<Run> | undefin
     ].join("\n")
   }
   if (command.external !== undefined) {
-    return [command.external.trimEnd(), ...section("Exit codes", table(exitCodeRows(command.exitCodes), s), s)].join("\n")
+    return [command.external.trimEnd(), ...section("Exit codes", table(exitCodeRows(command.exitCodes), s), s)].join(
+      "\n"
+    )
   }
   const optionRows = command.options.map((o) =>
     [
@@ -543,11 +567,18 @@ export const help = <Run>(program: Program<Run>, command: Command<Run> | undefin
  * @since 0.1.0
  * @category help
  */
-export const usageError = <Run>(program: Program<Run>, command: Command<Run> | undefined, message: string, s: Style): string => {
+export const usageError = <Run>(
+  program: Program<Run>,
+  command: Command<Run> | undefined,
+  message: string,
+  s: Style
+): string => {
   const where = command === undefined ? program.name : `${program.name} ${command.name}`
   return [
     `${where}: ${message}`,
-    `${s.bold("Usage:")} ${command === undefined ? `${program.name} <command> [options]` : usageLine(program, command)}`,
+    `${s.bold("Usage:")} ${
+      command === undefined ? `${program.name} <command> [options]` : usageLine(program, command)
+    }`,
     `Run '${where} --help' for more.`
   ].join("\n")
 }

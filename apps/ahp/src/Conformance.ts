@@ -17,9 +17,9 @@
  *
  * @since 0.1.0
  */
-import { FileSystem, Path } from "@effect/platform"
 import { Boundary, Grant, Registry, Staging } from "@effect-ahp/harness"
 import { type Event, Json, Wire } from "@effect-ahp/protocol"
+import { FileSystem, Path } from "@effect/platform"
 import { Console, Effect, Either, Option } from "effect"
 import { fileURLToPath } from "node:url"
 import * as Io from "./Io.js"
@@ -103,7 +103,13 @@ const editEvent = (edit: EditContext): Json.JsonObject => {
           server: { id: "server" },
           mode: edit.mode ?? "form",
           action: edit.action ?? "accept",
-          result: { id: "result", kind: "text", mediaType: "text/plain", selection: "body", text: Json.stringify(result) }
+          result: {
+            id: "result",
+            kind: "text",
+            mediaType: "text/plain",
+            selection: "body",
+            text: Json.stringify(result)
+          }
         }
       }
     }
@@ -211,7 +217,9 @@ export const runAll = (root: string) =>
     const path = yield* Path.Path
     const manifest = yield* Io.readObject(manifestPath(path, root), "fixtures manifest")
     const profilesFile = path.join(root, "conformance", "draft", "manifest.json")
-    const profileDoc = (yield* fs.exists(profilesFile)) ? yield* Io.readObject(profilesFile, "conformance manifest") : {}
+    const profileDoc = (yield* fs.exists(profilesFile))
+      ? yield* Io.readObject(profilesFile, "conformance manifest")
+      : {}
     const cases = (Array.isArray(manifest.cases) ? manifest.cases : []) as unknown as ReadonlyArray<Case>
     const profiles = (Array.isArray(profileDoc.profiles) ? profileDoc.profiles : []).filter(Json.isObject).map((p) => ({
       name: String(p.id),

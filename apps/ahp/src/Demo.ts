@@ -21,12 +21,13 @@
  *
  * @since 0.1.0
  */
-import { FileSystem, Path } from "@effect/platform"
 import { Backend, Http } from "@effect-ahp/backend"
 import { Hooks } from "@effect-ahp/harness"
 import { NodeTransports } from "@effect-ahp/node"
 import type { Event, Json } from "@effect-ahp/protocol"
+import { FileSystem, Path } from "@effect/platform"
 import { Console, Context, Effect, Layer, Option } from "effect"
+import * as Audit from "./Audit.js"
 import * as Brief from "./Brief.js"
 import * as AuditObserver from "./examples/AuditObserver.js"
 import * as PromptAnnotator from "./examples/PromptAnnotator.js"
@@ -34,7 +35,6 @@ import * as SecretRedactor from "./examples/SecretRedactor.js"
 import * as ShellGuard from "./examples/ShellGuard.js"
 import * as SlowBackend from "./examples/SlowBackend.js"
 import * as BridgeSession from "./hook/BridgeSession.js"
-import * as Audit from "./Audit.js"
 import * as Io from "./Io.js"
 import * as Recorder from "./Recorder.js"
 import * as Serve from "./Serve.js"
@@ -233,7 +233,8 @@ export const demo = (options: Options) =>
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
     const auditFile = yield* Option.match(options.auditFile, {
-      onNone: () => Effect.map(fs.makeTempDirectoryScoped({ prefix: "ahp-demo-" }), (dir) => path.join(dir, "audit.jsonl")),
+      onNone: () =>
+        Effect.map(fs.makeTempDirectoryScoped({ prefix: "ahp-demo-" }), (dir) => path.join(dir, "audit.jsonl")),
       onSome: (file) => Effect.as(fs.writeFileString(file, ""), path.resolve(file))
     })
     const urls: Urls = {
@@ -286,7 +287,9 @@ export const demo = (options: Options) =>
       )
     }
 
-    yield* Console.log(`\n${s.bold("Part 3 — Claude Code and Codex through ahp bridge: the guard and the assistant over http")}`)
+    yield* Console.log(
+      `\n${s.bold("Part 3 — Claude Code and Codex through ahp bridge: the guard and the assistant over http")}`
+    )
     const script = BridgeSession.steps(fakeGithubToken)
     const bridged = yield* BridgeSession.run(Serve.bundlePath(), bridgeRegistration(urls), script, s)
 

@@ -229,7 +229,9 @@ export const run = (options: Options): Effect.Effect<void, never, Io.ExitCode> =
       ConfigError: (error) => Io.reportFailure(error, options.pretty)
     }),
     Effect.provide(
-      NodeTransports.layerNode({ stdio: { directory: StdioTransport.directoryOf(options.registration), oneShot: true } })
+      NodeTransports.layerNode({
+        stdio: { directory: StdioTransport.directoryOf(options.registration), oneShot: true }
+      })
     )
   )
 

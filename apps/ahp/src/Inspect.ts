@@ -61,14 +61,19 @@ const secretFlag = /^(--?(?:token|password|secret|api[-_]?key|client[-_]?secret)
  */
 export const redact = (value: Json.JsonValue, secrets: ReadonlyArray<string>): Json.JsonValue => {
   const scrub = (text: string) =>
-    secrets.reduce((out, secret) => out.split(secret).join("[redacted]"), text.replace(/\/\/[^/@\s]+@/g, "//[redacted]@"))
+    secrets.reduce(
+      (out, secret) => out.split(secret).join("[redacted]"),
+      text.replace(/\/\/[^/@\s]+@/g, "//[redacted]@")
+    )
   if (typeof value === "string") return scrub(value)
   if (Array.isArray(value)) {
     return value.map((item, i) => {
       const flag = typeof item === "string" ? secretFlag.exec(item) : null
       if (flag !== null && flag[2] !== "") return `${flag[1]}[redacted]`
       const previous = value[i - 1]
-      return typeof previous === "string" && secretFlag.exec(previous)?.[2] === "" ? "[redacted]" : redact(item, secrets)
+      return typeof previous === "string" && secretFlag.exec(previous)?.[2] === ""
+        ? "[redacted]"
+        : redact(item, secrets)
     })
   }
   if (!Json.isObject(value)) return value
@@ -101,7 +106,9 @@ const pickBackend = (document: Json.JsonObject, id: Option.Option<string>, file:
   if (ids.length === 0) return fail(`the registration ${file} lists no backend`)
   return fail(
     Option.isSome(id)
-      ? `the registration ${file} has no backend ${id.value}${didYouMean(id.value, ids)}; its backends: ${ids.join(", ")}`
+      ? `the registration ${file} has no backend ${id.value}${didYouMean(id.value, ids)}; its backends: ${
+        ids.join(", ")
+      }`
       : `the registration ${file} lists ${backends.length} backends: pick one with --id (${ids.join(", ")})`
   )
 }
@@ -191,7 +198,9 @@ const classify = (result: Hooks.DispatchResult, mode: "intercept" | "observe") =
     return { classification: "no-effect" as const, summary: "no effect: the host's own flow decides", failure: null }
   }
   const deny = effects.find((e) => Json.isObject(e) && e.type === "deny")
-  if (deny !== undefined) return { classification: "deny" as const, summary: `explicit ${Brief.effect(deny)}`, failure: null }
+  if (deny !== undefined) {
+    return { classification: "deny" as const, summary: `explicit ${Brief.effect(deny)}`, failure: null }
+  }
   const summary = `${effects.length} effect${effects.length === 1 ? "" : "s"}`
   return { classification: "effects" as const, summary, failure: null }
 }
@@ -210,11 +219,15 @@ export const inspect = (options: Options) =>
     const { subscription, timeoutMs } = subscriptionFor(backend, event.type, options.mode, options.timeout)
     const registration = { protocolVersion: "draft", hooks: [{ ...backend, subscriptions: [subscription] }] }
     const hooks = yield* Hooks.make(registration, { grant: Grant.full(), observationTimeoutMs: timeoutMs }).pipe(
-      Effect.mapError((error) => new Io.ConfigError({ file: options.backend, issues: Io.withHints(registration, error.issues) }))
+      Effect.mapError((error) =>
+        new Io.ConfigError({ file: options.backend, issues: Io.withHints(registration, error.issues) })
+      )
     )
     const [elapsed, result] = yield* Effect.timed(
       hooks.dispatchUnknown(event.type, event.input).pipe(
-        Effect.mapError((error) => new Io.InputError({ file: options.event, message: error.message, issues: error.issues }))
+        Effect.mapError((error) =>
+          new Io.InputError({ file: options.event, message: error.message, issues: error.issues })
+        )
       )
     )
     const recorder = yield* Recorder.Recorder

@@ -164,7 +164,10 @@ const readBytes = (handle: FileHandle, file: string, what: string) =>
   Effect.gen(function*() {
     const stats = yield* attempt(file, what, () => handle.stat())
     if (!stats.isFile()) {
-      return yield* inputError(file, `the ${what} file ${file} is ${kindOf(stats)}: inputs are read from regular files only`)
+      return yield* inputError(
+        file,
+        `the ${what} file ${file} is ${kindOf(stats)}: inputs are read from regular files only`
+      )
     }
     if (stats.size > maxInputBytes) return yield* tooLarge(file, what)
     const chunks: Array<Buffer> = []
@@ -186,7 +189,10 @@ const decodeUtf8 = (bytes: Buffer, file: string, what: string): Either.Either<st
   const offset = firstInvalidOffset(bytes) ?? 0
   const byte = bytes[offset]!.toString(16).padStart(2, "0")
   return Either.left(
-    inputError(file, `the ${what} file ${file} is not valid UTF-8: byte 0x${byte} at offset ${offset} starts no valid sequence`)
+    inputError(
+      file,
+      `the ${what} file ${file} is not valid UTF-8: byte 0x${byte} at offset ${offset} starts no valid sequence`
+    )
   )
 }
 
@@ -238,7 +244,10 @@ export const forEachLine = <E, R>(
       Effect.gen(function*() {
         const stats = yield* attempt(file, what, () => handle.stat())
         if (!stats.isFile()) {
-          return yield* inputError(file, `the ${what} file ${file} is ${kindOf(stats)}: inputs are read from regular files only`)
+          return yield* inputError(
+            file,
+            `the ${what} file ${file} is ${kindOf(stats)}: inputs are read from regular files only`
+          )
         }
         let pending: Array<Buffer> = []
         let pendingBytes = 0
@@ -259,7 +268,10 @@ export const forEachLine = <E, R>(
           if (bytesRead === 0) break
           total += bytesRead
           if (total > limits.maxFileBytes) {
-            return yield* inputError(file, `the ${what} file ${file} is larger than the ${limits.maxFileBytes / 1024 / 1024} MiB limit`)
+            return yield* inputError(
+              file,
+              `the ${what} file ${file} is larger than the ${limits.maxFileBytes / 1024 / 1024} MiB limit`
+            )
           }
           let start = 0
           for (let end = buffer.indexOf(0x0a, 0); end !== -1 && end < bytesRead; end = buffer.indexOf(0x0a, start)) {
@@ -461,4 +473,3 @@ export const reportFailure = (
   error._tag === "InputError"
     ? Effect.zipRight(printJson(inputErrorJson(error), pretty), exitWith(exitCodes.failure))
     : Effect.zipRight(printJson(configErrorJson(error), pretty), exitWith(exitCodes.failure))
-

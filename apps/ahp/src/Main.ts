@@ -73,7 +73,9 @@ export const main = (argv: ReadonlyArray<string>): void => {
       process.stdout.write(`${Cli.program.version}\n`)
       return
     case "Help":
-      process.stdout.write(`${CommandLine.help(Cli.program, parsed.command, Style.style(Style.colourFor(process.stdout)))}\n`)
+      process.stdout.write(
+        `${CommandLine.help(Cli.program, parsed.command, Style.style(Style.colourFor(process.stdout)))}\n`
+      )
       return
     case "Usage": {
       const s = Style.style(Style.colourFor(process.stderr))
@@ -88,6 +90,9 @@ export const main = (argv: ReadonlyArray<string>): void => {
       return
     }
     case "Run":
-      return runCommand(parsed.run, Option.match(parsed.logLevel, { onNone: () => LogLevel.Warning, onSome: (l) => levels[l] }))
+      return runCommand(
+        parsed.run,
+        Option.match(parsed.logLevel, { onNone: () => LogLevel.Warning, onSome: (l) => levels[l] })
+      )
   }
 }

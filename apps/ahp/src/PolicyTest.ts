@@ -17,7 +17,7 @@
  * @since 0.1.0
  */
 import { Hooks, Transport } from "@effect-ahp/harness"
-import { Hosts, HostEvents } from "@effect-ahp/hosts"
+import { HostEvents, Hosts } from "@effect-ahp/hosts"
 import { NodeTransports } from "@effect-ahp/node"
 import { Event, Intercept, Issue, Json } from "@effect-ahp/protocol"
 import { Clock, Console, Effect, Either, Layer, Option, Schema } from "effect"
@@ -196,7 +196,9 @@ const invalid = (file: string, message: string, issues: ReadonlyArray<Io.InputIs
  * @since 0.1.0
  * @category input
  */
-export const readCase = (file: string): Effect.Effect<{ readonly document: Json.JsonObject; readonly value: Case }, Io.InputError> =>
+export const readCase = (
+  file: string
+): Effect.Effect<{ readonly document: Json.JsonObject; readonly value: Case }, Io.InputError> =>
   Effect.flatMap(Io.readObject(file, "case"), (document) =>
     Either.match(decodeCase(document), {
       onLeft: (issues) => Effect.fail(invalid(file, `the case file ${file} is not a valid case`, issues)),
@@ -225,7 +227,8 @@ export type TransportsFor = (directory: string) => Layer.Layer<Transport.Transpo
  * @since 0.1.0
  * @category running
  */
-export const nodeTransports: TransportsFor = (directory) => NodeTransports.layerNode({ stdio: { directory, oneShot: true } })
+export const nodeTransports: TransportsFor = (directory) =>
+  NodeTransports.layerNode({ stdio: { directory, oneShot: true } })
 
 const configError = (file: string, issues: ReadonlyArray<Io.InputIssue>) =>
   invalid(file, `the registration in ${file} is not valid`, issues)
@@ -244,7 +247,9 @@ export const runCase = (file: string, value: Case, transports: TransportsFor): E
     const hooks = yield* Hooks.make(
       registration.document,
       host === undefined ? {} : { grant: host.grant, source: host.source }
-    ).pipe(Effect.mapError((error) => configError(registration.file, Io.withHints(registration.document, error.issues))))
+    ).pipe(
+      Effect.mapError((error) => configError(registration.file, Io.withHints(registration.document, error.issues)))
+    )
     const call = yield* prepare(file, value, hooks.registry)
     if (call === undefined) return { decision: "none", event: {}, changed: {}, messages: [], failures: [] } as Actual
     const result = yield* hooks.dispatchUnknown(call.type, call.input, {
@@ -261,7 +266,9 @@ export const runCase = (file: string, value: Case, transports: TransportsFor): E
   }).pipe(
     Effect.scoped,
     Effect.provide(transports(
-      typeof value.registration === "string" ? path.dirname(path.resolve(path.dirname(file), value.registration)) : path.dirname(file)
+      typeof value.registration === "string"
+        ? path.dirname(path.resolve(path.dirname(file), value.registration))
+        : path.dirname(file)
     ))
   )
 
@@ -271,7 +278,10 @@ const prepare = (file: string, value: Case, registry: Hooks.Hooks["Type"]["regis
     if (value.event !== undefined) {
       const type = value.event.type
       if (typeof type !== "string" || !Event.isEventType(type)) {
-        return yield* invalid(file, `the event of ${file} has no catalogue event type`, [{ path: "/event/type", message: "must be a catalogue event type" }])
+        return yield* invalid(file, `the event of ${file} has no catalogue event type`, [{
+          path: "/event/type",
+          message: "must be a catalogue event type"
+        }])
       }
       return { type, input: value.event, capabilities: undefined }
     }
@@ -285,7 +295,11 @@ const prepare = (file: string, value: Case, registry: Hooks.Hooks["Type"]["regis
       includeNative: [...routes.intercept, ...routes.observe].some((route) => route.subscriber.includeNative)
     })
     if (Either.isLeft(mapped)) {
-      return yield* invalid(file, `the payload of ${file}: ${mapped.left.message}`, Issue.within(mapped.left.issues, ["payload"]))
+      return yield* invalid(
+        file,
+        `the payload of ${file}: ${mapped.left.message}`,
+        Issue.within(mapped.left.issues, ["payload"])
+      )
     }
     if (mapped.right._tag === "PassThrough") return undefined
     const call = mapped.right
@@ -323,7 +337,9 @@ export const check = (file: string, transports: TransportsFor, record: boolean):
     return differences.length === 0
       ? { _tag: "Passed", file, name: nameOf(file, value), actual } as const
       : { _tag: "Failed", file, name: nameOf(file, value), actual, differences } as const
-  }).pipe(Effect.catchAll((error) => Effect.succeed({ _tag: "Invalid", file, name: nameOf(file, undefined), error } as const)))
+  }).pipe(
+    Effect.catchAll((error) => Effect.succeed({ _tag: "Invalid", file, name: nameOf(file, undefined), error } as const))
+  )
 
 const show = (value: Json.JsonValue | undefined) => value === undefined ? "(absent)" : Json.stringify(value)
 
@@ -352,7 +368,9 @@ export const report = (results: ReadonlyArray<Result>): string => {
   const label = { Passed: "PASS", Failed: "FAIL", Invalid: "ERROR" } as const
   const width = Math.max(4, ...results.map((r) => r.name.length))
   const rows = results.map((r) =>
-    `${label[r._tag].padEnd(5)}  ${r.name.padEnd(width)}  ${(r._tag === "Invalid" ? "-" : r.actual.decision).padEnd(8)}  ${r.file}`
+    `${label[r._tag].padEnd(5)}  ${r.name.padEnd(width)}  ${
+      (r._tag === "Invalid" ? "-" : r.actual.decision).padEnd(8)
+    }  ${r.file}`
   )
   const details = results.flatMap((r) =>
     r._tag === "Failed"
@@ -394,13 +412,17 @@ export const junit = (results: ReadonlyArray<Result>): string => {
           xml(diffLines(r.differences).join("\n"))
         }</failure>\n    </testcase>`
       case "Invalid":
-        return `${open}>\n      <error message="${xml(r.error.message)}">${xml(problemLines(r.error).join("\n"))}</error>\n    </testcase>`
+        return `${open}>\n      <error message="${xml(r.error.message)}">${
+          xml(problemLines(r.error).join("\n"))
+        }</error>\n    </testcase>`
     }
   })
   return [
     `<?xml version="1.0" encoding="UTF-8"?>`,
     `<testsuites name="ahp test" tests="${results.length}" failures="${count("Failed")}" errors="${count("Invalid")}">`,
-    `  <testsuite name="ahp test" tests="${results.length}" failures="${count("Failed")}" errors="${count("Invalid")}">`,
+    `  <testsuite name="ahp test" tests="${results.length}" failures="${count("Failed")}" errors="${
+      count("Invalid")
+    }">`,
     ...cases,
     `  </testsuite>`,
     `</testsuites>`,

@@ -113,15 +113,25 @@ export const layer: Layer.Layer<Transport.Transports | Recorder, never, Transpor
                 response
               })),
             notify: (message) =>
-              recorded(++sent, backend.id, "notification", message, endpoint.notify(message), () => ({ _tag: "Delivered" }))
+              recorded(
+                ++sent,
+                backend.id,
+                "notification",
+                message,
+                endpoint.notify(message),
+                () => ({ _tag: "Delivered" })
+              )
           }
         })
     })
     return Context.make(Transport.Transports, transports).pipe(
-      Context.add(Recorder, Recorder.of({
-        exchanges: Ref.get(log),
-        diagnostics: (backend) => endpoints.get(backend)?.diagnostics ?? Effect.succeed(undefined)
-      }))
+      Context.add(
+        Recorder,
+        Recorder.of({
+          exchanges: Ref.get(log),
+          diagnostics: (backend) => endpoints.get(backend)?.diagnostics ?? Effect.succeed(undefined)
+        })
+      )
     )
   })
 )

@@ -127,19 +127,34 @@ const replayLine = (
 ): Effect.Effect<Outcome> => {
   if (Either.isLeft(line)) return Effect.succeed({ _tag: "Unreadable", line: number, reason: line.left })
   const parsed = Json.parse(line.right)
-  if (Either.isLeft(parsed)) return Effect.succeed({ _tag: "Unreadable", line: number, reason: `not JSON: ${parsed.left.message}` })
+  if (Either.isLeft(parsed)) {
+    return Effect.succeed({ _tag: "Unreadable", line: number, reason: `not JSON: ${parsed.left.message}` })
+  }
   const decoded = decodeRecord(parsed.right)
   if (Either.isLeft(decoded)) {
     const [first] = decoded.left
-    return Effect.succeed({ _tag: "Unreadable", line: number, reason: `not an audit record: ${first?.path || "/"}: ${first?.message}` })
+    return Effect.succeed({
+      _tag: "Unreadable",
+      line: number,
+      reason: `not an audit record: ${first?.path || "/"}: ${first?.message}`
+    })
   }
   const before = decoded.right
   const event = before.content?.event
   if (event === undefined) {
-    return Effect.succeed({ _tag: "Skipped", line: number, id: before.event.id, reason: "recorded without content (use --audit-content)" })
+    return Effect.succeed({
+      _tag: "Skipped",
+      line: number,
+      id: before.event.id,
+      reason: "recorded without content (use --audit-content)"
+    })
   }
   if (!Json.isObject(event) || typeof event.type !== "string" || !Event.isEventType(event.type)) {
-    return Effect.succeed({ _tag: "Unreadable", line: number, reason: "the recorded event has no catalogue event type" })
+    return Effect.succeed({
+      _tag: "Unreadable",
+      line: number,
+      reason: "the recorded event has no catalogue event type"
+    })
   }
   return Effect.map(dispatch(event.type, event), (after): Outcome =>
     typeof after === "string"
@@ -163,18 +178,21 @@ export const run = (options: Options): Effect.Effect<ReadonlyArray<Outcome>, nev
       Effect.provide((options.transports ?? PolicyTest.nodeTransports)(path.dirname(path.resolve(file))))
     )
   }).pipe(
-      Effect.catchTags({
-        InputError: (error) => Effect.as(Io.reportFailure(error), [] as ReadonlyArray<Outcome>),
-        ConfigError: (error) => Effect.as(Io.reportFailure(error), [] as ReadonlyArray<Outcome>)
-      })
-    )
+    Effect.catchTags({
+      InputError: (error) => Effect.as(Io.reportFailure(error), [] as ReadonlyArray<Outcome>),
+      ConfigError: (error) => Effect.as(Io.reportFailure(error), [] as ReadonlyArray<Outcome>)
+    })
+  )
 
 const replay = (options: Options, file: string) =>
   Effect.gen(function*() {
     const registration = yield* Io.readJson(file, "registration")
     const last = yield* Ref.make<Audit.Entry | undefined>(undefined)
     const hooks = yield* Hooks.make(registration, { grant: Grant.full() }).pipe(
-      Effect.provideService(Audit.Audit, Audit.Audit.of({ record: (entry) => Ref.set(last, entry), dropped: Effect.succeed(0) })),
+      Effect.provideService(
+        Audit.Audit,
+        Audit.Audit.of({ record: (entry) => Ref.set(last, entry), dropped: Effect.succeed(0) })
+      ),
       Effect.mapError((error) => new Io.ConfigError({ file, issues: Io.withHints(registration, error.issues) }))
     )
     const dispatch = (type: Event.EventType, event: Json.JsonObject): Effect.Effect<Audit.Record | string> =>
@@ -192,7 +210,10 @@ const replay = (options: Options, file: string) =>
         const text = describe(outcome)
         return text === undefined ? Effect.void : Console.log(text)
       }))
-    const count = (tag: Outcome["_tag"]) => outcomes.filter((o) => o._tag === tag).length
+    const count = (tag: Outcome["_tag"]) =>
+      outcomes.filter((o) =>
+        o._tag === tag
+      ).length
     yield* Console.log(
       `${count("Same") + count("Changed")} replayed: ${count("Changed")} changed, ${count("Same")} unchanged; ${
         count("Skipped")

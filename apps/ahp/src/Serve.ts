@@ -14,17 +14,17 @@
  *
  * @since 0.1.0
  */
-import type { FileSystem } from "@effect/platform"
 import { Backend, Http, Stdio } from "@effect-ahp/backend"
 import type { Registration } from "@effect-ahp/protocol"
+import type { FileSystem } from "@effect/platform"
 import { Console, Duration, Effect, Layer, Option } from "effect"
 import { fileURLToPath } from "node:url"
+import type { ExampleName } from "./Cli.js"
 import * as AuditObserver from "./examples/AuditObserver.js"
 import * as PromptAnnotator from "./examples/PromptAnnotator.js"
 import * as SecretRedactor from "./examples/SecretRedactor.js"
 import * as ShellGuard from "./examples/ShellGuard.js"
 import * as SlowBackend from "./examples/SlowBackend.js"
-import type { ExampleName } from "./Cli.js"
 import * as Io from "./Io.js"
 import * as ServeAudit from "./ServeAudit.js"
 

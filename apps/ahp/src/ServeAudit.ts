@@ -145,7 +145,8 @@ export const layer = (
         observers: (eventType) =>
           inner.observers(eventType).map((handler) => ({
             ...handler,
-            run: (event) => recorded("observe", event, handler.run(event), () => ({ outcome: "observed" }))
+            run: (event) =>
+              recorded("observe", event, handler.run(event), () => ({ outcome: "observed" }))
           }))
       })
     })

@@ -32,7 +32,14 @@ const plain = (text: string) => text
  */
 export const style = (colour: boolean): Style =>
   colour
-    ? { bold: sgr(1, 22), dim: sgr(2, 22), red: sgr(31, 39), green: sgr(32, 39), yellow: sgr(33, 39), cyan: sgr(36, 39) }
+    ? {
+      bold: sgr(1, 22),
+      dim: sgr(2, 22),
+      red: sgr(31, 39),
+      green: sgr(32, 39),
+      yellow: sgr(33, 39),
+      cyan: sgr(36, 39)
+    }
     : { bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain }
 
 /**

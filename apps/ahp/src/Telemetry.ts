@@ -16,12 +16,12 @@
  *
  * @since 0.1.0
  */
+import { AuditTelemetry } from "@effect-ahp/harness"
+import type { Audit } from "@effect-ahp/harness"
 import * as OtlpLogger from "@effect/opentelemetry/OtlpLogger"
 import * as OtlpSerialization from "@effect/opentelemetry/OtlpSerialization"
 import * as OtlpTracer from "@effect/opentelemetry/OtlpTracer"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import { AuditTelemetry } from "@effect-ahp/harness"
-import type { Audit } from "@effect-ahp/harness"
 import { Duration, Effect, Layer, Logger, Option, Tracer } from "effect"
 import type * as ConfigError from "effect/ConfigError"
 import type * as Scope from "effect/Scope"

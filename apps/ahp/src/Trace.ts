@@ -79,9 +79,9 @@ const decisionText = (call: Call, s: Style): string => {
       const denial = decision.denial
       const by = denial?.provenance === undefined
         ? ""
-        : ` (${denial.synthetic ? "synthetic, after " : "by "}${denial.provenance.backend}/${
-          denial.provenance.subscription
-        })`
+        : ` (${
+          denial.synthetic ? "synthetic, after " : "by "
+        }${denial.provenance.backend}/${denial.provenance.subscription})`
       return `${s.red(s.bold("deny"))} — "${denial?.reason ?? ""}"${by}; the operation does not run${tail}`
     }
     case "ask":
@@ -129,7 +129,9 @@ export const render = (call: Call, s: Style): Array<string> => {
     }
     lines.push(`        ${answerText(exchange, route)}`)
     if (error === undefined) {
-      lines.push(`        ${s.green("✓ accepted")} ${s.dim("(the whole response: valid, and within what was offered)")}`)
+      lines.push(
+        `        ${s.green("✓ accepted")} ${s.dim("(the whole response: valid, and within what was offered)")}`
+      )
     } else {
       const policy = error.syntheticDenial
         ? "fail-closed: a synthetic denial, the chain stops"

@@ -8,7 +8,18 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { intercept, logEntries, output, registration, runCli, scriptedHttp, scriptedStdio, tempDir, toolBefore, writeFile } from "./support.js"
+import {
+  intercept,
+  logEntries,
+  output,
+  registration,
+  runCli,
+  scriptedHttp,
+  scriptedStdio,
+  tempDir,
+  toolBefore,
+  writeFile
+} from "./support.js"
 
 const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
 
@@ -33,7 +44,11 @@ describe("ahp dispatch --audit", () => {
       const script = writeFile(dir, "env-backend.mjs", "")
       fs.writeFileSync(script, envBackend)
       const reg = registration(
-        { id: "com.example.http", transport: { type: "http", url: http.url }, subscriptions: [intercept(["tool.before"], { id: "h" })] },
+        {
+          id: "com.example.http",
+          transport: { type: "http", url: http.url },
+          subscriptions: [intercept(["tool.before"], { id: "h" })]
+        },
         {
           id: "com.example.env",
           transport: { type: "stdio", command: process.execPath, args: [script, envLog], lifecycle: "per_event" },
@@ -72,7 +87,9 @@ describe("ahp dispatch --audit", () => {
       const [record] = records
       assert.deepStrictEqual(record.event.traceContext, { traceparent, tracestate: "vendor=1" })
       assert.deepStrictEqual(
-        record.interceptors.map((i: any) => [i.backend, i.transport, i.outcome, i.code ?? null, i.failurePolicy, i.syntheticDenial]),
+        record.interceptors.map((
+          i: any
+        ) => [i.backend, i.transport, i.outcome, i.code ?? null, i.failurePolicy, i.syntheticDenial]),
         [
           ["com.example.http", "http", "no-effect", null, "fail-open", false],
           ["com.example.env", "stdio", "no-effect", null, "fail-open", false],

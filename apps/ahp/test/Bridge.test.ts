@@ -41,10 +41,15 @@ describe("ahp bridge", () => {
       })
       assert.strictEqual(answerOf(first).hookSpecificOutput.permissionDecisionReason, "destructive", first.stderr)
       assert.match(first.stderr, /ahp: {3}⇒ deny, "destructive"/)
-      const second = yield* runHook(["codex", "--registration", reg], payload, { dir, env: { AHP_BRIDGE_SOCKET: socket } })
+      const second = yield* runHook(["codex", "--registration", reg], payload, {
+        dir,
+        env: { AHP_BRIDGE_SOCKET: socket }
+      })
       assert.strictEqual(answerOf(second).hookSpecificOutput.permissionDecision, "deny")
       const http = yield* Effect.promise(() =>
-        fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: payload }).then(async (r) => ({
+        fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: payload }).then(async (
+          r
+        ) => ({
           status: r.status,
           body: (await r.json()) as any
         }))
@@ -56,11 +61,21 @@ describe("ahp bridge", () => {
       assert.isTrue(warm.every((pid) => isAlive(pid)))
 
       const other = writeFile(dir, "other.json", policy(path.join(dir, "other.log"), [{ type: "allow" }]))
-      const mismatch = yield* runHook(["claude-code", "--registration", other], payload, { dir, env: { AHP_BRIDGE_SOCKET: socket } })
-      assert.strictEqual(answerOf(mismatch).hookSpecificOutput.permissionDecision, "allow", "answered from its own registration")
+      const mismatch = yield* runHook(["claude-code", "--registration", other], payload, {
+        dir,
+        env: { AHP_BRIDGE_SOCKET: socket }
+      })
+      assert.strictEqual(
+        answerOf(mismatch).hookSpecificOutput.permissionDecision,
+        "allow",
+        "answered from its own registration"
+      )
 
       fs.writeFileSync(reg, JSON.stringify(policy(log, [{ type: "allow" }])))
-      const reloaded = yield* runHook(["claude-code", "--registration", reg], payload, { dir, env: { AHP_BRIDGE_SOCKET: socket } })
+      const reloaded = yield* runHook(["claude-code", "--registration", reg], payload, {
+        dir,
+        env: { AHP_BRIDGE_SOCKET: socket }
+      })
       assert.strictEqual(answerOf(reloaded).hookSpecificOutput.permissionDecision, "allow")
       yield* eventually(() => warm.every((pid) => !isAlive(pid)))
       assert.include(bridge.stdout() + "", "listening")
@@ -69,7 +84,10 @@ describe("ahp bridge", () => {
       yield* bridge.done
       assert.isFalse(fs.existsSync(socket), "the socket is removed")
       assert.isTrue(noneAlive(log), "the bridge stops its backends")
-      const cold = yield* runHook(["claude-code", "--registration", reg], payload, { dir, env: { AHP_BRIDGE_SOCKET: socket } })
+      const cold = yield* runHook(["claude-code", "--registration", reg], payload, {
+        dir,
+        env: { AHP_BRIDGE_SOCKET: socket }
+      })
       assert.strictEqual(answerOf(cold).hookSpecificOutput.permissionDecision, "allow", "the hook dispatches itself")
       assert.isTrue(noneAlive(log))
     }))

@@ -3,8 +3,8 @@
  * global options on either side of the command, help, usage errors that name the mistake
  * with "did you mean", and help text that describes every option.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { Wire } from "@effect-ahp/protocol"
+import { assert, describe, it } from "@effect/vitest"
 import { Option } from "effect"
 import { exampleNames, program } from "../src/Cli.js"
 import * as CommandLine from "../src/CommandLine.js"
@@ -64,10 +64,16 @@ describe("CommandLine", () => {
       usage("inspect", "--backend", "b", "--event", "e", "--timeout", "soon"),
       "--timeout needs a whole number of at least 1, got \"soon\""
     )
-    assert.strictEqual(usage("serve", "shell-gaurd", "--stdio"), "EXAMPLE must be one of shell-guard, secret-redactor, prompt-annotator, audit, slow, got \"shell-gaurd\" (did you mean shell-guard?)")
+    assert.strictEqual(
+      usage("serve", "shell-gaurd", "--stdio"),
+      "EXAMPLE must be one of shell-guard, secret-redactor, prompt-annotator, audit, slow, got \"shell-gaurd\" (did you mean shell-guard?)"
+    )
     assert.strictEqual(usage("demo", "extra"), "unexpected argument \"extra\"")
     assert.strictEqual(usage("demo", "--audit-file", "a", "--audit-file", "b"), "--audit-file is given 2 times")
-    assert.strictEqual(usage("validate", "a", "--log-level", "loud"), "--log-level must be one of all, trace, debug, info, warning, error, fatal, none, got \"loud\"")
+    assert.strictEqual(
+      usage("validate", "a", "--log-level", "loud"),
+      "--log-level must be one of all, trace, debug, info, warning, error, fatal, none, got \"loud\""
+    )
   })
 
   it("hands every word after a command with its own grammar to it; global options before it still count", () => {
@@ -79,11 +85,20 @@ describe("CommandLine", () => {
       run: (argv) => argv
     })
     const parseExternal = (...argv: ReadonlyArray<string>) => CommandLine.parse([external], argv)
-    for (const [argv, words] of [
-      [["hook", "codex", "--registration", "r.json", "--help", "--version", "--"], ["codex", "--registration", "r.json", "--help", "--version", "--"]],
-      [["--log-level", "debug", "hook", "-h", "x"], ["-h", "x"]],
-      [["hook"], []]
-    ] as const) {
+    for (
+      const [argv, words] of [
+        [["hook", "codex", "--registration", "r.json", "--help", "--version", "--"], [
+          "codex",
+          "--registration",
+          "r.json",
+          "--help",
+          "--version",
+          "--"
+        ]],
+        [["--log-level", "debug", "hook", "-h", "x"], ["-h", "x"]],
+        [["hook"], []]
+      ] as const
+    ) {
       const parsed = parseExternal(...argv)
       assert.strictEqual(parsed._tag, "Run", argv.join(" "))
       if (parsed._tag === "Run") assert.deepStrictEqual(parsed.run, words)
@@ -92,14 +107,25 @@ describe("CommandLine", () => {
       const parsed = parseExternal(...argv)
       assert.strictEqual(parsed._tag, "Help", argv.join(" "))
       if (parsed._tag === "Help") {
-        assert.strictEqual(CommandLine.help({ ...program, commands: [external] }, parsed.command, plain), "Usage:\n  ahp hook HOST [--flag]\n\nExit codes:\n  0  done")
+        assert.strictEqual(
+          CommandLine.help({ ...program, commands: [external] }, parsed.command, plain),
+          "Usage:\n  ahp hook HOST [--flag]\n\nExit codes:\n  0  done"
+        )
       }
     }
     assert.deepStrictEqual(parseExternal("--version", "hook", "codex"), { _tag: "Version" })
   })
 
   it("decodes values: defaults, --name=value, and -- before arguments that look like options", () => {
-    const dispatch = parse("dispatch", "--registration=r.json", "--event", "e.json", "--observation-timeout", "250", "--pretty")
+    const dispatch = parse(
+      "dispatch",
+      "--registration=r.json",
+      "--event",
+      "e.json",
+      "--observation-timeout",
+      "250",
+      "--pretty"
+    )
     assert.strictEqual(dispatch._tag, "Run")
     const files = parse("validate", "--", "--strange.json", "-")
     assert.strictEqual(files._tag, "Run")
@@ -127,7 +153,13 @@ describe("CommandLine", () => {
   it("lists every kind validate knows and every example serve knows", () => {
     const validate = program.commands.find((c) => c.name === "validate")!
     assert.strictEqual(validate.options.find((o) => o.name === "kind")?.note, Wire.kinds.join(" | "))
-    assert.deepStrictEqual([...exampleNames].sort(), ["audit", "prompt-annotator", "secret-redactor", "shell-guard", "slow"])
+    assert.deepStrictEqual([...exampleNames].sort(), [
+      "audit",
+      "prompt-annotator",
+      "secret-redactor",
+      "shell-guard",
+      "slow"
+    ])
   })
 
   it("suggests only close words", () => {

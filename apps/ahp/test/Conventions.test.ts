@@ -113,21 +113,42 @@ describe("ahp conventions", () => {
         hooks: [{
           id: "com.example.guard",
           transport: { type: "stdio", command: "guard", lifecycle: "persistant" },
-          subscriptions: [{ mode: "intercept", events: ["tool.befor"], timeoutMs: 1000, failurePolicy: "fail-close", content: { default: "body" } }]
+          subscriptions: [{
+            mode: "intercept",
+            events: ["tool.befor"],
+            timeoutMs: 1000,
+            failurePolicy: "fail-close",
+            content: { default: "body" }
+          }]
         }]
       }
       const file = writeFile(dir, "typo.json", typo)
       const validate = yield* runCli(["validate", file])
       assert.strictEqual(validate.code, 1)
       assert.match(validate.stdout, /\/hooks\/0\/subscriptions\/0\/events\/0: .*\(did you mean "tool\.before"\?\)/)
-      assert.match(validate.stdout, /\/hooks\/0\/subscriptions\/0\/failurePolicy: .*got "fail-close" \(did you mean "fail-closed"\?\)/)
+      assert.match(
+        validate.stdout,
+        /\/hooks\/0\/subscriptions\/0\/failurePolicy: .*got "fail-close" \(did you mean "fail-closed"\?\)/
+      )
       assert.match(validate.stdout, /\/hooks\/0\/transport\/lifecycle: .*\(did you mean "persistent"\?\)/)
-      const dispatch = yield* runCli(["dispatch", "--registration", file, "--event", writeFile(dir, "event.json", toolBefore("ls"))])
+      const dispatch = yield* runCli([
+        "dispatch",
+        "--registration",
+        file,
+        "--event",
+        writeFile(dir, "event.json", toolBefore("ls"))
+      ])
       assert.strictEqual(dispatch.code, 2)
       const messages = output(dispatch).issues.map((i: any) => i.message).join("\n")
       assert.include(messages, "(did you mean \"fail-closed\"?)")
       assert.include(messages, "(did you mean \"tool.before\"?)")
-      const event = yield* runCli(["dispatch", "--registration", file, "--event", writeFile(dir, "typo-event.json", { ...toolBefore("ls"), type: "tool.befor" })])
+      const event = yield* runCli([
+        "dispatch",
+        "--registration",
+        file,
+        "--event",
+        writeFile(dir, "typo-event.json", { ...toolBefore("ls"), type: "tool.befor" })
+      ])
       assert.strictEqual(event.code, 2)
       assert.match(output(event).message, /unknown event type "tool\.befor" \(did you mean "tool\.before"\?\)/)
     }))

@@ -55,9 +55,18 @@ describe("ahp demo", () => {
         "✓ deny"
       ])
       const bridged = out.slice(out.indexOf("Part 3"), out.indexOf("Audit log"))
-      assert.match(bridged, /\[b3\] Claude Code: a destructive command {2}\(http hook\)\n {4}⇒ \{"hookSpecificOutput":\{"hookEventName":"PreToolUse","permissionDecision":"deny"/)
-      assert.match(bridged, /\[b5\] Codex[^\n]*\(command hook, forwarded over the socket\)\n[^\n]*"permissionDecision":"deny"/)
-      assert.match(bridged, /\[b6\] Codex[^\n]*\n {4}⇒ \{"decision":"block","reason":"GITHUB_TOKEN=\[REDACTED:github-token\]/)
+      assert.match(
+        bridged,
+        /\[b3\] Claude Code: a destructive command {2}\(http hook\)\n {4}⇒ \{"hookSpecificOutput":\{"hookEventName":"PreToolUse","permissionDecision":"deny"/
+      )
+      assert.match(
+        bridged,
+        /\[b5\] Codex[^\n]*\(command hook, forwarded over the socket\)\n[^\n]*"permissionDecision":"deny"/
+      )
+      assert.match(
+        bridged,
+        /\[b6\] Codex[^\n]*\n {4}⇒ \{"decision":"block","reason":"GITHUB_TOKEN=\[REDACTED:github-token\]/
+      )
       assert.notMatch(bridged, /ghp_demo/)
       assert.deepStrictEqual([...summary.matchAll(/([✓✗]) \[b\d\] (\S+)/g)].map((m) => `${m[1]} ${m[2]}`), [
         "✓ claude-code",

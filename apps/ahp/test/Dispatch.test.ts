@@ -36,12 +36,22 @@ describe("ahp dispatch", () => {
     Effect.gen(function*() {
       const dir = yield* tempDir
       const [logA, logB, logC] = ["a.log", "b.log", "c.log"].map((n) => `${dir}/${n}`) as [string, string, string]
-      const edit = `effects=${JSON.stringify([{ type: "modify", target: "input", operation: "merge", value: { command: "ls -la" } }])}`
+      const edit = `effects=${
+        JSON.stringify([{ type: "modify", target: "input", operation: "merge", value: { command: "ls -la" } }])
+      }`
       const run = yield* dispatch(
         dir,
         registration(
-          { id: "com.example.first", transport: scriptedStdio(edit, logA), subscriptions: [intercept(["tool.before"], { id: "edit" })] },
-          { id: "com.example.second", transport: scriptedStdio("deny=no thanks", logB), subscriptions: [intercept(["tool.before"])] },
+          {
+            id: "com.example.first",
+            transport: scriptedStdio(edit, logA),
+            subscriptions: [intercept(["tool.before"], { id: "edit" })]
+          },
+          {
+            id: "com.example.second",
+            transport: scriptedStdio("deny=no thanks", logB),
+            subscriptions: [intercept(["tool.before"])]
+          },
           { id: "com.example.third", transport: scriptedStdio("ok", logC), subscriptions: [intercept(["tool.*"])] }
         ),
         toolBefore("rm -rf build")
@@ -51,7 +61,12 @@ describe("ahp dispatch", () => {
       assert.strictEqual(out.decision, "deny")
       assert.deepStrictEqual(out.effects.map((e: any) => e.type), ["modify", "deny"])
       assert.strictEqual(out.event.tool.input.command, "ls -la")
-      assert.deepStrictEqual(out.state.denial, { reason: "no thanks", synthetic: false, backend: "com.example.second", subscription: "0" })
+      assert.deepStrictEqual(out.state.denial, {
+        reason: "no thanks",
+        synthetic: false,
+        backend: "com.example.second",
+        subscription: "0"
+      })
       assert.deepStrictEqual(out.errors, [])
       assert.deepStrictEqual(out.observations, [
         { backend: "com.example.third", subscription: "0", mode: "intercept", outcome: "delivered" }
@@ -105,8 +120,16 @@ describe("ahp dispatch", () => {
       const run = yield* dispatch(
         dir,
         registration(
-          { id: "com.example.broken", transport: { type: "http", url: broken.url }, subscriptions: [intercept(["tool.before"])] },
-          { id: "com.example.erring", transport: { type: "http", url: erring.url }, subscriptions: [intercept(["tool.before"])] }
+          {
+            id: "com.example.broken",
+            transport: { type: "http", url: broken.url },
+            subscriptions: [intercept(["tool.before"])]
+          },
+          {
+            id: "com.example.erring",
+            transport: { type: "http", url: erring.url },
+            subscriptions: [intercept(["tool.before"])]
+          }
         ),
         toolBefore("ls")
       )
@@ -146,7 +169,11 @@ describe("ahp dispatch", () => {
       const reg = writeFile(
         dir,
         "registration.json",
-        registration({ id: "com.example.ok", transport: scriptedStdio("ok", `${dir}/ok.log`), subscriptions: [intercept(["tool.before"])] })
+        registration({
+          id: "com.example.ok",
+          transport: scriptedStdio("ok", `${dir}/ok.log`),
+          subscriptions: [intercept(["tool.before"])]
+        })
       )
       const event = writeFile(
         dir,
@@ -155,7 +182,16 @@ describe("ahp dispatch", () => {
       )
       const state = writeFile(dir, "state.json", { permission: "ask", candidate: null })
       const run = yield* runCli([
-        "dispatch", "--registration", reg, "--event", event, "--state", state, "--source", "urn:test:cli", "--pretty"
+        "dispatch",
+        "--registration",
+        reg,
+        "--event",
+        event,
+        "--state",
+        state,
+        "--source",
+        "urn:test:cli",
+        "--pretty"
       ])
       assert.strictEqual(run.code, 0, run.stderr)
       assert.include(run.stdout, "123456789012345678901234567890")
@@ -173,7 +209,11 @@ describe("ahp dispatch", () => {
       const observer = yield* scriptedHttp(dir, "observer", "late=300")
       const run = yield* dispatch(
         dir,
-        registration({ id: "com.example.audit", transport: { type: "http", url: observer.url }, subscriptions: [observe(["*"], { id: "audit" })] }),
+        registration({
+          id: "com.example.audit",
+          transport: { type: "http", url: observer.url },
+          subscriptions: [observe(["*"], { id: "audit" })]
+        }),
         toolBefore("ls"),
         "--no-wait-observers"
       )
@@ -193,11 +233,15 @@ describe("ahp dispatch", () => {
       const running = yield* startCli([
         "dispatch",
         "--registration",
-        writeFile(dir, "registration.json", registration({
-          id: "com.example.hang",
-          transport: scriptedStdio("hang", log),
-          subscriptions: [intercept(["tool.before"], { timeoutMs: 60_000, failurePolicy: "fail-closed" })]
-        })),
+        writeFile(
+          dir,
+          "registration.json",
+          registration({
+            id: "com.example.hang",
+            transport: scriptedStdio("hang", log),
+            subscriptions: [intercept(["tool.before"], { timeoutMs: 60_000, failurePolicy: "fail-closed" })]
+          })
+        ),
         "--event",
         writeFile(dir, "event.json", toolBefore("ls"))
       ])
@@ -220,7 +264,11 @@ describe("ahp dispatch", () => {
         {
           protocolVersion: "v0",
           hooks: [
-            { id: "not a dns name", transport: { type: "ftp" }, subscriptions: [{ mode: "intercept", events: ["tool.nope"] }] },
+            {
+              id: "not a dns name",
+              transport: { type: "ftp" },
+              subscriptions: [{ mode: "intercept", events: ["tool.nope"] }]
+            },
             { id: "com.example.ok", transport: { type: "http", url: "http://example.com/hooks" }, subscriptions: [] }
           ]
         },
@@ -251,7 +299,11 @@ describe("ahp dispatch", () => {
       const dir = yield* tempDir
       const run = yield* dispatch(
         dir,
-        registration({ id: "com.example.ok", transport: scriptedStdio("ok", `${dir}/ok.log`), subscriptions: [intercept(["tool.before"])] }),
+        registration({
+          id: "com.example.ok",
+          transport: scriptedStdio("ok", `${dir}/ok.log`),
+          subscriptions: [intercept(["tool.before"])]
+        }),
         toolBefore("ls"),
         "--capabilities",
         writeFile(dir, "caps.json", { "tool.before": { effects: ["deny", "teleport"] }, "tool.nope": { effects: [] } })
@@ -268,22 +320,70 @@ describe("ahp dispatch", () => {
       const reg = writeFile(
         dir,
         "registration.json",
-        registration({ id: "com.example.ok", transport: scriptedStdio("ok", `${dir}/ok.log`), subscriptions: [intercept(["tool.before"])] })
+        registration({
+          id: "com.example.ok",
+          transport: scriptedStdio("ok", `${dir}/ok.log`),
+          subscriptions: [intercept(["tool.before"])]
+        })
       )
       const good = writeFile(dir, "good.json", toolBefore("ls"))
       const cases: ReadonlyArray<[string, ReadonlyArray<string>, RegExp]> = [
-        ["a missing registration", ["--registration", `${dir}/missing.json`, "--event", good], /cannot read the registration file .*: no such file/],
-        ["a folder as the event", ["--registration", reg, "--event", dir], /is a directory: inputs are read from regular files only/],
-        ["invalid JSON", ["--registration", reg, "--event", writeFile(dir, "bad.json", "{\"type\": ")], /is not JSON: invalid JSON/],
-        ["an event that is not an object", ["--registration", reg, "--event", writeFile(dir, "array.json", [])], /must hold a JSON object/],
-        ["an event without a type", ["--registration", reg, "--event", writeFile(dir, "untyped.json", { tool: {} })], /has no "type"/],
-        ["an unknown event type", ["--registration", reg, "--event", writeFile(dir, "unknown.json", { type: "tool.explode" })], /unknown event type "tool.explode"$/],
-        ["a mistyped event type", ["--registration", reg, "--event", writeFile(dir, "typo.json", { type: "tool.befor" })], /unknown event type "tool.befor" \(did you mean "tool.before"\?\)/],
-        ["an invalid event", ["--registration", reg, "--event", writeFile(dir, "invalid.json", { type: "tool.before", tool: {} })], /not a valid tool.before event/],
-        ["an invalid state", ["--registration", reg, "--event", good, "--state", writeFile(dir, "state.json", { permission: "maybe" })], /state file .* is not valid/]
+        [
+          "a missing registration",
+          ["--registration", `${dir}/missing.json`, "--event", good],
+          /cannot read the registration file .*: no such file/
+        ],
+        [
+          "a folder as the event",
+          ["--registration", reg, "--event", dir],
+          /is a directory: inputs are read from regular files only/
+        ],
+        [
+          "invalid JSON",
+          ["--registration", reg, "--event", writeFile(dir, "bad.json", "{\"type\": ")],
+          /is not JSON: invalid JSON/
+        ],
+        [
+          "an event that is not an object",
+          ["--registration", reg, "--event", writeFile(dir, "array.json", [])],
+          /must hold a JSON object/
+        ],
+        [
+          "an event without a type",
+          ["--registration", reg, "--event", writeFile(dir, "untyped.json", { tool: {} })],
+          /has no "type"/
+        ],
+        ["an unknown event type", [
+          "--registration",
+          reg,
+          "--event",
+          writeFile(dir, "unknown.json", { type: "tool.explode" })
+        ], /unknown event type "tool.explode"$/],
+        ["a mistyped event type", [
+          "--registration",
+          reg,
+          "--event",
+          writeFile(dir, "typo.json", { type: "tool.befor" })
+        ], /unknown event type "tool.befor" \(did you mean "tool.before"\?\)/],
+        ["an invalid event", [
+          "--registration",
+          reg,
+          "--event",
+          writeFile(dir, "invalid.json", { type: "tool.before", tool: {} })
+        ], /not a valid tool.before event/],
+        ["an invalid state", [
+          "--registration",
+          reg,
+          "--event",
+          good,
+          "--state",
+          writeFile(dir, "state.json", { permission: "maybe" })
+        ], /state file .* is not valid/]
       ]
       // side by side: each is a whole process start, which a loaded machine makes slow
-      const runs = yield* Effect.forEach(cases, ([, args]) => runCli(["dispatch", ...args]), { concurrency: "unbounded" })
+      const runs = yield* Effect.forEach(cases, ([, args]) => runCli(["dispatch", ...args]), {
+        concurrency: "unbounded"
+      })
       for (const [[name, , message], run] of cases.map((c, i) => [c, runs[i]!] as const)) {
         assert.strictEqual(run.code, 2, name)
         const out = output(run)

@@ -10,19 +10,38 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { processesWith } from "../../../test/support/processes.mjs"
-import { intercept, logEntries, observe, output, registration, root, runCli, tempDir, toolBefore, writeFile } from "./support.js"
+import {
+  intercept,
+  logEntries,
+  observe,
+  output,
+  registration,
+  root,
+  runCli,
+  tempDir,
+  toolBefore,
+  writeFile
+} from "./support.js"
 
 const hostile = path.join(root, "test", "support", "hostile-stdio.mjs")
 
 const observer = (log: string, ...args: ReadonlyArray<string>) => ({
   id: "com.example.observer",
-  transport: { type: "stdio", command: process.execPath, args: [hostile, "--log", log, ...args], lifecycle: "persistent" },
+  transport: {
+    type: "stdio",
+    command: process.execPath,
+    args: [hostile, "--log", log, ...args],
+    lifecycle: "persistent"
+  },
   subscriptions: [observe(["tool.before"], { id: "audit" })]
 })
 
 /** `ahp dispatch` of `tool.before` for `ls`, with the registration written to `dir`. */
 const dispatch = (dir: string, reg: unknown, ...extra: ReadonlyArray<string>) => {
-  const files = { registration: writeFile(dir, "registration.json", reg), event: writeFile(dir, "event.json", toolBefore("ls")) }
+  const files = {
+    registration: writeFile(dir, "registration.json", reg),
+    event: writeFile(dir, "event.json", toolBefore("ls"))
+  }
   return runCli(["dispatch", "--registration", files.registration, "--event", files.event, ...extra])
 }
 
@@ -58,7 +77,10 @@ describe("ahp dispatch with stdio backends", () => {
     Effect.gen(function*() {
       const dir = yield* tempDir
       const log = path.join(dir, "observer.log")
-      const run = yield* dispatch(dir, registration(observer(log, "--eof-exit", "2", "--stderr", "audit sink unavailable\n")))
+      const run = yield* dispatch(
+        dir,
+        registration(observer(log, "--eof-exit", "2", "--stderr", "audit sink unavailable\n"))
+      )
       assert.strictEqual(run.code, 0, run.stderr)
       const [observation] = output(run).observations
       assert.deepStrictEqual([observation.outcome, observation.code], ["failed", "exited"])
@@ -110,12 +132,24 @@ describe("ahp inspect with a failing stdio backend", () => {
         transport: {
           type: "stdio",
           command: process.execPath,
-          args: [hostile, "--stderr-exit", "Error: cannot compile policy.schema.json\n", "--log", path.join(dir, "b.log")],
+          args: [
+            hostile,
+            "--stderr-exit",
+            "Error: cannot compile policy.schema.json\n",
+            "--log",
+            path.join(dir, "b.log")
+          ],
           lifecycle: "persistent"
         },
         subscriptions: [intercept(["tool.before"])]
       }
-      const args = ["inspect", "--backend", writeFile(dir, "backend.json", backend), "--event", writeFile(dir, "event.json", toolBefore("ls"))]
+      const args = [
+        "inspect",
+        "--backend",
+        writeFile(dir, "backend.json", backend),
+        "--event",
+        writeFile(dir, "event.json", toolBefore("ls"))
+      ]
       const text = yield* runCli(args)
       assert.strictEqual(text.code, 1, text.stderr)
       assert.include(text.stdout, "Error: cannot compile policy.schema.json")

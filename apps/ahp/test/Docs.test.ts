@@ -88,7 +88,11 @@ describe("docs snippets", () => {
               call: { id: "call-1" },
               path: "main"
             }),
-            (result) => ({ permission: result.decision.permission, errors: result.errors.length, observations: result.observations })
+            (result) => ({
+              permission: result.decision.permission,
+              errors: result.errors.length,
+              observations: result.observations
+            })
           )
         return [yield* decide("rm -rf /"), yield* decide("sudo make install"), yield* decide("ls")]
       }).pipe(Effect.provide(HooksLive({ shell, audit: url })))
@@ -105,7 +109,9 @@ describe("docs snippets", () => {
 
   it.live("config: the host from configuration alone", () =>
     Effect.gen(function*() {
-      const provider = ConfigProvider.fromMap(new Map([["AHP_REGISTRATION", JSON.stringify(realRegistration())], ["POLICY_TOKEN", "unused here"]]))
+      const provider = ConfigProvider.fromMap(
+        new Map([["AHP_REGISTRATION", JSON.stringify(realRegistration())], ["POLICY_TOKEN", "unused here"]])
+      )
       const result = yield* Hooks.dispatch("tool.before", {
         tool: { name: "bash", input: { command: "rm -rf /" }, origin: "native" },
         call: { id: "call-1" },

@@ -72,7 +72,15 @@ describe("secret redactor", () => {
     for (const secret of [...Object.values(secrets), "hunter22", "k3y-v4lue"]) assert.notInclude(result.text, secret)
     assert.include(result.text, "password=[REDACTED:secret]")
     assert.include(result.text, "plain")
-    assert.deepStrictEqual(result.kinds, ["github-token", "aws-access-key", "slack-token", "api-key", "jwt", "secret", "secret"])
+    assert.deepStrictEqual(result.kinds, [
+      "github-token",
+      "aws-access-key",
+      "slack-token",
+      "api-key",
+      "jwt",
+      "secret",
+      "secret"
+    ])
   })
 
   it("masks private key blocks and leaves clean text alone", () => {

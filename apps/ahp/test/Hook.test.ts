@@ -6,8 +6,8 @@
  * behind. The hung backends and each host's deny run the bundle in a process of its own, as
  * the host does; the other cases call the same entry in process (`callHook`).
  */
-import { assert, describe, it } from "@effect/vitest"
 import { HostEvents, Hosts } from "@effect-ahp/hosts"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -17,10 +17,12 @@ import { intercept, logEntries, observe, registration, root, scriptedStdio, temp
 const shared = path.join(root, "..", "shared", "hosts")
 const payloadsOf = (host: HostEvents.HostName) => {
   const dir = path.join(shared, host, "payloads")
-  return fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith(".json")).sort().map((file) => ({
-    file,
-    text: fs.readFileSync(path.join(dir, file), "utf8")
-  })) : []
+  return fs.existsSync(dir) ?
+    fs.readdirSync(dir).filter((f) => f.endsWith(".json")).sort().map((file) => ({
+      file,
+      text: fs.readFileSync(path.join(dir, file), "utf8")
+    })) :
+    []
 }
 
 const silence = HostEvents.silence
@@ -45,7 +47,13 @@ const effectsBackend = (log: string, effects: ReadonlyArray<unknown>, events: Re
     subscriptions: [intercept(events, extra)]
   })
 
-const text = (body: string) => [{ id: "m1", role: "user", parts: [{ id: "p1", kind: "text", mediaType: "text/plain", selection: "body", text: body }] }]
+const text = (
+  body: string
+) => [{
+  id: "m1",
+  role: "user",
+  parts: [{ id: "p1", kind: "text", mediaType: "text/plain", selection: "body", text: body }]
+}]
 
 describe.skipIf(!fs.existsSync(shared))("every shared payload, through the command hook", () => {
   for (const host of HostEvents.hostNames) {
@@ -57,14 +65,18 @@ describe.skipIf(!fs.existsSync(shared))("every shared payload, through the comma
           const dir = yield* tempDir
           const log = path.join(dir, "intercept.log")
           const observed = path.join(dir, "observe.log")
-          const reg = writeFile(dir, "registration.json", registration(
-            { id: "com.example.intercept", transport: scriptedStdio("ok", log), subscriptions: [intercept(["*"])] },
-            {
-              id: "com.example.observe",
-              transport: scriptedStdio("ok", observed, "per_event"),
-              subscriptions: [observe(["*"], { includeNative: true })]
-            }
-          ))
+          const reg = writeFile(
+            dir,
+            "registration.json",
+            registration(
+              { id: "com.example.intercept", transport: scriptedStdio("ok", log), subscriptions: [intercept(["*"])] },
+              {
+                id: "com.example.observe",
+                transport: scriptedStdio("ok", observed, "per_event"),
+                subscriptions: [observe(["*"], { includeNative: true })]
+              }
+            )
+          )
           const args = [host, "--registration", reg, "--timeout", "30"]
           const run = notify
             ? yield* callHook([...args, JSON.stringify(JSON.parse(payload))], "", { dir })
@@ -116,7 +128,11 @@ describe("effects rendered per host", () => {
       events: ["tool.before"],
       effects: [{ type: "deny", reason: "destructive" }],
       expected: {
-        hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "destructive" }
+        hookSpecificOutput: {
+          hookEventName: "PreToolUse",
+          permissionDecision: "deny",
+          permissionDecisionReason: "destructive"
+        }
       }
     })),
     {
@@ -146,7 +162,9 @@ describe("effects rendered per host", () => {
       host: "claude-code",
       payload: bash("claude-code", "rm -rf build"),
       events: ["tool.before"],
-      effects: [{ type: "modify", target: "input", operation: "merge", value: { command: "rm -r build" } }, { type: "allow" }],
+      effects: [{ type: "modify", target: "input", operation: "merge", value: { command: "rm -r build" } }, {
+        type: "allow"
+      }],
       expected: {
         hookSpecificOutput: {
           hookEventName: "PreToolUse",
@@ -161,7 +179,13 @@ describe("effects rendered per host", () => {
       payload: bash("claude-code", "make"),
       events: ["tool.before"],
       effects: [
-        { type: "inject", target: "context", operation: "append", deliverAt: "now", value: text("freeze until Friday") },
+        {
+          type: "inject",
+          target: "context",
+          operation: "append",
+          deliverAt: "now",
+          value: text("freeze until Friday")
+        },
         { type: "flow", operation: "stop", reason: "release freeze" }
       ],
       expected: {
@@ -193,7 +217,11 @@ describe("effects rendered per host", () => {
       events: ["tool.before"],
       effects: [{ type: "modify", target: "input", operation: "replace", value: { command: "rm -r build" } }],
       expected: {
-        hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", updatedInput: { command: "rm -r build" } }
+        hookSpecificOutput: {
+          hookEventName: "PreToolUse",
+          permissionDecision: "allow",
+          updatedInput: { command: "rm -r build" }
+        }
       }
     },
     {
@@ -213,7 +241,11 @@ describe("effects rendered per host", () => {
         type: "modify",
         target: "output",
         operation: "replace",
-        value: [{ id: "o", role: "tool", parts: [{ id: "p", kind: "text", mediaType: "text/plain", selection: "body", text: "TOKEN=[redacted]" }] }]
+        value: [{
+          id: "o",
+          role: "tool",
+          parts: [{ id: "p", kind: "text", mediaType: "text/plain", selection: "body", text: "TOKEN=[redacted]" }]
+        }]
       }],
       expected: { decision: "block", reason: "TOKEN=[redacted]" }
     },
@@ -253,14 +285,21 @@ const hung = (host: HostEvents.HostName, failurePolicy: string) =>
   Effect.gen(function*() {
     const dir = yield* tempDir
     const log = path.join(dir, "backend.log")
-    const reg = writeFile(dir, "registration.json", registration({
-      id: "com.example.hung",
-      transport: scriptedStdio("hang", log),
-      subscriptions: [intercept(["tool.before"], { failurePolicy, timeoutMs: 60_000 })]
-    }))
+    const reg = writeFile(
+      dir,
+      "registration.json",
+      registration({
+        id: "com.example.hung",
+        transport: scriptedStdio("hang", log),
+        subscriptions: [intercept(["tool.before"], { failurePolicy, timeoutMs: 60_000 })]
+      })
+    )
     // The host's timeout is generous (20 s: the hook's deadline at 16 s, its watchdog at 18 s)
     // so that a loaded 2-core machine, slow to start the process, still answers in time.
-    const run = yield* runHook([host, "--registration", reg, "--timeout", "20"], bash(host, "ls"), { dir, timeoutMs: 20_000 })
+    const run = yield* runHook([host, "--registration", reg, "--timeout", "20"], bash(host, "ls"), {
+      dir,
+      timeoutMs: 20_000
+    })
     return { log, run }
   })
 
@@ -294,21 +333,38 @@ describe("deadlines, failures and bad input", () => {
     Effect.gen(function*() {
       const dir = yield* tempDir
       const log = path.join(dir, "backend.log")
-      const closed = writeFile(dir, "closed.json", registration({
-        id: "com.example.policy",
-        transport: scriptedStdio("ok", log),
-        subscriptions: [intercept(["tool.before"], { failurePolicy: "fail-closed" })]
-      }))
-      const open = writeFile(dir, "open.json", registration({
-        id: "com.example.policy",
-        transport: scriptedStdio("ok", log),
-        subscriptions: [intercept(["tool.before"])]
-      }))
-      const invalid = JSON.stringify({ session_id: "s", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: "ls" })
+      const closed = writeFile(
+        dir,
+        "closed.json",
+        registration({
+          id: "com.example.policy",
+          transport: scriptedStdio("ok", log),
+          subscriptions: [intercept(["tool.before"], { failurePolicy: "fail-closed" })]
+        })
+      )
+      const open = writeFile(
+        dir,
+        "open.json",
+        registration({
+          id: "com.example.policy",
+          transport: scriptedStdio("ok", log),
+          subscriptions: [intercept(["tool.before"])]
+        })
+      )
+      const invalid = JSON.stringify({
+        session_id: "s",
+        hook_event_name: "PreToolUse",
+        tool_name: "Bash",
+        tool_input: "ls"
+      })
       const notJson = yield* callHook(["claude-code", "--registration", closed], "{ not json", { dir })
       assert.strictEqual(notJson.code, 0)
       assert.match(answerOf(notJson).systemMessage, /^ahp: the hook payload is not JSON/)
-      const unknown = yield* callHook(["codex", "--registration", closed], JSON.stringify({ hook_event_name: "Nope" }), { dir })
+      const unknown = yield* callHook(
+        ["codex", "--registration", closed],
+        JSON.stringify({ hook_event_name: "Nope" }),
+        { dir }
+      )
       assert.match(answerOf(unknown).systemMessage, /unknown hook event "Nope"/)
       assert.include(unknown.stderr, "ahp: unknown hook event")
       const denied = yield* callHook(["claude-code", "--registration", closed], invalid, { dir })
@@ -340,7 +396,12 @@ describe("deadlines, failures and bad input", () => {
         hooks: [{
           id: "com.example.policy",
           transport: { type: "stdio", command: "node", lifecycle: "persistent" },
-          subscriptions: [{ mode: "intercept", events: ["tool.*"], failurePolicy: "fail-closed", content: { default: "body" } }]
+          subscriptions: [{
+            mode: "intercept",
+            events: ["tool.*"],
+            failurePolicy: "fail-closed",
+            content: { default: "body" }
+          }]
         }]
       })
       const invalid = yield* callHook(["claude-code", "--registration", intent], payload, { dir })
@@ -362,15 +423,22 @@ describe("deadlines, failures and bad input", () => {
       const elsewhere = path.join(dir, "elsewhere")
       fs.mkdirSync(conf)
       fs.mkdirSync(elsewhere)
-      const reg = writeFile(conf, "registration.json", registration({
-        id: "com.example.policy",
-        transport: {
-          ...scriptedStdio(`effects=${JSON.stringify([{ type: "deny", reason: "destructive" }])}`, "backend.log"),
-          cwd: ".."
-        },
-        subscriptions: [intercept(["tool.before"], { failurePolicy: "fail-closed" })]
-      }))
-      const run = yield* callHook(["claude-code", "--registration", reg], bash("claude-code", "rm -rf /"), { dir, cwd: elsewhere })
+      const reg = writeFile(
+        conf,
+        "registration.json",
+        registration({
+          id: "com.example.policy",
+          transport: {
+            ...scriptedStdio(`effects=${JSON.stringify([{ type: "deny", reason: "destructive" }])}`, "backend.log"),
+            cwd: ".."
+          },
+          subscriptions: [intercept(["tool.before"], { failurePolicy: "fail-closed" })]
+        })
+      )
+      const run = yield* callHook(["claude-code", "--registration", reg], bash("claude-code", "rm -rf /"), {
+        dir,
+        cwd: elsewhere
+      })
       assert.strictEqual(answerOf(run).hookSpecificOutput.permissionDecisionReason, "destructive", run.stderr)
       const log = path.join(dir, "backend.log")
       assert.strictEqual(startedPids(log).length, 1, "the relative log path names the registration's parent directory")
@@ -384,15 +452,26 @@ describe("deadlines, failures and bad input", () => {
       const project = path.join(dir, "project")
       fs.mkdirSync(path.join(project, ".ahp"), { recursive: true })
       fs.mkdirSync(path.join(project, "src"))
-      writeFile(path.join(project, ".ahp"), "registration.json", effectsBackend(log, [{ type: "deny", reason: "no" }], ["tool.before"]))
-      const prompt = JSON.stringify({ session_id: "s", cwd: path.join(project, "src"), hook_event_name: "UserPromptSubmit", prompt: "hi" })
+      writeFile(
+        path.join(project, ".ahp"),
+        "registration.json",
+        effectsBackend(log, [{ type: "deny", reason: "no" }], ["tool.before"])
+      )
+      const prompt = JSON.stringify({
+        session_id: "s",
+        cwd: path.join(project, "src"),
+        hook_event_name: "UserPromptSubmit",
+        prompt: "hi"
+      })
       for (let i = 0; i < 2; i++) {
         const run = yield* callHook(["claude-code"], prompt, { dir })
         assert.strictEqual(run.stdout, "{}\n", run.stderr)
       }
       assert.deepStrictEqual(startedPids(log), [])
       assert.strictEqual(fs.readdirSync(path.join(dir, "cache")).length, 1, "the compiled registration is cached")
-      const denied = yield* callHook(["claude-code"], bash("claude-code", "ls", { cwd: path.join(project, "src") }), { dir })
+      const denied = yield* callHook(["claude-code"], bash("claude-code", "ls", { cwd: path.join(project, "src") }), {
+        dir
+      })
       assert.strictEqual(answerOf(denied).hookSpecificOutput.permissionDecision, "deny")
       assert.strictEqual(startedPids(log).length, 1)
     }))
@@ -402,19 +481,27 @@ describe("deadlines, failures and bad input", () => {
       const dir = yield* tempDir
       const log = path.join(dir, "backend.log")
       const audit = path.join(dir, "audit.log")
-      const reg = writeFile(dir, "registration.json", registration(
-        {
-          id: "com.example.broken",
-          transport: scriptedStdio("garbage", log),
-          subscriptions: [intercept(["tool.before"])]
-        },
-        {
-          id: "com.example.guard",
-          transport: scriptedStdio(`effects=${JSON.stringify([{ type: "deny", reason: "destructive" }])}`, log),
-          subscriptions: [intercept(["tool.before"], { id: "guard" })]
-        },
-        { id: "com.example.audit", transport: scriptedStdio("ok", audit, "per_event"), subscriptions: [observe(["tool.*"])] }
-      ))
+      const reg = writeFile(
+        dir,
+        "registration.json",
+        registration(
+          {
+            id: "com.example.broken",
+            transport: scriptedStdio("garbage", log),
+            subscriptions: [intercept(["tool.before"])]
+          },
+          {
+            id: "com.example.guard",
+            transport: scriptedStdio(`effects=${JSON.stringify([{ type: "deny", reason: "destructive" }])}`, log),
+            subscriptions: [intercept(["tool.before"], { id: "guard" })]
+          },
+          {
+            id: "com.example.audit",
+            transport: scriptedStdio("ok", audit, "per_event"),
+            subscriptions: [observe(["tool.*"])]
+          }
+        )
+      )
       const run = yield* callHook(["claude-code", "--registration", reg], bash("claude-code", "rm -rf /"), {
         dir,
         env: { AHP_HOOK_VERBOSE: "1" }

@@ -21,7 +21,9 @@ const policy = (log: string) =>
   })
 
 const records = (file: string): Array<any> =>
-  fs.existsSync(file) ? fs.readFileSync(file, "utf8").trim().split("\n").filter((l) => l !== "").map((l) => JSON.parse(l)) : []
+  fs.existsSync(file)
+    ? fs.readFileSync(file, "utf8").trim().split("\n").filter((l) => l !== "").map((l) => JSON.parse(l))
+    : []
 
 describe("--audit on the host bridge", () => {
   it.scopedLive("ahp hook --audit records the call it settles itself, even with a bridge running", () =>
@@ -31,15 +33,25 @@ describe("--audit on the host bridge", () => {
       const socket = path.join(dir, "run", "bridge.sock")
       const bridgeAudit = path.join(dir, "bridge-audit.jsonl")
       const env = hookEnv(dir, { AHP_BRIDGE_SOCKET: socket })
-      const bridge = yield* startCli(["bridge", "--registration", reg, "--audit", bridgeAudit, "--audit-content"], { cwd: dir, env })
+      const bridge = yield* startCli(["bridge", "--registration", reg, "--audit", bridgeAudit, "--audit-content"], {
+        cwd: dir,
+        env
+      })
       yield* eventually(() => bridge.stdout().includes(`listening on socket ${socket}`))
 
-      const forwarded = yield* runHook(["claude-code", "--registration", reg], payload, { dir, env: { AHP_BRIDGE_SOCKET: socket } })
+      const forwarded = yield* runHook(["claude-code", "--registration", reg], payload, {
+        dir,
+        env: { AHP_BRIDGE_SOCKET: socket }
+      })
       assert.strictEqual(answerOf(forwarded).hookSpecificOutput.permissionDecision, "deny")
       const [fromBridge] = yield* eventually(() => records(bridgeAudit).length === 1 ? records(bridgeAudit) : undefined)
       assert.strictEqual(fromBridge.settlement.decision, "deny")
       assert.deepStrictEqual(fromBridge.settlement.stoppedAt, { backend: "com.example.policy", subscription: "guard" })
-      assert.strictEqual(fromBridge.content.event.tool.input.command, "rm -rf /", "the bridge's records carry the event")
+      assert.strictEqual(
+        fromBridge.content.event.tool.input.command,
+        "rm -rf /",
+        "the bridge's records carry the event"
+      )
 
       const hookAudit = path.join(dir, "hook-audit.jsonl")
       const audited = yield* runHook(["claude-code", "--registration", reg, "--audit", hookAudit], payload, {
@@ -50,15 +62,22 @@ describe("--audit on the host bridge", () => {
       const [own] = records(hookAudit)
       assert.strictEqual(own.settlement.decision, "deny")
       assert.strictEqual(own.event.source, "urn:effect-ahp:claude-code")
-      assert.deepStrictEqual(own.interceptors.map((i: any) => [i.backend, i.outcome]), [["com.example.policy", "accepted"]])
+      assert.deepStrictEqual(own.interceptors.map((i: any) => [i.backend, i.outcome]), [[
+        "com.example.policy",
+        "accepted"
+      ]])
       assert.isUndefined(own.content, "no content without --audit-content")
       assert.notInclude(fs.readFileSync(hookAudit, "utf8"), "rm -rf")
       assert.strictEqual(records(bridgeAudit).length, 1, "not forwarded to the bridge")
 
-      const unwritable = yield* runHook(["claude-code", "--registration", reg, "--audit", path.join(dir, "no", "such", "dir", "a.jsonl")], payload, {
-        dir,
-        env: { AHP_BRIDGE_SOCKET: socket }
-      })
+      const unwritable = yield* runHook(
+        ["claude-code", "--registration", reg, "--audit", path.join(dir, "no", "such", "dir", "a.jsonl")],
+        payload,
+        {
+          dir,
+          env: { AHP_BRIDGE_SOCKET: socket }
+        }
+      )
       assert.strictEqual(answerOf(unwritable).hookSpecificOutput.permissionDecision, "deny", "still answered")
       assert.include(unwritable.stderr, "cannot open the audit file")
       bridge.child.kill("SIGTERM")

@@ -2,8 +2,8 @@
  * `ahp hook install|uninstall` run as a user runs it, against settings files that already
  * hold content: every key kept, a backup written, idempotent, reversible; and the pure merge.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { HostEvents } from "@effect-ahp/hosts"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -25,7 +25,8 @@ const existingText = JSON.stringify(original, null, 2).replace("\"__BIG__\"", "1
 const existing = JSON.parse(existingText)
 
 const readJson = (file: string) => JSON.parse(fs.readFileSync(file, "utf8"))
-const backups = (file: string) => fs.readdirSync(path.dirname(file)).filter((f) => f.startsWith(`${path.basename(file)}.ahp-backup-`))
+const backups = (file: string) =>
+  fs.readdirSync(path.dirname(file)).filter((f) => f.startsWith(`${path.basename(file)}.ahp-backup-`))
 
 describe("ahp hook install / uninstall", () => {
   it.scoped("claude-code --project merges into existing settings, backs up, is idempotent and reversible", () =>
@@ -106,9 +107,13 @@ describe("ahp hook install / uninstall", () => {
     }))
 
   it("recognises its own entries, not others", () => {
-    const ours = (command: string, host: HostEvents.HostName = "claude-code") => Install.isOurs({ type: "command", command }, host)
+    const ours = (command: string, host: HostEvents.HostName = "claude-code") =>
+      Install.isOurs({ type: "command", command }, host)
     assert.isTrue(ours("ahp hook claude-code"))
-    assert.isTrue(ours("'/usr/bin/node' '/opt/ahp/dist/hook/ahp-hook.mjs' claude-code --timeout 30"), "an entry of an earlier build")
+    assert.isTrue(
+      ours("'/usr/bin/node' '/opt/ahp/dist/hook/ahp-hook.mjs' claude-code --timeout 30"),
+      "an entry of an earlier build"
+    )
     assert.isTrue(ours("node /x/dist/ahp.mjs hook codex", "codex"))
     assert.isFalse(ours("node /x/dist/ahp.mjs hook codex"))
     assert.isFalse(ours("./my-guard.sh claude-code"))

@@ -58,7 +58,9 @@ describe("ahp input files", () => {
       ]
       const run = yield* within(20, runCli(["validate", ...cases.map(([file]) => file)]))
       assert.strictEqual(run.code, 2, run.stderr)
-      for (const [file, message] of cases) assert.match(run.stdout, new RegExp(`${file}: unreadable\\n  .*${message.source}`), file)
+      for (const [file, message] of cases) {
+        assert.match(run.stdout, new RegExp(`${file}: unreadable\\n  .*${message.source}`), file)
+      }
       const reg = writeFile(dir, "registration.json", registration())
       const dispatch = yield* within(20, runCli(["dispatch", "--registration", reg, "--event", pipe]))
       assert.strictEqual(dispatch.code, 2, dispatch.stderr)
@@ -88,8 +90,16 @@ describe("ahp input files", () => {
       const cases: ReadonlyArray<readonly [string, Buffer, string]> = [
         ["stray.json", Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]), "byte 0xff at offset 6"],
         ["truncated.json", Buffer.concat([Buffer.from("\"ok "), Buffer.from([0xe2, 0x82])]), "byte 0xe2 at offset 4"],
-        ["surrogate.json", Buffer.concat([Buffer.from("\""), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from("\"")]), "byte 0xed at offset 1"],
-        ["overlong.json", Buffer.concat([Buffer.from("\""), Buffer.from([0xc0, 0xaf]), Buffer.from("\"")]), "byte 0xc0 at offset 1"]
+        [
+          "surrogate.json",
+          Buffer.concat([Buffer.from("\""), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from("\"")]),
+          "byte 0xed at offset 1"
+        ],
+        [
+          "overlong.json",
+          Buffer.concat([Buffer.from("\""), Buffer.from([0xc0, 0xaf]), Buffer.from("\"")]),
+          "byte 0xc0 at offset 1"
+        ]
       ]
       for (const [name, bytes] of cases) fs.writeFileSync(path.join(dir, name), bytes)
       const validate = yield* within(20, runCli(["validate", ...cases.map(([name]) => path.join(dir, name))]))
@@ -97,7 +107,14 @@ describe("ahp input files", () => {
       for (const [name, , where] of cases) assert.include(validate.stdout, `${name} is not valid UTF-8: ${where}`, name)
       const reg = writeFile(dir, "registration.json", registration())
       const event = path.join(dir, "event.json")
-      fs.writeFileSync(event, Buffer.concat([Buffer.from(JSON.stringify(toolBefore("ls")).slice(0, -1) + ",\"x\":\""), Buffer.from([0xfe]), Buffer.from("\"}")]))
+      fs.writeFileSync(
+        event,
+        Buffer.concat([
+          Buffer.from(JSON.stringify(toolBefore("ls")).slice(0, -1) + ",\"x\":\""),
+          Buffer.from([0xfe]),
+          Buffer.from("\"}")
+        ])
+      )
       const run = yield* within(20, runCli(["dispatch", "--registration", reg, "--event", event]))
       assert.strictEqual(run.code, 2)
       assert.match(output(run).message, /the event file .* is not valid UTF-8: byte 0xfe at offset \d+/)

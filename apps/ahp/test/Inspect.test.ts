@@ -59,7 +59,12 @@ describe("ahp inspect", () => {
     Effect.gen(function*() {
       const dir = yield* tempDir
       const server = yield* scriptedHttp(dir, "hang", "hang")
-      const run = yield* inspect(dir, { id: "com.example.hang", transport: { type: "http", url: server.url } }, "--timeout", "200")
+      const run = yield* inspect(
+        dir,
+        { id: "com.example.hang", transport: { type: "http", url: server.url } },
+        "--timeout",
+        "200"
+      )
       const report = output(run)
       assert.strictEqual(report.classification, "failure")
       assert.strictEqual(report.failure.code, "timeout")
@@ -71,10 +76,20 @@ describe("ahp inspect", () => {
       const dir = yield* tempDir
       const ok = yield* scriptedHttp(dir, "ok", "ok")
       const broken = yield* scriptedHttp(dir, "broken", "500")
-      const delivered = yield* inspect(dir, { id: "com.example.ok", transport: { type: "http", url: ok.url } }, "--mode", "observe")
+      const delivered = yield* inspect(
+        dir,
+        { id: "com.example.ok", transport: { type: "http", url: ok.url } },
+        "--mode",
+        "observe"
+      )
       assert.strictEqual(delivered.code, 0)
       assert.strictEqual(output(delivered).classification, "delivered")
-      const lost = yield* inspect(dir, { id: "com.example.broken", transport: { type: "http", url: broken.url } }, "--mode", "observe")
+      const lost = yield* inspect(
+        dir,
+        { id: "com.example.broken", transport: { type: "http", url: broken.url } },
+        "--mode",
+        "observe"
+      )
       assert.strictEqual(lost.code, 1)
       assert.strictEqual(output(lost).classification, "not-delivered")
     }))
@@ -85,12 +100,21 @@ describe("ahp inspect", () => {
       const backend = {
         id: "com.example.guard",
         transport: scriptedStdio("deny=blocked", `${dir}/log`),
-        subscriptions: [{ mode: "intercept", events: ["tool.*"], timeoutMs: 15_000, failurePolicy: "fail-closed", content: { default: "body" } }]
+        subscriptions: [{
+          mode: "intercept",
+          events: ["tool.*"],
+          timeoutMs: 15_000,
+          failurePolicy: "fail-closed",
+          content: { default: "body" }
+        }]
       }
       const run = yield* runCli([
         "inspect",
         "--backend",
-        writeFile(dir, "registration.json", { protocolVersion: "draft", hooks: [backend, { ...backend, id: "com.example.other" }] }),
+        writeFile(dir, "registration.json", {
+          protocolVersion: "draft",
+          hooks: [backend, { ...backend, id: "com.example.other" }]
+        }),
         "--id",
         "com.example.guard",
         "--event",
@@ -108,7 +132,10 @@ describe("ahp inspect", () => {
         `${dir}/event.json`
       ])
       assert.strictEqual(ambiguous.code, 2)
-      assert.match(output(ambiguous).message, /lists 2 backends: pick one with --id \(com\.example\.guard, com\.example\.other\)/)
+      assert.match(
+        output(ambiguous).message,
+        /lists 2 backends: pick one with --id \(com\.example\.guard, com\.example\.other\)/
+      )
       const typo = yield* runCli([
         "inspect",
         "--backend",

@@ -31,24 +31,30 @@ describe("ahp dispatch interrupted during observation", () => {
         const running = yield* startCli([
           "dispatch",
           "--registration",
-          writeFile(dir, "registration.json", registration(
-            {
-              id: "com.example.allow",
-              transport: scriptedStdio(`effects=[{"type":"allow"}]`, log),
-              subscriptions: [intercept(["tool.before"])]
-            },
-            {
-              id: "com.example.audit",
-              transport: { type: "http", url: observer.url },
-              subscriptions: [observe(["tool.before"])]
-            }
-          )),
+          writeFile(
+            dir,
+            "registration.json",
+            registration(
+              {
+                id: "com.example.allow",
+                transport: scriptedStdio(`effects=[{"type":"allow"}]`, log),
+                subscriptions: [intercept(["tool.before"])]
+              },
+              {
+                id: "com.example.audit",
+                transport: { type: "http", url: observer.url },
+                subscriptions: [observe(["tool.before"])]
+              }
+            )
+          ),
           "--event",
           writeFile(dir, "event.json", toolBefore("ls")),
           "--observation-timeout",
           "120000"
         ])
-        const pid = yield* eventually(() => logEntries(log).find((e) => e.event === "message")?.pid as number | undefined)
+        const pid = yield* eventually(() =>
+          logEntries(log).find((e) => e.event === "message")?.pid as number | undefined
+        )
         yield* eventually(() => logEntries(observer.log).some((e) => e.event === "request") || undefined)
         running.child.kill(signal)
         // Waiting for the observer would take the 120 s observation timeout.
@@ -61,7 +67,10 @@ describe("ahp dispatch interrupted during observation", () => {
         assert.isTrue(out.interrupted)
         assert.strictEqual(out.decision, "none")
         assert.deepStrictEqual(out.effects, [])
-        assert.deepStrictEqual(out.observations.map((o: any) => [o.backend, o.outcome]), [["com.example.audit", "interrupted"]])
+        assert.deepStrictEqual(out.observations.map((o: any) => [o.backend, o.outcome]), [[
+          "com.example.audit",
+          "interrupted"
+        ]])
         assert.isFalse(isAlive(pid))
         yield* eventually(() => logEntries(observer.log).some((e) => e.event === "closed") || undefined)
       }))

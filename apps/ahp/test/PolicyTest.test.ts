@@ -15,14 +15,24 @@ import { bundle, intercept, registration, runCli, tempDir, toolBefore, writeFile
 const transports: PolicyTest.TransportsFor = () => guardTransports
 
 const reg = registration(
-  { id: guardId, transport: { type: "stdio", command: "unused", lifecycle: "persistent" }, subscriptions: [intercept(["tool.before"], { id: "guard" })] },
-  { id: "com.example.missing", transport: { type: "stdio", command: "unused", lifecycle: "persistent" }, subscriptions: [intercept(["tool.before"], { id: "m" })] }
+  {
+    id: guardId,
+    transport: { type: "stdio", command: "unused", lifecycle: "persistent" },
+    subscriptions: [intercept(["tool.before"], { id: "guard" })]
+  },
+  {
+    id: "com.example.missing",
+    transport: { type: "stdio", command: "unused", lifecycle: "persistent" },
+    subscriptions: [intercept(["tool.before"], { id: "m" })]
+  }
 )
 
 /** Runs `ahp test` in process; returns the exit code, what it printed and the results. */
 const runTest = (files: ReadonlyArray<string>, options: { readonly junit?: string; readonly record?: boolean } = {}) =>
   Effect.map(
-    captured(PolicyTest.run({ files, junit: Option.fromNullable(options.junit), record: options.record ?? false, transports })),
+    captured(
+      PolicyTest.run({ files, junit: Option.fromNullable(options.junit), record: options.record ?? false, transports })
+    ),
     ({ code, output, value }) => ({ code, output, results: value })
   )
 
@@ -41,7 +51,11 @@ describe("ahp test", () => {
         name: "ls is denied (wrong)",
         registration: reg,
         event: toolBefore("ls -la"),
-        expect: { decision: "deny", event: { tool: { input: { command: "ls -la" }, name: "sh" } }, failures: ["unsupported"] }
+        expect: {
+          decision: "deny",
+          event: { tool: { input: { command: "ls -la" }, name: "sh" } },
+          failures: ["unsupported"]
+        }
       })
       const run = yield* runTest([pass, fail])
       assert.strictEqual(run.code, 1, run.output)
@@ -84,11 +98,24 @@ describe("ahp test", () => {
   it.scoped("an invalid case file is reported with its problems and exits 2; the other cases still run", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
-      const typo = writeFile(dir, "typo.json", { registration: reg, event: toolBefore("ls"), expcet: { decision: "allow" } })
-      const both = writeFile(dir, "both.json", { registration: reg, event: toolBefore("ls"), host: "codex", payload: {} })
+      const typo = writeFile(dir, "typo.json", {
+        registration: reg,
+        event: toolBefore("ls"),
+        expcet: { decision: "allow" }
+      })
+      const both = writeFile(dir, "both.json", {
+        registration: reg,
+        event: toolBefore("ls"),
+        host: "codex",
+        payload: {}
+      })
       const badReg = writeFile(dir, "bad-registration.json", { registration: "nowhere.json", event: toolBefore("ls") })
       const notJson = writeFile(dir, "not-json.json", "{")
-      const good = writeFile(dir, "good.json", { registration: reg, event: toolBefore("ls"), expect: { decision: "allow" } })
+      const good = writeFile(dir, "good.json", {
+        registration: reg,
+        event: toolBefore("ls"),
+        expect: { decision: "allow" }
+      })
       const run = yield* runTest([typo, both, badReg, notJson, good])
       assert.strictEqual(run.code, 2)
       assert.deepStrictEqual(run.results.map((r) => r._tag), ["Invalid", "Invalid", "Invalid", "Invalid", "Passed"])
@@ -101,15 +128,28 @@ describe("ahp test", () => {
   it.scoped("--junit writes JUnit XML with one test case per file, escaped", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
-      const pass = writeFile(dir, "pass.json", { name: "a <pass>", registration: reg, event: toolBefore("ls"), expect: { decision: "allow" } })
-      const fail = writeFile(dir, "fail.json", { name: "b & fail", registration: reg, event: toolBefore("ls"), expect: { messages: ["x"] } })
+      const pass = writeFile(dir, "pass.json", {
+        name: "a <pass>",
+        registration: reg,
+        event: toolBefore("ls"),
+        expect: { decision: "allow" }
+      })
+      const fail = writeFile(dir, "fail.json", {
+        name: "b & fail",
+        registration: reg,
+        event: toolBefore("ls"),
+        expect: { messages: ["x"] }
+      })
       const junit = path.join(dir, "junit.xml")
       const run = yield* runTest([pass, fail], { junit })
       assert.strictEqual(run.code, 1)
       const text = fs.readFileSync(junit, "utf8")
       assert.include(text, `<testsuite name="ahp test" tests="2" failures="1" errors="0">`)
       assert.include(text, `<testcase name="a &lt;pass&gt;" classname="${pass}"/>`)
-      assert.match(text, /<testcase name="b &amp; fail" classname="[^"]+">\n {6}<failure message="1 differing path\(s\)">  \/messages\/0\n/)
+      assert.match(
+        text,
+        /<testcase name="b &amp; fail" classname="[^"]+">\n {6}<failure message="1 differing path\(s\)">  \/messages\/0\n/
+      )
       assert.include(text, "- expected &quot;x&quot;")
     }))
 
@@ -156,13 +196,30 @@ describe("ahp test (the real binary)", () => {
   it.scopedLive("runs cases against a real stdio backend: exit 1 when one fails", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
-      writeFile(dir, "registration.json", registration({
-        id: guardId,
-        transport: { type: "stdio", command: process.execPath, args: [bundle, "serve", "shell-guard", "--stdio"], lifecycle: "per_event" },
-        subscriptions: [intercept(["tool.before"], { id: "guard" })]
-      }))
-      const deny = writeFile(dir, "deny.json", { registration: "registration.json", event: toolBefore("rm -rf /"), expect: { decision: "deny" } })
-      const wrong = writeFile(dir, "wrong.json", { registration: "registration.json", event: toolBefore("ls"), expect: { decision: "deny" } })
+      writeFile(
+        dir,
+        "registration.json",
+        registration({
+          id: guardId,
+          transport: {
+            type: "stdio",
+            command: process.execPath,
+            args: [bundle, "serve", "shell-guard", "--stdio"],
+            lifecycle: "per_event"
+          },
+          subscriptions: [intercept(["tool.before"], { id: "guard" })]
+        })
+      )
+      const deny = writeFile(dir, "deny.json", {
+        registration: "registration.json",
+        event: toolBefore("rm -rf /"),
+        expect: { decision: "deny" }
+      })
+      const wrong = writeFile(dir, "wrong.json", {
+        registration: "registration.json",
+        event: toolBefore("ls"),
+        expect: { decision: "deny" }
+      })
       const junit = path.join(dir, "junit.xml")
       const run = yield* runCli(["test", deny, wrong, "--junit", junit])
       assert.strictEqual(run.code, 1, run.stderr)

@@ -78,7 +78,8 @@ describe("README", () => {
       const known = isSetup(block) ||
         block.lang === "sh" ||
         (block.lang === "ts" && block.marker?.startsWith("file: ")) ||
-        ((block.lang === "json" || block.lang === "text") && (block.marker === "output" || block.marker?.startsWith("usage: ")))
+        ((block.lang === "json" || block.lang === "text") &&
+          (block.marker === "output" || block.marker?.startsWith("usage: ")))
       assert.isTrue(known, `README line ${block.line}: a ${block.lang} block the tests do not check`)
     }
   })
@@ -128,7 +129,9 @@ describe("README", () => {
         for (const line of commands) {
           const { args, input } = parseCommand(line)
           for (const arg of [...args, ...(input === undefined ? [] : [input])]) {
-            if (arg.startsWith("examples/")) assert.isTrue(fs.existsSync(path.join(root, arg)), `${line}: ${arg} is missing`)
+            if (arg.startsWith("examples/")) {
+              assert.isTrue(fs.existsSync(path.join(root, arg)), `${line}: ${arg} is missing`)
+            }
           }
           // demo and conformance print no output here; Demo.test.ts and Conformance.test.ts run them
           if (args[0] === "demo" || args[0] === "conformance") {

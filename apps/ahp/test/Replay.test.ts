@@ -54,8 +54,15 @@ describe("ahp replay", () => {
       assert.strictEqual(changed.code, 1, changed.output)
       assert.deepStrictEqual(changed.outcomes.map((o) => o._tag), ["Same", "Changed", "Changed"])
       const lines = changed.output.split("\n")
-      assert.match(lines[0]!, /^CHANGED {2}line 2 {2}\S+ tool\.before: allow → deny \(fail-closed\) \(was no interceptor stopped it; now stopped at com\.example\.missing\/s\)$/, changed.output)
-      assert.match(lines[1]!, /^CHANGED {2}line 3 {2}\S+ tool\.before: ask → deny \(fail-closed\) \(was no interceptor stopped it; now stopped at com\.example\.missing\/s\)$/)
+      assert.match(
+        lines[0]!,
+        /^CHANGED {2}line 2 {2}\S+ tool\.before: allow → deny \(fail-closed\) \(was no interceptor stopped it; now stopped at com\.example\.missing\/s\)$/,
+        changed.output
+      )
+      assert.match(
+        lines[1]!,
+        /^CHANGED {2}line 3 {2}\S+ tool\.before: ask → deny \(fail-closed\) \(was no interceptor stopped it; now stopped at com\.example\.missing\/s\)$/
+      )
       assert.strictEqual(lines[2], "3 replayed: 2 changed, 1 unchanged; 0 skipped, 0 invalid")
     }))
 
@@ -67,7 +74,10 @@ describe("ahp replay", () => {
       fs.appendFileSync(audit, "\r\nnot json\n{\"version\":1}\n")
       const run = yield* replay(audit, writeFile(dir, "new.json", newPolicy))
       assert.strictEqual(run.code, 2, run.output)
-      assert.deepStrictEqual(run.outcomes.map((o) => [o._tag, o.line]), [["Skipped", 1], ["Unreadable", 3], ["Unreadable", 4]])
+      assert.deepStrictEqual(run.outcomes.map((o) => [o._tag, o.line]), [["Skipped", 1], ["Unreadable", 3], [
+        "Unreadable",
+        4
+      ]])
       assert.match(run.output, /SKIPPED {2}line 1 {2}\S+: recorded without content/)
       assert.include(run.output, "INVALID  line 3: not JSON")
       assert.include(run.output, "INVALID  line 4: not an audit record: /time: is required")
@@ -100,13 +110,27 @@ describe("ahp replay (the real binary)", () => {
       const audit = path.join(dir, "audit.jsonl")
       const event = writeFile(dir, "event.json", toolBefore("ls"))
       const dispatched = yield* runCli([
-        "dispatch", "--registration", writeFile(dir, "old.json", unreachable("fail-open")), "--event", event,
-        "--audit", audit, "--audit-content"
+        "dispatch",
+        "--registration",
+        writeFile(dir, "old.json", unreachable("fail-open")),
+        "--event",
+        event,
+        "--audit",
+        audit,
+        "--audit-content"
       ])
       assert.strictEqual(dispatched.code, 0, dispatched.stderr)
-      const run = yield* runCli(["replay", audit, "--registration", writeFile(dir, "new.json", unreachable("fail-closed"))])
+      const run = yield* runCli([
+        "replay",
+        audit,
+        "--registration",
+        writeFile(dir, "new.json", unreachable("fail-closed"))
+      ])
       assert.strictEqual(run.code, 1, run.stdout + run.stderr)
-      assert.match(run.stdout, /^CHANGED {2}line 1 {2}\S+ tool\.before: none → deny \(fail-closed\) \(was no interceptor stopped it; now stopped at com\.example\.gone\/g\)$/m)
+      assert.match(
+        run.stdout,
+        /^CHANGED {2}line 1 {2}\S+ tool\.before: none → deny \(fail-closed\) \(was no interceptor stopped it; now stopped at com\.example\.gone\/g\)$/m
+      )
       assert.include(run.stdout, "1 replayed: 1 changed, 0 unchanged; 0 skipped, 0 invalid")
     }))
 })
@@ -116,19 +140,29 @@ describe("Io.forEachLine", () => {
     Effect.gen(function*() {
       const dir = fs.mkdtempSync(path.join(fs.realpathSync(process.env.TMPDIR ?? "/tmp"), "ahp-lines-"))
       const file = path.join(dir, "lines")
-      fs.writeFileSync(file, Buffer.concat([
-        Buffer.from(`short\r\n${"x".repeat(40)}\n\nlast-${"y".repeat(30)}`),
-        Buffer.from([0x0a, 0xff, 0x0a])
-      ]))
+      fs.writeFileSync(
+        file,
+        Buffer.concat([
+          Buffer.from(`short\r\n${"x".repeat(40)}\n\nlast-${"y".repeat(30)}`),
+          Buffer.from([0x0a, 0xff, 0x0a])
+        ])
+      )
       const seen: Array<[number, Either.Either<string, string>]> = []
-      yield* Io.forEachLine(file, "test", { maxLineBytes: 36, maxFileBytes: 1000 }, (line, n) => Effect.sync(() => void seen.push([n, line])))
+      yield* Io.forEachLine(
+        file,
+        "test",
+        { maxLineBytes: 36, maxFileBytes: 1000 },
+        (line, n) => Effect.sync(() => void seen.push([n, line]))
+      )
       assert.deepStrictEqual(seen, [
         [1, Either.right("short")],
         [2, Either.left("longer than 36 bytes")],
         [4, Either.right(`last-${"y".repeat(30)}`)],
         [5, Either.left("not valid UTF-8")]
       ])
-      const tooLarge = yield* Effect.either(Io.forEachLine(file, "test", { maxLineBytes: 36, maxFileBytes: 10 }, () => Effect.void))
+      const tooLarge = yield* Effect.either(
+        Io.forEachLine(file, "test", { maxLineBytes: 36, maxFileBytes: 10 }, () => Effect.void)
+      )
       assert(Either.isLeft(tooLarge))
       assert.include(tooLarge.left.message, "larger than")
       fs.rmSync(dir, { recursive: true, force: true })

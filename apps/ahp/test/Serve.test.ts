@@ -4,7 +4,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
-import { runCli, startCli, tempDir, eventually } from "./support.js"
+import { eventually, runCli, startCli, tempDir } from "./support.js"
 
 const envelope = (type: string, fields: Record<string, unknown>) => ({
   id: `evt-${type}`,
@@ -17,7 +17,10 @@ const envelope = (type: string, fields: Record<string, unknown>) => ({
 const allCapabilities = {
   "tool.before": { effects: ["deny", "allow", "ask", "message"] },
   "tool.after": { effects: ["modify", "message"], modify: { output: { replace: true, merge: true } } },
-  "turn.start": { effects: ["inject", "message"], inject: { context: { append: true, deliverAt: ["now", "next_turn"] } } }
+  "turn.start": {
+    effects: ["inject", "message"],
+    inject: { context: { append: true, deliverAt: ["now", "next_turn"] } }
+  }
 } as const
 
 const request = (type: keyof typeof allCapabilities, fields: Record<string, unknown>) => ({
@@ -52,7 +55,12 @@ describe("ahp serve", () => {
       const run = yield* runCli(["serve", "shell-guard", "--stdio"], { input })
       assert.strictEqual(run.code, 0, run.stderr)
       const answers = lines(run.stdout).map(effectsOf)
-      assert.deepStrictEqual(answers.map((effects: any) => effects.map((e: any) => e.type)), [["deny"], ["ask", "message"], ["allow"], []])
+      assert.deepStrictEqual(answers.map((effects: any) => effects.map((e: any) => e.type)), [
+        ["deny"],
+        ["ask", "message"],
+        ["allow"],
+        []
+      ])
       assert.strictEqual(answers[0][0].code, "com.example.shell-guard.destructive")
     }))
 
@@ -62,7 +70,8 @@ describe("ahp serve", () => {
       const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
       const denied = request("tool.before", { ...shell("rm -rf /"), session: { id: "s1" } })
       denied.params.event = { ...denied.params.event, extensions: { "org.w3c.trace_context": { traceparent } } } as any
-      const input = [denied, request("tool.before", shell("make build"))].map((m) => JSON.stringify(m)).join("\n") + "\n"
+      const input = [denied, request("tool.before", shell("make build"))].map((m) => JSON.stringify(m)).join("\n") +
+        "\n"
       const records = (file: string) => lines(fs.readFileSync(file, "utf8"))
 
       const plain = `${dir}/plain.jsonl`
@@ -98,7 +107,9 @@ describe("ahp serve", () => {
         execution: { status: "executed" },
         items: [textMessage("tool", `TOKEN=${token}\nplain line`)]
       }
-      const run = yield* runCli(["serve", "secret-redactor", "--stdio"], { input: JSON.stringify(request("tool.after", event)) + "\n" })
+      const run = yield* runCli(["serve", "secret-redactor", "--stdio"], {
+        input: JSON.stringify(request("tool.after", event)) + "\n"
+      })
       assert.strictEqual(run.code, 0, run.stderr)
       const [modify, message] = effectsOf(lines(run.stdout)[0])
       assert.deepInclude(modify, { type: "modify", target: "output", operation: "replace" })
@@ -110,7 +121,9 @@ describe("ahp serve", () => {
   it.live("prompt-annotator over stdio injects context at turn.start", () =>
     Effect.gen(function*() {
       const event = { turn: { id: "t1" }, trigger: "user", items: [textMessage("user", "please clean up the repo")] }
-      const run = yield* runCli(["serve", "prompt-annotator", "--stdio"], { input: JSON.stringify(request("turn.start", event)) + "\n" })
+      const run = yield* runCli(["serve", "prompt-annotator", "--stdio"], {
+        input: JSON.stringify(request("turn.start", event)) + "\n"
+      })
       assert.strictEqual(run.code, 0, run.stderr)
       const [inject] = effectsOf(lines(run.stdout)[0])
       assert.deepInclude(inject, { type: "inject", target: "context", operation: "append", deliverAt: "now" })
@@ -125,9 +138,14 @@ describe("ahp serve", () => {
         JSON.stringify({
           jsonrpc: "2.0",
           method: "hooks/observe",
-          params: { protocolVersion: "draft", event: envelope("tool.before", { ...shell(`echo ${n}`), id: `evt-${n}` }) }
+          params: {
+            protocolVersion: "draft",
+            event: envelope("tool.before", { ...shell(`echo ${n}`), id: `evt-${n}` })
+          }
         })
-      const run = yield* runCli(["serve", "audit", "--stdio", "--audit-file", file], { input: `${notification(1)}\n${notification(2)}\n` })
+      const run = yield* runCli(["serve", "audit", "--stdio", "--audit-file", file], {
+        input: `${notification(1)}\n${notification(2)}\n`
+      })
       assert.strictEqual(run.code, 0, run.stderr)
       assert.strictEqual(run.stdout, "")
       const written = lines(fs.readFileSync(file, "utf8"))

@@ -57,7 +57,11 @@ const attributes = (span: any): Record<string, unknown> =>
   Object.fromEntries(span.attributes.map((a: any) => [a.key, valueOf(a.value)]))
 
 const reg = registration(
-  { id: guardId, transport: { type: "stdio", command: "unused", lifecycle: "persistent" }, subscriptions: [intercept(["tool.before"], { id: "guard" })] },
+  {
+    id: guardId,
+    transport: { type: "stdio", command: "unused", lifecycle: "persistent" },
+    subscriptions: [intercept(["tool.before"], { id: "guard" })]
+  },
   {
     id: "com.example.missing",
     transport: { type: "stdio", command: "unused", lifecycle: "persistent" },
@@ -71,22 +75,34 @@ describe("OpenTelemetry", () => {
     assert.isTrue(Tracing.exportRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318" }))
     assert.isTrue(Tracing.exportRequested({ OTEL_TRACES_EXPORTER: "otlp" }))
     assert.isFalse(Tracing.exportRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", OTEL_SDK_DISABLED: "true" }))
-    assert.deepStrictEqual(Telemetry.settings({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318/", OTEL_EXPORTER_OTLP_HEADERS: "a=b%20c, x = y" }), {
-      traces: Option.some("http://c:4318/v1/traces"),
-      logs: Option.some("http://c:4318/v1/logs"),
-      headers: { a: "b c", x: "y" },
-      protocol: "http/protobuf",
-      serviceName: "ahp",
-      shutdownTimeout: Duration.millis(1000)
-    })
+    assert.deepStrictEqual(
+      Telemetry.settings({
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318/",
+        OTEL_EXPORTER_OTLP_HEADERS: "a=b%20c, x = y"
+      }),
+      {
+        traces: Option.some("http://c:4318/v1/traces"),
+        logs: Option.some("http://c:4318/v1/logs"),
+        headers: { a: "b c", x: "y" },
+        protocol: "http/protobuf",
+        serviceName: "ahp",
+        shutdownTimeout: Duration.millis(1000)
+      }
+    )
   })
 
   it.scopedLive("the audit sink exports a span per call with the decision and failure codes, and a log record", () =>
     Effect.gen(function*() {
       const otlp = yield* collector
       yield* Effect.scoped(Effect.gen(function*() {
-        const telemetry = yield* Telemetry.make({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" }, {})
-        const hooks = yield* Hooks.make(reg).pipe(Effect.provideService(Audit.Audit, telemetry.audit), Effect.provide(guardTransports))
+        const telemetry = yield* Telemetry.make({
+          OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+          OTEL_EXPORTER_OTLP_PROTOCOL: "http/json"
+        }, {})
+        const hooks = yield* Hooks.make(reg).pipe(
+          Effect.provideService(Audit.Audit, telemetry.audit),
+          Effect.provide(guardTransports)
+        )
         const extensions = { "org.w3c.trace_context": { traceparent } }
         yield* hooks.dispatch("tool.before", toolBefore("rm -rf /", { extensions }) as any)
         yield* hooks.dispatch("tool.before", toolBefore("ls", { extensions }) as any)
@@ -102,7 +118,10 @@ describe("OpenTelemetry", () => {
       assert.strictEqual(failed!["ahp.decision.synthetic"], true)
       assert.deepStrictEqual(failed!["ahp.failure.codes"], ["unsupported"])
       assert.strictEqual(failed!["ahp.stopped_at.backend"], "com.example.missing")
-      assert.isTrue(calls.every((s) => s.traceId === traceId && s.parentSpanId === "b7ad6b7169203331"), "under the event's trace context")
+      assert.isTrue(
+        calls.every((s) => s.traceId === traceId && s.parentSpanId === "b7ad6b7169203331"),
+        "under the event's trace context"
+      )
       const interceptors = spansOf(otlp.received).filter((s) => s.name === "ahp.interceptor")
       assert.deepStrictEqual(interceptors.map((s) => [attributes(s)["ahp.backend"], attributes(s)["ahp.outcome"]]), [
         [guardId, "accepted"],
@@ -122,15 +141,23 @@ describe("OpenTelemetry", () => {
       const otlp = yield* collector
       const dir = yield* tempDir
       const files = {
-        registration: writeFile(dir, "registration.json", registration({
-          id: "com.example.missing",
-          transport: { type: "http", url: "http://127.0.0.1:9/" },
-          subscriptions: [intercept(["tool.before"], { id: "m", failurePolicy: "fail-closed" })]
-        })),
+        registration: writeFile(
+          dir,
+          "registration.json",
+          registration({
+            id: "com.example.missing",
+            transport: { type: "http", url: "http://127.0.0.1:9/" },
+            subscriptions: [intercept(["tool.before"], { id: "m", failurePolicy: "fail-closed" })]
+          })
+        ),
         event: writeFile(dir, "event.json", toolBefore("ls"))
       }
       const run = yield* runCli(["dispatch", "--registration", files.registration, "--event", files.event], {
-        env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json", OTEL_SERVICE_NAME: "ahp-test" }
+        env: {
+          OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+          OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+          OTEL_SERVICE_NAME: "ahp-test"
+        }
       })
       assert.strictEqual(run.code, 0, run.stderr)
       const spans = spansOf(otlp.received)

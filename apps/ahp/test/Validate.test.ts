@@ -19,7 +19,10 @@ describe("ahp validate", () => {
       assert.deepStrictEqual(output(bad).files.map((f: any) => f.valid), [true, false])
       const missing = yield* runCli(["validate", valid, `${dir}/missing.json`])
       assert.strictEqual(missing.code, 2)
-      assert.match(missing.stdout, /missing\.json: unreadable\n  cannot read the document file .*missing\.json: no such file/)
+      assert.match(
+        missing.stdout,
+        /missing\.json: unreadable\n  cannot read the document file .*missing\.json: no such file/
+      )
       const usage = yield* runCli(["validate"])
       assert.strictEqual(usage.code, 2)
     }))

@@ -160,7 +160,9 @@ export const noneAlive = (log: string): boolean => startedPids(log).every((pid) 
 
 /** The events (`params.event`) a scripted backend received, requests and notifications. */
 export const received = (log: string): Array<any> =>
-  logEntries(log).filter((e) => e.event === "message").map((e) => e.message?.params?.event).filter((e) => e !== undefined)
+  logEntries(log).filter((e) => e.event === "message").map((e) => e.message?.params?.event).filter((e) =>
+    e !== undefined
+  )
 
 /** A Claude Code `PreToolUse` payload for a `Bash` call of `rm -rf /`. */
 export const rmRfPayload = JSON.stringify({

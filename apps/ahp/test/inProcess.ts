@@ -27,7 +27,10 @@ export const captured = <A, E, R>(run: Effect.Effect<A, E, R | Io.ExitCode>) =>
     const lines: Array<string> = []
     const value = yield* Console.consoleWith((console) =>
       run.pipe(
-        Effect.withConsole({ ...console, log: (...args: ReadonlyArray<unknown>) => Effect.sync(() => void lines.push(args.join(" "))) }),
+        Effect.withConsole({
+          ...console,
+          log: (...args: ReadonlyArray<unknown>) => Effect.sync(() => void lines.push(args.join(" ")))
+        }),
         Effect.provideService(Io.ExitCode, code)
       )
     )

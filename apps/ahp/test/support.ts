@@ -75,7 +75,8 @@ export const startCli = (
   })
 
 /** Runs `node <bundle> args…` to the end. */
-export const runCli = (args: ReadonlyArray<string>, options: CliOptions = {}): Effect.Effect<Run> => Effect.scoped(Effect.flatMap(startCli(args, options), (running) => running.done))
+export const runCli = (args: ReadonlyArray<string>, options: CliOptions = {}): Effect.Effect<Run> =>
+  Effect.scoped(Effect.flatMap(startCli(args, options), (running) => running.done))
 
 /** The one JSON object a command printed on stdout. */
 export const output = (run: Run): any => {
@@ -175,7 +176,13 @@ export const registration = (...hooks: ReadonlyArray<Record<string, unknown>>) =
 export const guardRegistration = registration({
   id: "com.example.guard",
   transport: { type: "stdio", command: "guard", lifecycle: "persistent" },
-  subscriptions: [{ mode: "intercept", events: ["tool.before"], timeoutMs: 1000, failurePolicy: "fail-closed", content: { default: "body" } }]
+  subscriptions: [{
+    mode: "intercept",
+    events: ["tool.before"],
+    timeoutMs: 1000,
+    failurePolicy: "fail-closed",
+    content: { default: "body" }
+  }]
 })
 
 /** A `tool.before` boundary input for a shell command. */

@@ -20,10 +20,10 @@
  *
  * @since 0.1.0
  */
+import type { Content, Upload } from "@effect-ahp/protocol"
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import type { Content, Upload } from "@effect-ahp/protocol"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -54,10 +54,12 @@ export class StoreFull extends Schema.TaggedError<StoreFull>("@effect-ahp/backen
  * @since 0.1.0
  * @category errors
  */
-export class AttachmentNotFound extends Schema.TaggedError<AttachmentNotFound>("@effect-ahp/backend/AttachmentNotFound")(
-  "AttachmentNotFound",
-  { ref: Schema.String }
-) {
+export class AttachmentNotFound
+  extends Schema.TaggedError<AttachmentNotFound>("@effect-ahp/backend/AttachmentNotFound")(
+    "AttachmentNotFound",
+    { ref: Schema.String }
+  )
+{
   override get message(): string {
     return `no attachment is stored under ${this.ref}`
   }
@@ -151,10 +153,13 @@ export const read = (
 ): Effect.Effect<Uint8Array, AttachmentNotFound, Attachments> =>
   Effect.flatMap(Attachments, (store) => {
     const ref = typeof reference === "string" ? reference : reference.body.ref
-    return Effect.flatMap(store.get(ref), Option.match({
-      onNone: () => Effect.fail(new AttachmentNotFound({ ref })),
-      onSome: Effect.succeed
-    }))
+    return Effect.flatMap(
+      store.get(ref),
+      Option.match({
+        onNone: () => Effect.fail(new AttachmentNotFound({ ref })),
+        onSome: Effect.succeed
+      })
+    )
   })
 
 /**

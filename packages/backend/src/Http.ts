@@ -28,13 +28,13 @@
  *
  * @since 0.1.0
  */
+import { Json } from "@effect-ahp/protocol"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServer from "@effect/platform/HttpServer"
 import type { ServeError } from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Json } from "@effect-ahp/protocol"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -210,11 +210,13 @@ export const serve = <E, R>(
   )
   const hooks = app(options)
   const uploads = upload === undefined ? undefined : Attachments.route(upload)
-  const routed: HttpApp.Default<never, Server.Server | Attachments.Attachments> = uploads === undefined ? hooks : Effect.flatMap(
-    HttpServerRequest.HttpServerRequest,
-    (request): HttpApp.Default<never, Server.Server | Attachments.Attachments> =>
-      pathOf(request.url) === upload!.path ? uploads : hooks
-  )
+  const routed: HttpApp.Default<never, Server.Server | Attachments.Attachments> = uploads === undefined ?
+    hooks :
+    Effect.flatMap(
+      HttpServerRequest.HttpServerRequest,
+      (request): HttpApp.Default<never, Server.Server | Attachments.Attachments> =>
+        pathOf(request.url) === upload!.path ? uploads : hooks
+    )
   const store = Attachments.layerMemory({ maxStoredBytes: upload?.maxStoredBytes })
   return Layer.mergeAll(HttpServer.serve(routed), address).pipe(
     Layer.provide(Server.layerBackend(Layer.provide(backend, store))),

@@ -138,7 +138,9 @@ const encodeEffect = Schema.encodeEither(HookEffect.HookEffect)
 const some = (response: Json.JsonObject) => Effect.succeed(Option.some(response))
 
 /** The JSON Pointers of a decoding failure's problems (no messages: they may quote values). */
-const problemPaths = (issues: ReadonlyArray<Issue.Issue>): Array<string> => [...new Set(issues.map((issue) => issue.path))]
+const problemPaths = (
+  issues: ReadonlyArray<Issue.Issue>
+): Array<string> => [...new Set(issues.map((issue) => issue.path))]
 
 type Rejection = {
   readonly index: number
@@ -297,18 +299,24 @@ export const make: Effect.Effect<Context.Tag.Service<Server>, never, Backend.Han
       onRight: handle
     })
 
-  const reply = (bytes: Uint8Array) => Effect.flatMap(handleBytes(bytes), Option.match({
-    onNone: () => Effect.succeedNone,
-    onSome: (response) =>
-      Either.match(Json.encode(response), {
-        onRight: Effect.succeedSome,
-        onLeft: (error) =>
-          Effect.as(
-            Effect.logError("a response could not be written as JSON").pipe(Effect.annotateLogs({ reason: error.reason })),
-            Option.some(Json.stringify(internalErrorResponse(isId(response.id) ? response.id : null)))
-          )
+  const reply = (bytes: Uint8Array) =>
+    Effect.flatMap(
+      handleBytes(bytes),
+      Option.match({
+        onNone: () => Effect.succeedNone,
+        onSome: (response) =>
+          Either.match(Json.encode(response), {
+            onRight: Effect.succeedSome,
+            onLeft: (error) =>
+              Effect.as(
+                Effect.logError("a response could not be written as JSON").pipe(
+                  Effect.annotateLogs({ reason: error.reason })
+                ),
+                Option.some(Json.stringify(internalErrorResponse(isId(response.id) ? response.id : null)))
+              )
+          })
       })
-  }))
+    )
 
   return Server.of({ handle, handleBytes, reply })
 })

@@ -21,10 +21,10 @@
  *
  * @since 0.1.0
  */
+import { Framing, Json, JsonRpc } from "@effect-ahp/protocol"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeSink from "@effect/platform-node/NodeSink"
 import * as NodeStream from "@effect/platform-node/NodeStream"
-import { Framing, Json, JsonRpc } from "@effect-ahp/protocol"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"

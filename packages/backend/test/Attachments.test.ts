@@ -19,10 +19,14 @@ const bytes = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 255, 13, 10])
 /** A backend whose intercept handler denies when the first attachment's bytes start with the PNG signature. */
 const pngGuard = Backend.intercept("user.message.inbound", (request) =>
   Effect.gen(function*() {
-    const part = request.event.message.messages.flatMap((m) => m.parts).find((p) => p.kind === "attachment" && "body" in p)
+    const part = request.event.message.messages.flatMap((m) => m.parts).find((p) =>
+      p.kind === "attachment" && "body" in p
+    )
     if (part === undefined || !("body" in part)) return []
     const data = yield* Attachments.read(part)
-    return data[0] === 0x89 && data[1] === 0x50 ? [{ type: "deny" as const, reason: `png of ${data.length} bytes` }] : []
+    return data[0] === 0x89 && data[1] === 0x50
+      ? [{ type: "deny" as const, reason: `png of ${data.length} bytes` }]
+      : []
   }))
 
 const served = (upload: Http.UploadOptions) =>
@@ -61,15 +65,34 @@ describe("Attachments", () => {
             message: {
               channel: "chat",
               sender: "u",
-              messages: [{ id: "m", role: "user", parts: [{ id: "a", kind: "attachment", mediaType: "image/png", selection: "body", body: { ref: receipt.ref } }] }]
+              messages: [{
+                id: "m",
+                role: "user",
+                parts: [{
+                  id: "a",
+                  kind: "attachment",
+                  mediaType: "image/png",
+                  selection: "body",
+                  body: { ref: receipt.ref }
+                }]
+              }]
             }
           }
         }
       }
-      const answer = yield* send(address.url, { headers: { "content-type": "application/json" }, body: Buffer.from(JSON.stringify(event)) })
-      assert.deepStrictEqual(JSON.parse(answer.body).result.effects, [{ type: "deny", reason: `png of ${bytes.length} bytes` }])
+      const answer = yield* send(address.url, {
+        headers: { "content-type": "application/json" },
+        body: Buffer.from(JSON.stringify(event))
+      })
+      assert.deepStrictEqual(JSON.parse(answer.body).result.effects, [{
+        type: "deny",
+        reason: `png of ${bytes.length} bytes`
+      }])
       const missing = JSON.parse(JSON.stringify(event).replace(receipt.ref, "att_unknown"))
-      const failed = yield* send(address.url, { headers: { "content-type": "application/json" }, body: Buffer.from(JSON.stringify(missing)) })
+      const failed = yield* send(address.url, {
+        headers: { "content-type": "application/json" },
+        body: Buffer.from(JSON.stringify(missing))
+      })
       assert.strictEqual(JSON.parse(failed.body).error.code, -32004)
     }))
 
@@ -81,13 +104,27 @@ describe("Attachments", () => {
       const cases: ReadonlyArray<readonly [string, Parameters<typeof send>[1], number]> = [
         ["GET", { method: "GET" }, 405],
         ["wrong content type", { headers: framing(bytes, { "content-type": "application/json" }), body: bytes }, 400],
-        ["no digest", { headers: { "content-type": "application/octet-stream", "content-length": String(bytes.length) }, body: bytes }, 400],
-        ["no length", { headers: { "content-type": "application/octet-stream", "ahp-content-sha256": sha256(bytes) } }, 400],
-        ["uppercase digest", { headers: framing(bytes, { "ahp-content-sha256": sha256(bytes).toUpperCase() }), body: bytes }, 400],
+        ["no digest", {
+          headers: { "content-type": "application/octet-stream", "content-length": String(bytes.length) },
+          body: bytes
+        }, 400],
+        [
+          "no length",
+          { headers: { "content-type": "application/octet-stream", "ahp-content-sha256": sha256(bytes) } },
+          400
+        ],
+        ["uppercase digest", {
+          headers: framing(bytes, { "ahp-content-sha256": sha256(bytes).toUpperCase() }),
+          body: bytes
+        }, 400],
         ["digest of other bytes", { headers: framing(bytes, { "ahp-content-sha256": sha256(big) }), body: bytes }, 400],
         ["content encoding", { headers: framing(bytes, { "content-encoding": "gzip" }), body: bytes }, 400],
         ["chunked", {
-          headers: { "content-type": "application/octet-stream", "ahp-content-sha256": sha256(bytes), "transfer-encoding": "chunked" },
+          headers: {
+            "content-type": "application/octet-stream",
+            "ahp-content-sha256": sha256(bytes),
+            "transfer-encoding": "chunked"
+          },
           body: bytes,
           chunked: true
         }, 400],
@@ -105,8 +142,14 @@ describe("Attachments", () => {
       const { address } = yield* served({ path: "/uploads", token: "upload-token" })
       const url = address.uploadUrl!
       assert.strictEqual((yield* send(url, { headers: framing(bytes), body: bytes })).status, 401)
-      assert.strictEqual((yield* send(url, { headers: framing(bytes, { authorization: "Bearer wrong" }), body: bytes })).status, 401)
-      assert.strictEqual((yield* send(url, { headers: framing(bytes, { authorization: "Bearer upload-token" }), body: bytes })).status, 201)
+      assert.strictEqual(
+        (yield* send(url, { headers: framing(bytes, { authorization: "Bearer wrong" }), body: bytes })).status,
+        401
+      )
+      assert.strictEqual(
+        (yield* send(url, { headers: framing(bytes, { authorization: "Bearer upload-token" }), body: bytes })).status,
+        201
+      )
     }))
 
   it.effect("the store is bounded: the oldest uploads are evicted, bytes larger than it are refused", () =>
@@ -120,7 +163,9 @@ describe("Attachments", () => {
       assert.isTrue(Option.isSome(yield* store.get(third.ref)))
       const refused = yield* Effect.either(store.put(new Uint8Array(11)))
       assert.isTrue(Either.isLeft(refused) && refused.left._tag === "StoreFull")
-      const notFound = yield* Effect.flip(Attachments.read(first.ref).pipe(Effect.provideService(Attachments.Attachments, store)))
+      const notFound = yield* Effect.flip(
+        Attachments.read(first.ref).pipe(Effect.provideService(Attachments.Attachments, store))
+      )
       assert.strictEqual(notFound._tag, "AttachmentNotFound")
     }))
 })

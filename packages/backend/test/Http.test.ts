@@ -153,19 +153,26 @@ layer(TestLive, { excludeTestServices: true })("Http.serve: hostile input", (it)
 })
 
 describe("Http.serve: defects", () => {
-  const brokenRegistry = Layer.succeed(Backend.Handlers, Backend.Handlers.of({
-    register: () => Effect.void,
-    intercepts: () => {
-      throw new Error("registry defect sk-secret-789")
-    },
-    observers: () => []
-  }))
+  const brokenRegistry = Layer.succeed(
+    Backend.Handlers,
+    Backend.Handlers.of({
+      register: () => Effect.void,
+      intercepts: () => {
+        throw new Error("registry defect sk-secret-789")
+      },
+      observers: () => []
+    })
+  )
 
   it.scopedLive("a defect while handling a request is a -32603 answer, never an empty 500", () =>
     Effect.gen(function*() {
       const reply = yield* post(Json.stringify(M.intercept(M.toolBeforeEvent("evt_x"))))
       assert.strictEqual(reply.status, 200)
-      assert.deepStrictEqual(parseBody(reply), { jsonrpc: "2.0", id: "evt_x", error: { code: -32603, message: "Internal error" } })
+      assert.deepStrictEqual(parseBody(reply), {
+        jsonrpc: "2.0",
+        id: "evt_x",
+        error: { code: -32603, message: "Internal error" }
+      })
       assert.notInclude(reply.body, "sk-secret")
       const again = yield* post(Json.stringify(M.intercept(M.toolBeforeEvent("evt_y"))))
       assert.strictEqual(parseBody(again).id, "evt_y")
@@ -176,28 +183,36 @@ describe("Http.serve: defects", () => {
 })
 
 describe("Http.serve: slow clients", () => {
-  it.scopedLive("a request whose body does not arrive within requestTimeoutMs gets 408 and its connection closed", () =>
-    Effect.gen(function*() {
-      const address = yield* Http.Address
-      const start = Date.now()
-      const answer = yield* Effect.async<string>((resume) => {
-        const socket = Net.connect(address.port, address.hostname, () => {
-          socket.write(`POST /hooks HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"jsonrpc"`)
+  it.scopedLive(
+    "a request whose body does not arrive within requestTimeoutMs gets 408 and its connection closed",
+    () =>
+      Effect.gen(function*() {
+        const address = yield* Http.Address
+        const start = Date.now()
+        const answer = yield* Effect.async<string>((resume) => {
+          const socket = Net.connect(address.port, address.hostname, () => {
+            socket.write(
+              `POST /hooks HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"jsonrpc"`
+            )
+          })
+          let received = ""
+          socket.setEncoding("utf8")
+          socket.on("data", (text: string) => void (received += text))
+          socket.on("close", () => resume(Effect.succeed(received)))
+          socket.on("error", () => resume(Effect.succeed(received)))
         })
-        let received = ""
-        socket.setEncoding("utf8")
-        socket.on("data", (text: string) => void (received += text))
-        socket.on("close", () => resume(Effect.succeed(received)))
-        socket.on("error", () => resume(Effect.succeed(received)))
-      })
-      assert.match(answer, /^HTTP\/1\.1 408/)
-      assert.isBelow(Date.now() - start, 10_000)
-      const next = yield* post(Json.stringify(M.intercept(M.toolBeforeEvent("evt_rm", { command: "rm -rf /" }))))
-      assert.strictEqual(next.status, 200)
-    }).pipe(
-      Effect.provide(Http.serve(backend, { port: 0, path: "/hooks", requestTimeoutMs: 300 }).pipe(Layer.provide(AuditLog.layer))),
-      Logger.withMinimumLogLevel(LogLevel.None)
-    ), { timeout: 30_000 })
+        assert.match(answer, /^HTTP\/1\.1 408/)
+        assert.isBelow(Date.now() - start, 10_000)
+        const next = yield* post(Json.stringify(M.intercept(M.toolBeforeEvent("evt_rm", { command: "rm -rf /" }))))
+        assert.strictEqual(next.status, 200)
+      }).pipe(
+        Effect.provide(
+          Http.serve(backend, { port: 0, path: "/hooks", requestTimeoutMs: 300 }).pipe(Layer.provide(AuditLog.layer))
+        ),
+        Logger.withMinimumLogLevel(LogLevel.None)
+      ),
+    { timeout: 30_000 }
+  )
 })
 
 describe("Http.serve lifecycle", () => {

@@ -158,10 +158,12 @@ describe("Server intercept", () => {
 
   it.effect("answers capabilities beyond the event's bounds, or missing params, with -32602", () =>
     Effect.gen(function*() {
-      const beyond = errorOf(yield* handle(M.intercept(M.toolBeforeEvent("evt_b"), {
-        effects: ["flow"],
-        flow: { operations: ["continue"], remainingContinuations: 1, continuationCount: 0 }
-      })))
+      const beyond = errorOf(
+        yield* handle(M.intercept(M.toolBeforeEvent("evt_b"), {
+          effects: ["flow"],
+          flow: { operations: ["continue"], remainingContinuations: 1, continuationCount: 0 }
+        }))
+      )
       assert.deepStrictEqual([beyond.code, beyond.data], [
         -32602,
         { paths: ["/params/capabilities/flow/operations/0"] }
@@ -334,18 +336,24 @@ const grantCases: ReadonlyArray<GrantCase> = [
 
 describe("Server grants", () => {
   for (const c of grantCases) {
-    it.effect(c.refused === undefined ? `sends ${c.name}` : `refuses ${c.name} with -32603`, () =>
-      Effect.gen(function*() {
-        const response = yield* handle(M.intercept(c.event({ effects: c.effects }), c.capabilities), Backend.make(echo))
-        if (c.refused === undefined) {
-          assert.deepStrictEqual(effectsOf(response), c.effects)
-          return
-        }
-        const error = errorOf(response)
-        assert.deepStrictEqual([error.code, error.id, error.message], [-32603, "evt_g", "Internal error"])
-        const rejected = (error.data as { rejected: ReadonlyArray<{ index: number; reason: string }> }).rejected
-        assert.strictEqual(rejected[0]?.index, c.refused)
-      }))
+    it.effect(
+      c.refused === undefined ? `sends ${c.name}` : `refuses ${c.name} with -32603`,
+      () =>
+        Effect.gen(function*() {
+          const response = yield* handle(
+            M.intercept(c.event({ effects: c.effects }), c.capabilities),
+            Backend.make(echo)
+          )
+          if (c.refused === undefined) {
+            assert.deepStrictEqual(effectsOf(response), c.effects)
+            return
+          }
+          const error = errorOf(response)
+          assert.deepStrictEqual([error.code, error.id, error.message], [-32603, "evt_g", "Internal error"])
+          const rejected = (error.data as { rejected: ReadonlyArray<{ index: number; reason: string }> }).rejected
+          assert.strictEqual(rejected[0]?.index, c.refused)
+        })
+    )
   }
 })
 
@@ -470,23 +478,30 @@ const nested = (depth: number): Json.JsonValue => {
 }
 
 /** A registry whose lookups die: a defect inside the server's own handling, outside any handler. */
-const brokenRegistry = Layer.succeed(Backend.Handlers, Backend.Handlers.of({
-  register: () => Effect.void,
-  intercepts: () => {
-    throw new Error("registry defect sk-secret-789")
-  },
-  observers: () => {
-    throw new Error("registry defect sk-secret-789")
-  }
-}))
+const brokenRegistry = Layer.succeed(
+  Backend.Handlers,
+  Backend.Handlers.of({
+    register: () => Effect.void,
+    intercepts: () => {
+      throw new Error("registry defect sk-secret-789")
+    },
+    observers: () => {
+      throw new Error("registry defect sk-secret-789")
+    }
+  })
+)
 
 /**
  * Answers `tool.before` with a modify value nesting `depth + 1` levels: a valid effect (up to
  * 512) whose response (4 levels more) may be too deep to write.
  */
 const deepModify = (depth: number) =>
-  Backend.make(Backend.intercept("tool.before", () =>
-    Effect.succeed([{ type: "modify", target: "input", operation: "replace", value: { deep: nested(depth) } } as const])))
+  Backend.make(
+    Backend.intercept("tool.before", () =>
+      Effect.succeed([
+        { type: "modify", target: "input", operation: "replace", value: { deep: nested(depth) } } as const
+      ]))
+  )
 
 describe("Server: hostile input", () => {
   const deepRequest = (depth: number) =>
@@ -507,9 +522,15 @@ describe("Server: hostile input", () => {
           assert.include(error.message, "512")
         }
         assert.deepStrictEqual(
-          effectsOf(yield* server.handleBytes(deepRequest(500)).pipe(Effect.zipRight(
-            server.handleBytes(new TextEncoder().encode(Json.stringify(M.intercept(M.toolBeforeEvent("evt_rm", { command: "rm -rf /" })))))
-          ))),
+          effectsOf(
+            yield* server.handleBytes(deepRequest(500)).pipe(Effect.zipRight(
+              server.handleBytes(
+                new TextEncoder().encode(
+                  Json.stringify(M.intercept(M.toolBeforeEvent("evt_rm", { command: "rm -rf /" })))
+                )
+              )
+            ))
+          ),
           [{ type: "deny", reason: "Bash: rm -rf is not allowed" }]
         )
       })))
@@ -530,8 +551,13 @@ describe("Server: hostile input", () => {
         const error = errorOf(yield* server.handle(M.intercept(M.toolBeforeEvent("evt_x"))))
         assert.deepStrictEqual(error, { id: "evt_x", code: -32603, message: "Internal error" })
         assert.isTrue(Option.isNone(yield* server.handle(M.observe(M.toolAfterEvent("evt_o")))))
-        const reply = yield* server.reply(new TextEncoder().encode(Json.stringify(M.intercept(M.toolBeforeEvent("evt_y")))))
-        assert.deepStrictEqual(Option.getOrThrow(reply), `{"jsonrpc":"2.0","id":"evt_y","error":{"code":-32603,"message":"Internal error"}}`)
+        const reply = yield* server.reply(
+          new TextEncoder().encode(Json.stringify(M.intercept(M.toolBeforeEvent("evt_y"))))
+        )
+        assert.deepStrictEqual(
+          Option.getOrThrow(reply),
+          `{"jsonrpc":"2.0","id":"evt_y","error":{"code":-32603,"message":"Internal error"}}`
+        )
       })))
 
   it.effect("a response too deep to write is answered with -32603 under the request's id", () =>

@@ -97,14 +97,17 @@ const deepLine = (id: string, depth: number) =>
   )
 
 describe("Stdio.respond: hostile input", () => {
-  const brokenRegistry = Layer.succeed(Backend.Handlers, Backend.Handlers.of({
-    register: () => Effect.void,
-    intercepts: (eventType) => {
-      if (eventType === "tool.before") throw new Error("registry defect")
-      return []
-    },
-    observers: () => []
-  }))
+  const brokenRegistry = Layer.succeed(
+    Backend.Handlers,
+    Backend.Handlers.of({
+      register: () => Effect.void,
+      intercepts: (eventType) => {
+        if (eventType === "tool.before") throw new Error("registry defect")
+        return []
+      },
+      observers: () => []
+    })
+  )
 
   const run = (backend: Layer.Layer<Backend.Handlers>, text: string) => respond(backend, [encoder.encode(text)])
 
@@ -133,17 +136,21 @@ describe("Stdio.respond: hostile input", () => {
 })
 
 describe("Stdio.serve in a child process", () => {
-  it.scopedLive("answers a request nested 10 000 levels deep with -32600 and keeps serving", () =>
-    Effect.gen(function*() {
-      const backend = yield* spawnBackend
-      yield* backend.write(deepLine("evt_deep", 10_000))
-      const refused = parseLine(yield* backend.nextLine)
-      assert.deepStrictEqual([refused.id, errorCode(refused)], [null, -32600])
-      yield* backend.write(line(M.intercept(M.toolBeforeEvent("evt_rm", { command: "rm -rf /" }))))
-      assert.deepStrictEqual(parseLine(yield* backend.nextLine), denyRm)
-      yield* backend.end
-      assert.strictEqual(yield* backend.exitCode, 0)
-    }), { timeout: 60_000 })
+  it.scopedLive(
+    "answers a request nested 10 000 levels deep with -32600 and keeps serving",
+    () =>
+      Effect.gen(function*() {
+        const backend = yield* spawnBackend
+        yield* backend.write(deepLine("evt_deep", 10_000))
+        const refused = parseLine(yield* backend.nextLine)
+        assert.deepStrictEqual([refused.id, errorCode(refused)], [null, -32600])
+        yield* backend.write(line(M.intercept(M.toolBeforeEvent("evt_rm", { command: "rm -rf /" }))))
+        assert.deepStrictEqual(parseLine(yield* backend.nextLine), denyRm)
+        yield* backend.end
+        assert.strictEqual(yield* backend.exitCode, 0)
+      }),
+    { timeout: 60_000 }
+  )
 
   it.scopedLive("serves a persistent backend line by line until EOF", () =>
     Effect.gen(function*() {

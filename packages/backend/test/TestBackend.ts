@@ -29,15 +29,23 @@ export class AuditLog extends Context.Tag("test/AuditLog")<AuditLog, Ref.Ref<Rea
 }
 
 /** Records every tool event as `type:id`. */
-export const audit = Backend.observe("tool.*", (event) =>
-  Effect.flatMap(AuditLog, (log) => Ref.update(log, (seen) => [...seen, `${event.type}:${event.id}`])))
+export const audit = Backend.observe(
+  "tool.*",
+  (event) => Effect.flatMap(AuditLog, (log) => Ref.update(log, (seen) => [...seen, `${event.type}:${event.id}`]))
+)
 
 /** Returns the effects listed in `tool.input.effects` (for grant tests), at `tool.before` and `tool.after`. */
 export const echo = Layer.mergeAll(
-  Backend.intercept("tool.before", (request) =>
-    Effect.succeed((request.event.tool.input["effects"] ?? []) as unknown as ReadonlyArray<HookEffect.HookEffect>)),
-  Backend.intercept("tool.after", (request) =>
-    Effect.succeed((request.event.tool.input["effects"] ?? []) as unknown as ReadonlyArray<HookEffect.HookEffect>))
+  Backend.intercept(
+    "tool.before",
+    (request) =>
+      Effect.succeed((request.event.tool.input["effects"] ?? []) as unknown as ReadonlyArray<HookEffect.HookEffect>)
+  ),
+  Backend.intercept(
+    "tool.after",
+    (request) =>
+      Effect.succeed((request.event.tool.input["effects"] ?? []) as unknown as ReadonlyArray<HookEffect.HookEffect>)
+  )
 )
 
 export class SecretError extends Data.TaggedError("SecretError")<{ readonly token: string }> {

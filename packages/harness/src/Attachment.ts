@@ -224,7 +224,8 @@ export const snapshot = (
   options: { readonly maxBytes: number; readonly timeoutMs: number }
 ): Effect.Effect<Snapshot, AttachmentError> => {
   const fail = (reason: AttachmentFailure, detail: string) => Effect.fail(new AttachmentError({ reason, detail }))
-  const unreadable = () => new AttachmentError({ reason: "attachment-unreadable", detail: `attachment ${id} could not be read` })
+  const unreadable = () =>
+    new AttachmentError({ reason: "attachment-unreadable", detail: `attachment ${id} could not be read` })
   const read: Effect.Effect<Uint8Array | undefined, AttachmentError> = source._tag === "Bytes"
     ? Effect.sync(() => source.bytes.length > options.maxBytes ? undefined : source.bytes.slice())
     : source._tag === "Stream"
@@ -244,12 +245,18 @@ export const snapshot = (
     }),
     Effect.flatMap((data) => {
       if (data === undefined) {
-        return fail("attachment-budget", `attachment ${id} exceeds the remaining byte budget of ${options.maxBytes} bytes`)
+        return fail(
+          "attachment-budget",
+          `attachment ${id} exceeds the remaining byte budget of ${options.maxBytes} bytes`
+        )
       }
       return Effect.flatMap(sha256(data), (digest): Effect.Effect<Snapshot, AttachmentError> => {
         const expected = source.expected
         if (expected?.size !== undefined && expected.size !== data.length) {
-          return fail("attachment-mismatch", `attachment ${id} has ${data.length} bytes, not the ${expected.size} stated`)
+          return fail(
+            "attachment-mismatch",
+            `attachment ${id} has ${data.length} bytes, not the ${expected.size} stated`
+          )
         }
         if (expected?.sha256 !== undefined && expected.sha256.toLowerCase() !== digest) {
           return fail("attachment-mismatch", `attachment ${id} does not have the SHA-256 stated`)

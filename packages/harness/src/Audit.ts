@@ -117,10 +117,15 @@ export const Record = Schema.Struct({
   inputHash: Schema.Struct({ before: Schema.String, after: Schema.String }),
   /** Only with `content: true`: the event as dispatched, for replay. */
   content: Schema.optionalWith(
-    Schema.Struct({ event: Json.Value.annotations({ jsonSchema: { type: "object", description: "the event as dispatched" } }) }),
+    Schema.Struct({
+      event: Json.Value.annotations({ jsonSchema: { type: "object", description: "the event as dispatched" } })
+    }),
     { exact: true }
   )
-}).annotations({ identifier: "AuditRecord", description: "One settled Agent Hooks Protocol call (effect-ahp decision audit)" })
+}).annotations({
+  identifier: "AuditRecord",
+  description: "One settled Agent Hooks Protocol call (effect-ahp decision audit)"
+})
 
 /**
  * @since 0.1.0
@@ -180,7 +185,11 @@ const idOf = (value: Json.JsonValue | undefined): string | undefined =>
   Json.isObject(value) && typeof value.id === "string" ? value.id : undefined
 
 const summary = (effect: HookEffect.HookEffect): typeof EffectSummary.Type => {
-  const described = effect as { readonly type: HookEffect.Kind; readonly target?: unknown; readonly operation?: unknown }
+  const described = effect as {
+    readonly type: HookEffect.Kind
+    readonly target?: unknown
+    readonly operation?: unknown
+  }
   return {
     type: described.type,
     ...(typeof described.target === "string" ? { target: described.target } : {}),
@@ -249,7 +258,9 @@ export const toRecord = (entry: Entry, options?: { readonly content?: boolean | 
         flow: entry.decision.flow,
         resultSupplied: entry.decision.candidate !== undefined,
         interrupted: entry.interrupted,
-        stoppedAt: stopped === undefined ? null : { backend: stopped.route.backend.id, subscription: stopped.route.label }
+        stoppedAt: stopped === undefined
+          ? null
+          : { backend: stopped.route.backend.id, subscription: stopped.route.label }
       },
       observers: entry.observations.map((o) => ({
         backend: o.backend,
@@ -292,9 +303,14 @@ export const make = Effect.fn("Audit.make")(function*(
   // Opened when an entry is queued. The writer takes entries only while it cannot be
   // interrupted (a blocking take interrupted as it is handed an entry would lose it).
   const queued = yield* Effect.makeLatch(false)
-  const drain = Effect.flatMap(Queue.takeAll(queue), (entries) =>
-    Effect.flatMap(Effect.forEach(entries, (entry) => toRecord(entry, options)), (records) =>
-      records.length === 0 ? Effect.void : write(records)))
+  const drain = Effect.flatMap(
+    Queue.takeAll(queue),
+    (entries) =>
+      Effect.flatMap(
+        Effect.forEach(entries, (entry) => toRecord(entry, options)),
+        (records) => records.length === 0 ? Effect.void : write(records)
+      )
+  )
   const writer = yield* Effect.forkDaemon(
     Effect.forever(Effect.zipRight(queued.await, Effect.uninterruptible(Effect.zipRight(queued.close, drain))))
   )
@@ -319,5 +335,6 @@ export const make = Effect.fn("Audit.make")(function*(
 export const combine = (services: ReadonlyArray<Audit["Type"]>): Audit["Type"] =>
   Audit.of({
     record: (entry) => Effect.forEach(services, (service) => service.record(entry), { discard: true }),
-    dropped: Effect.map(Effect.forEach(services, (service) => service.dropped), (counts) => counts.reduce((a, b) => a + b, 0))
+    dropped: Effect.map(Effect.forEach(services, (service) => service.dropped), (counts) =>
+      counts.reduce((a, b) => a + b, 0))
   })

@@ -50,7 +50,9 @@ export const parentOf = (traceparent: string | undefined): Option.Option<Tracer.
  * @since 0.1.0
  * @category attributes
  */
-export const callAttributes = (record: Audit.Record): Record<string, string | number | boolean | ReadonlyArray<string>> => {
+export const callAttributes = (
+  record: Audit.Record
+): Record<string, string | number | boolean | ReadonlyArray<string>> => {
   const s = record.settlement
   return {
     "ahp.event.id": record.event.id,
@@ -93,7 +95,11 @@ const nanos = (ms: number) => BigInt(Math.round(ms * 1_000_000))
  * @since 0.1.0
  * @category writing
  */
-export const write = (tracer: Tracer.Tracer, logger: Logger.Logger<unknown, unknown>, record: Audit.Record): Effect.Effect<void> =>
+export const write = (
+  tracer: Tracer.Tracer,
+  logger: Logger.Logger<unknown, unknown>,
+  record: Audit.Record
+): Effect.Effect<void> =>
   Effect.suspend(() => {
     const end = Date.parse(record.time)
     const total = record.interceptors.reduce((sum, i) => sum + i.latencyMs, 0)
@@ -129,7 +135,13 @@ export const write = (tracer: Tracer.Tracer, logger: Logger.Logger<unknown, unkn
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options: Audit.Options & {
-  readonly tracer: Tracer.Tracer
-  readonly logger: Logger.Logger<unknown, unknown>
-}) => Audit.make((records) => Effect.forEach(records, (record) => write(options.tracer, options.logger, record), { discard: true }), options)
+export const make = (
+  options: Audit.Options & {
+    readonly tracer: Tracer.Tracer
+    readonly logger: Logger.Logger<unknown, unknown>
+  }
+) =>
+  Audit.make(
+    (records) => Effect.forEach(records, (record) => write(options.tracer, options.logger, record), { discard: true }),
+    options
+  )

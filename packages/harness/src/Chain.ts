@@ -137,7 +137,9 @@ export const start = (event: Json.JsonObject, state: Settlement.PendingState): P
  */
 export const failure = (
   route: Registry.Route,
-  fields: Pick<RouteFailure, "phase" | "code" | "detail"> & Partial<Pick<RouteFailure, "path" | "httpStatus" | "jsonRpcCode">>
+  fields:
+    & Pick<RouteFailure, "phase" | "code" | "detail">
+    & Partial<Pick<RouteFailure, "path" | "httpStatus" | "jsonRpcCode">>
 ): RouteFailure =>
   new RouteFailure({
     backend: route.backend.id,
@@ -251,7 +253,11 @@ const exchange = (
             onRight: (staged): Published => ({
               current,
               staged,
-              state: Settlement.accept(current.state, staged, { backend: route.backend.id, subscription: route.label, requestId })
+              state: Settlement.accept(current.state, staged, {
+                backend: route.backend.id,
+                subscription: route.label,
+                requestId
+              })
             })
           }
         )
@@ -272,7 +278,11 @@ export const withFailure = (p: Progress, route: Registry.Route, failed: RouteFai
   failures: [...p.failures, failed],
   steps: [...p.steps, { route, latencyMs, effects: [], failure: failed }],
   state: failed.syntheticDenial
-    ? Settlement.failClosed(p.state, { backend: route.backend.id, subscription: route.label, requestId: p.event.id as string })
+    ? Settlement.failClosed(p.state, {
+      backend: route.backend.id,
+      subscription: route.label,
+      requestId: p.event.id as string
+    })
     : p.state
 })
 
@@ -318,7 +328,8 @@ const runFrom = (
     if (view.pendingUploads.length === 0) return deliver(view)
     return Effect.matchEffect(input.prepare(route, view.pendingUploads), {
       onFailure: (error) => publish(withFailure(current, route, fromPrepareError(route, error), latency())),
-      onSuccess: (references) => deliver(Projection.project(input.boundary, current.event, route.subscriber, references))
+      onSuccess: (references) =>
+        deliver(Projection.project(input.boundary, current.event, route.subscriber, references))
     })
   }
   return Effect.flatMap(Ref.get(progress), (current) => step(from, current))
@@ -342,48 +353,50 @@ const runFrom = (
  * @category running
  */
 export const run = (input: Input, progress: Ref.Ref<Progress>): Effect.Effect<void> =>
-  Effect.clockWith((clock) => Effect.flatMap(Effect.runtime<never>(), (runtime) => {
-    // When each route's exchange started (by index), for the latency of its step.
-    const started: Array<number> = []
-    const runFiber = (called: Set<string>, from: number): Effect.Effect<void> => {
-      if (from >= input.routes.length) return Effect.void
-      const deadlines = new Deadlines(clock)
-      const routes = Effect.interruptible(runFrom(input, progress, called, from, deadlines, started))
-      return Effect.uninterruptibleMask((restore) => {
-        const fiber = Runtime.runFork(runtime, routes)
-        // Already uninterruptible here: matching the wait's outcome is what `onExit` would
-        // do, without its own mask. Ended, or interrupted by its deadline; else interrupted
-        // here, with the caller.
-        return Effect.matchCauseEffect(restore(deadlines.wait(fiber)), {
-          onFailure: (cause) =>
-            Effect.withFiberRuntime<never>((caller) => {
-              deadlines.abandon()
-              return Effect.zipRight(retire(input.retiring, fiber, caller.id()), Effect.failCause(cause))
-            }),
-          onSuccess: () => {
-            deadlines.disarm()
-            return Effect.as(retire(input.retiring, fiber, undefined), fiber)
-          }
-        })
-      }).pipe(Effect.flatMap((fiber) => {
-        // Ended without a deadline expiring: its exit (a defect is not swallowed).
-        if (deadlines.expired === undefined) return fiber.unsafePoll() ?? Effect.void
-        const route = input.routes[deadlines.expired]!
-        const expired = deadlines.expired
-        const next = expired + 1
-        return Effect.zipRight(
-          Ref.update(progress, (p) => withFailure(p, route, timedOut(route), deadlines.now() - started[expired]!)),
-          Effect.suspend(() => runFiber(called, next))
-        )
-      }))
-    }
-    // One set per run, grown in place as routes are called: every snapshot shares it,
-    // and it is only read once the chain has stopped.
-    return Effect.flatMap(
-      Ref.modify(progress, (p) => {
-        const called = new Set(p.called)
-        return [called, { ...p, called }]
-      }),
-      (called) => runFiber(called, 0)
-    )
-  }))
+  Effect.clockWith((clock) =>
+    Effect.flatMap(Effect.runtime<never>(), (runtime) => {
+      // When each route's exchange started (by index), for the latency of its step.
+      const started: Array<number> = []
+      const runFiber = (called: Set<string>, from: number): Effect.Effect<void> => {
+        if (from >= input.routes.length) return Effect.void
+        const deadlines = new Deadlines(clock)
+        const routes = Effect.interruptible(runFrom(input, progress, called, from, deadlines, started))
+        return Effect.uninterruptibleMask((restore) => {
+          const fiber = Runtime.runFork(runtime, routes)
+          // Already uninterruptible here: matching the wait's outcome is what `onExit` would
+          // do, without its own mask. Ended, or interrupted by its deadline; else interrupted
+          // here, with the caller.
+          return Effect.matchCauseEffect(restore(deadlines.wait(fiber)), {
+            onFailure: (cause) =>
+              Effect.withFiberRuntime<never>((caller) => {
+                deadlines.abandon()
+                return Effect.zipRight(retire(input.retiring, fiber, caller.id()), Effect.failCause(cause))
+              }),
+            onSuccess: () => {
+              deadlines.disarm()
+              return Effect.as(retire(input.retiring, fiber, undefined), fiber)
+            }
+          })
+        }).pipe(Effect.flatMap((fiber) => {
+          // Ended without a deadline expiring: its exit (a defect is not swallowed).
+          if (deadlines.expired === undefined) return fiber.unsafePoll() ?? Effect.void
+          const route = input.routes[deadlines.expired]!
+          const expired = deadlines.expired
+          const next = expired + 1
+          return Effect.zipRight(
+            Ref.update(progress, (p) => withFailure(p, route, timedOut(route), deadlines.now() - started[expired]!)),
+            Effect.suspend(() => runFiber(called, next))
+          )
+        }))
+      }
+      // One set per run, grown in place as routes are called: every snapshot shares it,
+      // and it is only read once the chain has stopped.
+      return Effect.flatMap(
+        Ref.modify(progress, (p) => {
+          const called = new Set(p.called)
+          return [called, { ...p, called }]
+        }),
+        (called) => runFiber(called, 0)
+      )
+    })
+  )

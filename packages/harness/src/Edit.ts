@@ -54,7 +54,10 @@ export type Operation<A> = readonly [operation: HookEffect.ModifyOperation, valu
  * @since 0.1.0
  * @category combinators
  */
-export const applyListAll = <A>(current: ReadonlyArray<A>, operations: ReadonlyArray<Operation<ReadonlyArray<A>>>): ReadonlyArray<A> => {
+export const applyListAll = <A>(
+  current: ReadonlyArray<A>,
+  operations: ReadonlyArray<Operation<ReadonlyArray<A>>>
+): ReadonlyArray<A> => {
   let base = current
   let out: Array<A> | undefined
   for (const [operation, value] of operations) {
@@ -75,8 +78,9 @@ export const applyListAll = <A>(current: ReadonlyArray<A>, operations: ReadonlyA
 
 /** Sets an own member; `__proto__` is defined (an assignment would set the prototype). */
 const defineOwn = (target: Record<string, Json.JsonValue>, key: string, value: Json.JsonValue): void => {
-  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
-  else target[key] = value
+  if (key === "__proto__") {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+  } else target[key] = value
 }
 
 /**
@@ -87,7 +91,10 @@ const defineOwn = (target: Record<string, Json.JsonValue>, key: string, value: J
  * @since 0.1.0
  * @category combinators
  */
-export const applyObjectAll = (current: Json.JsonObject, operations: ReadonlyArray<Operation<Json.JsonObject>>): Json.JsonObject => {
+export const applyObjectAll = (
+  current: Json.JsonObject,
+  operations: ReadonlyArray<Operation<Json.JsonObject>>
+): Json.JsonObject => {
   let base = current
   let out: Record<string, Json.JsonValue> | undefined
   for (const [operation, value] of operations) {
@@ -178,7 +185,9 @@ export const checkParts = (
       if (!options.attachmentsAllowed) {
         return Either.left({ code: "attachment-edit", path, detail: "this target takes text parts only" })
       }
-      if (existing === undefined || existing.mediaType !== part.mediaType || !sameBody(part, existing, options.references)) {
+      if (
+        existing === undefined || existing.mediaType !== part.mediaType || !sameBody(part, existing, options.references)
+      ) {
         return Either.left({
           code: "attachment-edit",
           path,
@@ -188,7 +197,11 @@ export const checkParts = (
       resolved = existing
     } else {
       if (part.selection !== "body" || "gap" in part) {
-        return Either.left({ code: "invalid-value", path, detail: "an edit must supply text inline, not a hidden view" })
+        return Either.left({
+          code: "invalid-value",
+          path,
+          detail: "an edit must supply text inline, not a hidden view"
+        })
       }
       if (selectionFor(options.selection, categoryOf(part)) !== "body") {
         return Either.left({
@@ -221,7 +234,12 @@ export const checkMessages = (
   let out: Array<Content.Message> | undefined
   for (let i = 0; i < value.length; i++) {
     const message = value[i]!
-    const parts = checkParts(message.parts, `/${i}/parts`, { attachmentsAllowed: true, attachments, selection, references })
+    const parts = checkParts(message.parts, `/${i}/parts`, {
+      attachmentsAllowed: true,
+      attachments,
+      selection,
+      references
+    })
     if (Either.isLeft(parts)) return Either.left(parts.left)
     const resolved = parts.right === message.parts ? message : { ...message, parts: parts.right }
     if (resolved !== message && out === undefined) out = value.slice(0, i)

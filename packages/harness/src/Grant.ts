@@ -55,7 +55,10 @@ export interface GrantProblem {
  * @since 0.1.0
  * @category constructors
  */
-export const boundaryCapabilities = (boundary: Boundary.Boundary, maxContinuations: number): Capabilities.Capabilities => {
+export const boundaryCapabilities = (
+  boundary: Boundary.Boundary,
+  maxContinuations: number
+): Capabilities.Capabilities => {
   const caps: {
     effects: ReadonlyArray<HookEffect.Kind>
     modify?: Capabilities.Modify
@@ -98,7 +101,10 @@ export const full = (options?: { readonly maxContinuations?: number }): Grant =>
 }
 
 const checkBounds = (type: string, caps: Capabilities.Capabilities, at: string): Array<GrantProblem> =>
-  Capabilities.boundsProblems(type, caps).map((p) => ({ path: at + p.path.map((s) => `/${s}`).join(""), message: p.message }))
+  Capabilities.boundsProblems(type, caps).map((p) => ({
+    path: at + p.path.map((s) => `/${s}`).join(""),
+    message: p.message
+  }))
 
 /**
  * A grant from a static capability manifest (`hooks/capabilities` result shape).
@@ -142,7 +148,10 @@ export const fromCapabilityMap = (
     events[type] = { intercept: caps, observe: true }
   }
   const maxContinuations = options?.maxContinuations ??
-    Math.max(0, ...Object.values(map).map((c) => Json.toNumber(c.flow?.maxContinuations ?? c.flow?.remainingContinuations ?? 0)))
+    Math.max(
+      0,
+      ...Object.values(map).map((c) => Json.toNumber(c.flow?.maxContinuations ?? c.flow?.remainingContinuations ?? 0))
+    )
   return problems.length > 0 ? Either.left(problems) : Either.right({ events, maxContinuations })
 }
 
@@ -166,12 +175,16 @@ export const narrow = (
     const allowed = granted.modify?.[t]
     if (allowed === undefined) problems.push({ path: `/modify/${t}`, message: `modify(${t}) is not granted` })
     else {
-      if (ops.replace && !allowed.replace) problems.push({ path: `/modify/${t}/replace`, message: "replace is not granted" })
+      if (ops.replace && !allowed.replace) {
+        problems.push({ path: `/modify/${t}/replace`, message: "replace is not granted" })
+      }
       if (ops.merge && !allowed.merge) problems.push({ path: `/modify/${t}/merge`, message: "merge is not granted" })
     }
   }
   narrowing.flow?.operations.forEach((op, i) => {
-    if (!granted.flow?.operations.includes(op)) problems.push({ path: `/flow/operations/${i}`, message: `flow ${op} is not granted` })
+    if (!granted.flow?.operations.includes(op)) {
+      problems.push({ path: `/flow/operations/${i}`, message: `flow ${op} is not granted` })
+    }
   })
   const remaining = narrowing.flow?.remainingContinuations
   const grantedRemaining = granted.flow?.remainingContinuations
@@ -235,7 +248,10 @@ export const forStep = (
     : call.flow.operations.includes("continue")
     ? {
       ...call.flow,
-      remainingContinuations: Math.min(allowance.remaining, Json.toNumber(call.flow.remainingContinuations ?? allowance.remaining)),
+      remainingContinuations: Math.min(
+        allowance.remaining,
+        Json.toNumber(call.flow.remainingContinuations ?? allowance.remaining)
+      ),
       continuationCount: allowance.count
     }
     : call.flow

@@ -46,14 +46,14 @@ import * as Attachment from "./Attachment.js"
 import * as Audit from "./Audit.js"
 import * as Boundary from "./Boundary.js"
 import * as Chain from "./Chain.js"
-import * as Tracing from "./Tracing.js"
 import * as Grant from "./Grant.js"
+import * as Prepare from "./internal/prepare.js"
 import * as Retire from "./internal/retire.js"
 import * as Observation from "./Observation.js"
-import * as Prepare from "./internal/prepare.js"
 import * as Registry from "./Registry.js"
 import * as RouteFailure from "./RouteFailure.js"
 import * as Settlement from "./Settlement.js"
+import * as Tracing from "./Tracing.js"
 import {
   type Endpoint,
   type InProcessBackend,
@@ -155,8 +155,11 @@ export type DispatchError = InvalidEvent | InvalidNarrowing
  * @since 0.1.0
  * @category models
  */
-export type Input<E = Event.Event> = E extends unknown
-  ? Omit<E, "type" | "id" | "time" | "source"> & { readonly id?: string; readonly time?: string; readonly source?: string }
+export type Input<E = Event.Event> = E extends unknown ? Omit<E, "type" | "id" | "time" | "source"> & {
+    readonly id?: string
+    readonly time?: string
+    readonly source?: string
+  }
   : never
 
 /**
@@ -343,12 +346,16 @@ const validatorFor = (type: Event.EventType) => {
   return validate
 }
 
-const newId = Effect.map(Effect.zip(Random.nextInt, Random.nextInt), ([a, b]) =>
-  `evt_${(a >>> 0).toString(36)}${(b >>> 0).toString(36)}`)
+const newId = Effect.map(
+  Effect.zip(Random.nextInt, Random.nextInt),
+  ([a, b]) => `evt_${(a >>> 0).toString(36)}${(b >>> 0).toString(36)}`
+)
 
 const has = (input: Json.JsonObject, key: string) => Object.prototype.hasOwnProperty.call(input, key)
 
-const currentTime = Effect.clockWith((c) => c.currentTimeMillis).pipe(Effect.map((millis) => new Date(millis).toISOString()))
+const currentTime = Effect.clockWith((c) => c.currentTimeMillis).pipe(
+  Effect.map((millis) => new Date(millis).toISOString())
+)
 
 /** The event from an input and its envelope members, if it is a valid event of its type. */
 const validate = (
@@ -360,7 +367,9 @@ const validate = (
 ): Either.Either<Json.JsonObject, InvalidEvent> => {
   const event: Json.JsonObject = { ...input, id, source: has(input, "source") ? input.source! : source, type, time }
   if (Json.exceedsDepth(event, Event.maxDepth)) {
-    return Either.left(new InvalidEvent({ type, issues: [{ path: "", message: `nests deeper than ${Event.maxDepth} levels` }] }))
+    return Either.left(
+      new InvalidEvent({ type, issues: [{ path: "", message: `nests deeper than ${Event.maxDepth} levels` }] })
+    )
   }
   if ("type" in input && input.type !== type) {
     return Either.left(new InvalidEvent({ type, issues: [{ path: "/type", message: `must be ${type}` }] }))
@@ -370,10 +379,17 @@ const validate = (
 }
 
 /** Fills in the envelope members that are absent (a present one is validated, never replaced). */
-const prepare = (type: Event.EventType, input: Json.JsonObject, source: string): Effect.Effect<Json.JsonObject, InvalidEvent> => {
+const prepare = (
+  type: Event.EventType,
+  input: Json.JsonObject,
+  source: string
+): Effect.Effect<Json.JsonObject, InvalidEvent> => {
   if (has(input, "id") && has(input, "time")) return validate(type, input, source, input.id!, input.time!)
   return Effect.flatMap(
-    Effect.zip(has(input, "id") ? Effect.succeed(input.id!) : newId, has(input, "time") ? Effect.succeed(input.time!) : currentTime),
+    Effect.zip(
+      has(input, "id") ? Effect.succeed(input.id!) : newId,
+      has(input, "time") ? Effect.succeed(input.time!) : currentTime
+    ),
     ([id, time]) => validate(type, input, source, id, time)
   )
 }
@@ -446,7 +462,9 @@ export const make = <E = never, R = never>(
       )
     const endpoint = (route: Registry.Route): Effect.Effect<Endpoint, TransportError> =>
       endpoints.get(route.backend.id) ??
-        Effect.fail(new TransportError({ reason: "unsupported", detail: `backend ${route.backend.id} is not connected` }))
+        Effect.fail(
+          new TransportError({ reason: "unsupported", detail: `backend ${route.backend.id} is not connected` })
+        )
 
     /** One call; `stop` completes when it must be interrupted. */
     const call = Effect.fnUntraced(function*(
@@ -512,7 +530,10 @@ export const make = <E = never, R = never>(
         ? yield* chain
         : (yield* Deferred.isDone(stop))
         ? stopped
-        : yield* Effect.raceFirst(Effect.interruptible(chain), Effect.interruptible(Effect.as(Deferred.await(stop), stopped)))
+        : yield* Effect.raceFirst(
+          Effect.interruptible(chain),
+          Effect.interruptible(Effect.as(Deferred.await(stop), stopped))
+        )
       const interrupted = ran.interrupted
       const final = yield* Ref.get(progress)
       const recipients = ran.interrupted ? [] : Observation.plan(routes, {
@@ -581,18 +602,28 @@ export const make = <E = never, R = never>(
       // The interrupt effect runs once, for the whole call, in a fiber ended with the call
       // (interruptible whatever the caller's region). It starts at once: an interrupt that
       // has already happened is seen before anything is sent.
-      return Effect.flatMap(Effect.zip(Deferred.make<void>(), Effect.runtime<never>()), ([stop, runtime]) =>
-        Effect.acquireUseRelease(
-          Effect.sync(() =>
-            Runtime.runFork(runtime, Effect.interruptible(Effect.zipRight(interrupt, Deferred.succeed(stop, undefined))))
-          ),
-          () => call(type, input, dispatchOptions, stop),
-          Fiber.interrupt
-        ))
+      return Effect.flatMap(
+        Effect.zip(Deferred.make<void>(), Effect.runtime<never>()),
+        ([stop, runtime]) =>
+          Effect.acquireUseRelease(
+            Effect.sync(() =>
+              Runtime.runFork(
+                runtime,
+                Effect.interruptible(Effect.zipRight(interrupt, Deferred.succeed(stop, undefined)))
+              )
+            ),
+            () => call(type, input, dispatchOptions, stop),
+            Fiber.interrupt
+          )
+      )
     }
     // An input of `Input<EventOf<T>>` is JSON once validated, and the effective event is
     // `EventOf<T>`: `prepare` validates it against the boundary's Schema, Staging every edit.
-    const dispatch = <T extends Event.EventType>(type: T, input: Input<Event.EventOf<T>>, dispatchOptions?: DispatchOptions) =>
+    const dispatch = <T extends Event.EventType>(
+      type: T,
+      input: Input<Event.EventOf<T>>,
+      dispatchOptions?: DispatchOptions
+    ) =>
       dispatchUnknown(type, input as unknown as Json.JsonObject, dispatchOptions) as Effect.Effect<
         DispatchResult<Event.EventOf<T>>,
         DispatchError
@@ -670,7 +701,11 @@ export const defaultConfig: Config.Config.Wrap<ConfigOptions> = { registration: 
 export const layerConfig = <E = never, R = never>(
   config: Config.Config.Wrap<ConfigOptions> = defaultConfig,
   serving?: { readonly backends?: Readonly<Record<string, Served<E, R>>> | undefined }
-): Layer.Layer<Hooks, Registry.ConfigurationError | ConfigError.ConfigError | E, Transports | Exclude<R, Scope.Scope>> =>
+): Layer.Layer<
+  Hooks,
+  Registry.ConfigurationError | ConfigError.ConfigError | E,
+  Transports | Exclude<R, Scope.Scope>
+> =>
   Layer.unwrapEffect(
     Effect.map(Config.unwrap(config), ({ registration, ...options }) =>
       layerJson(registration, { ...options, backends: serving?.backends }))
@@ -689,7 +724,9 @@ export const layerJson = <E = never, R = never>(
 ): Layer.Layer<Hooks, Registry.ConfigurationError | E, Transports | Exclude<R, Scope.Scope>> =>
   Either.match(Json.parse(text), {
     onLeft: (error) =>
-      Layer.fail(new Registry.ConfigurationError({ issues: [{ code: "invalid-document", path: "", message: error.message }] })),
+      Layer.fail(
+        new Registry.ConfigurationError({ issues: [{ code: "invalid-document", path: "", message: error.message }] })
+      ),
     onRight: (document) => layer(document, options)
   })
 
@@ -704,7 +741,8 @@ export const layerTest = (
   registration: unknown,
   backends: Readonly<Record<string, InProcessBackend>>,
   options?: Options
-): Layer.Layer<Hooks, Registry.ConfigurationError> => layer(registration, options).pipe(Layer.provide(layerInProcess(backends)))
+): Layer.Layer<Hooks, Registry.ConfigurationError> =>
+  layer(registration, options).pipe(Layer.provide(layerInProcess(backends)))
 
 /**
  * Dispatches a boundary through the service in context, typed by its event type:
@@ -714,8 +752,11 @@ export const layerTest = (
  * @since 0.1.0
  * @category accessors
  */
-export const dispatch = <T extends Event.EventType>(type: T, input: Input<Event.EventOf<T>>, options?: DispatchOptions) =>
-  Effect.flatMap(Hooks, (hooks) => hooks.dispatch(type, input, options))
+export const dispatch = <T extends Event.EventType>(
+  type: T,
+  input: Input<Event.EventOf<T>>,
+  options?: DispatchOptions
+) => Effect.flatMap(Hooks, (hooks) => hooks.dispatch(type, input, options))
 
 /**
  * Dispatches a boundary from untyped JSON through the service in context (validated at

@@ -83,7 +83,12 @@ export const plan = (
   return [...routes.observe, ...downgraded]
 }
 
-const outcomeOf = (route: Registry.Route, outcome: Observation["outcome"], code?: Code, detail?: string): Observation => ({
+const outcomeOf = (
+  route: Registry.Route,
+  outcome: Observation["outcome"],
+  code?: Code,
+  detail?: string
+): Observation => ({
   backend: route.backend.id,
   subscription: route.label,
   mode: route.mode,
@@ -174,7 +179,9 @@ export const deliver = (
     Effect.map((exit) => {
       if (Exit.isSuccess(exit)) return outcomeOf(route, "delivered")
       const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
-      if (failure === "timeout") return outcomeOf(route, "timeout", "timeout", `not delivered within ${options.timeoutMs} ms`)
+      if (failure === "timeout") {
+        return outcomeOf(route, "timeout", "timeout", `not delivered within ${options.timeoutMs} ms`)
+      }
       if (failure !== undefined) return outcomeOf(route, "failed", failure.reason, failure.detail)
       return outcomeOf(route, "interrupted", undefined, interruptedDetail)
     }),
@@ -208,10 +215,15 @@ export const deliverAll = (
     )
     if (stop === undefined) return Effect.as(all, { observations: outcomes as Array<Observation>, interrupted: false })
     const race = Effect.map(
-      Effect.raceFirst(Effect.interruptible(Effect.as(all, false)), Effect.interruptible(Effect.as(Deferred.await(stop), true))),
+      Effect.raceFirst(
+        Effect.interruptible(Effect.as(all, false)),
+        Effect.interruptible(Effect.as(Deferred.await(stop), true))
+      ),
       (interrupted): Delivered => ({
         interrupted,
-        observations: outcomes.map((o, i) => o ?? outcomeOf(recipients[i]!, "interrupted", undefined, interruptedDetail))
+        observations: outcomes.map((o, i) =>
+          o ?? outcomeOf(recipients[i]!, "interrupted", undefined, interruptedDetail)
+        )
       })
     )
     return Effect.flatMap(

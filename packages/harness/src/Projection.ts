@@ -123,7 +123,8 @@ interface Walk {
   readonly references: Map<string, string>
 }
 
-const withReference = (part: Content.Part, ref: string): Content.Part => reshape(part, { selection: "body", body: { ref } })
+const withReference = (part: Content.Part, ref: string): Content.Part =>
+  reshape(part, { selection: "body", body: { ref } })
 
 const projectPart = (part: Content.Part, pointer: string, walk: Walk): Content.Part => {
   const wanted = selectionFor(walk.subscriber.content, categoryOf(part))
@@ -210,7 +211,9 @@ export const project = (
   const unreadableTargets = new Set<HookEffect.ModifyTarget>()
   for (const t of boundary.targets) {
     const value = getAt(projected, t.field)
-    if ((t.value === "MessageList" || t.value === "TextPartList") && hasHiddenText(value)) hiddenTextTargets.add(t.target)
+    if ((t.value === "MessageList" || t.value === "TextPartList") && hasHiddenText(value)) {
+      hiddenTextTargets.add(t.target)
+    }
     if (t.value === "ElicitationAnswer") {
       const readable = isPart(value) && value.kind === "text" && value.selection === "body" && !("gap" in value)
       if (!readable) unreadableTargets.add(t.target)

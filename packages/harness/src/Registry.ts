@@ -54,7 +54,11 @@ export type ConfigurationCode = typeof ConfigurationCode.Type
  * @since 0.1.0
  * @category models
  */
-export const ConfigurationIssue = Schema.Struct({ code: ConfigurationCode, path: Schema.String, message: Schema.String })
+export const ConfigurationIssue = Schema.Struct({
+  code: ConfigurationCode,
+  path: Schema.String,
+  message: Schema.String
+})
 
 /**
  * @since 0.1.0
@@ -82,10 +86,12 @@ export type ConfigurationErrorTypeId = typeof ConfigurationErrorTypeId
  * @since 0.1.0
  * @category errors
  */
-export class ConfigurationError extends Schema.TaggedError<ConfigurationError>("@effect-ahp/harness/ConfigurationError")(
-  "ConfigurationError",
-  { issues: Schema.Array(ConfigurationIssue) }
-) {
+export class ConfigurationError
+  extends Schema.TaggedError<ConfigurationError>("@effect-ahp/harness/ConfigurationError")(
+    "ConfigurationError",
+    { issues: Schema.Array(ConfigurationIssue) }
+  )
+{
   readonly [ConfigurationErrorTypeId]: ConfigurationErrorTypeId = ConfigurationErrorTypeId
   override get message(): string {
     return `invalid registration: ${this.issues.map((i) => `${i.path || "/"}: ${i.message}`).join("; ")}`
@@ -128,7 +134,9 @@ export interface Route {
 export interface Registry {
   readonly registration: Registration.Registration
   /** Routes for an event type, in registration order. */
-  readonly routes: (type: Event.EventType) => { readonly intercept: ReadonlyArray<Route>; readonly observe: ReadonlyArray<Route> }
+  readonly routes: (
+    type: Event.EventType
+  ) => { readonly intercept: ReadonlyArray<Route>; readonly observe: ReadonlyArray<Route> }
 }
 
 /**
@@ -146,7 +154,11 @@ const decodeRegistration = Decoder.make(Registration.Registration)
  * grant offers for the subscription's mode (selectors the schema rejects are its to
  * report), and an intercept deadline must fit a timer.
  */
-const hostIssues = (document: unknown, grant: Grant.Grant, served: ReadonlyArray<string> | undefined): Array<ConfigurationIssue> => {
+const hostIssues = (
+  document: unknown,
+  grant: Grant.Grant,
+  served: ReadonlyArray<string> | undefined
+): Array<ConfigurationIssue> => {
   const issues: Array<ConfigurationIssue> = []
   if (!Json.isObject(document) || !Array.isArray(document.hooks)) return issues
   if (served !== undefined) issues.push(...servingIssues(document.hooks, served))
@@ -175,9 +187,15 @@ const hostIssues = (document: unknown, grant: Grant.Grant, served: ReadonlyArray
         const path = `/hooks/${b}/subscriptions/${s}/events/${i}`
         if (Registration.isWildcard(selector)) {
           if (!Event.eventTypes.some((t) => Registration.selectorMatches(selector, t) && offered(t))) {
-            issues.push({ code: "wildcard-selects-nothing", path, message: `${selector} selects no event this host offers for ${mode}` })
+            issues.push({
+              code: "wildcard-selects-nothing",
+              path,
+              message: `${selector} selects no event this host offers for ${mode}`
+            })
           }
-        } else if (Event.isEventType(selector) && (mode === "observe" || Event.isInterceptable(selector)) && !offered(selector)) {
+        } else if (
+          Event.isEventType(selector) && (mode === "observe" || Event.isInterceptable(selector)) && !offered(selector)
+        ) {
           issues.push({
             code: mode === "intercept" ? "event-not-intercepted-by-host" : "event-not-observed-by-host",
             path,
@@ -227,7 +245,8 @@ const maxTimeoutMs = 2_147_483_647
 const beyondTimers = (timeout: unknown): boolean =>
   typeof timeout === "number"
     ? Number.isInteger(timeout) && timeout > maxTimeoutMs
-    : timeout instanceof Json.LosslessNumber && timeout.isInteger && !timeout.source.startsWith("-") && timeout.approximate > maxTimeoutMs
+    : timeout instanceof Json.LosslessNumber && timeout.isInteger && !timeout.source.startsWith("-") &&
+      timeout.approximate > maxTimeoutMs
 
 /** JSON Pointer segments compared in document order: array indices as numbers. */
 const comparePaths = (a: string, b: string): number => {

@@ -36,7 +36,13 @@ export type Phase = typeof Phase.Type
  * @since 0.1.0
  * @category models
  */
-export const Code = Schema.Union(TransportFailure, Schema.Literal("timeout"), AttachmentFailure, UploadFailure, RejectionCode)
+export const Code = Schema.Union(
+  TransportFailure,
+  Schema.Literal("timeout"),
+  AttachmentFailure,
+  UploadFailure,
+  RejectionCode
+)
 
 /**
  * @since 0.1.0
@@ -84,7 +90,9 @@ const Json = Schema.Struct(fields)
  * @since 0.1.0
  * @category errors
  */
-export class RouteFailure extends Schema.TaggedError<RouteFailure>("@effect-ahp/harness/RouteFailure")("RouteFailure", fields) {
+export class RouteFailure
+  extends Schema.TaggedError<RouteFailure>("@effect-ahp/harness/RouteFailure")("RouteFailure", fields)
+{
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `${this.backend}/${this.subscription}: ${this.phase} ${this.code}: ${this.detail}`

@@ -11,7 +11,18 @@
  *
  * @since 0.1.0
  */
-import { Capabilities, Common, Content, Decoder, Elicitation, HookEffect, Issue, Json, JsonRpc, Registration } from "@effect-ahp/protocol"
+import {
+  Capabilities,
+  Common,
+  Content,
+  Decoder,
+  Elicitation,
+  HookEffect,
+  Issue,
+  Json,
+  JsonRpc,
+  Registration
+} from "@effect-ahp/protocol"
 import * as Either from "effect/Either"
 import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
@@ -153,21 +164,33 @@ const checkEnvelope = (response: unknown, requestId: JsonRpc.Id): Either.Either<
     return reject("protocol", "id-mismatch", "/id", "the response id does not match the request id")
   }
   if ("error" in response) {
-    if ("result" in response) return reject("protocol", "invalid-envelope", "", "a response cannot carry result and error")
+    if ("result" in response) {
+      return reject("protocol", "invalid-envelope", "", "a response cannot carry result and error")
+    }
     const error = response.error
     const code = Json.isObject(error) && typeof error.code === "number" ? error.code : undefined
-    return reject("protocol", "jsonrpc-error", "/error", `the backend answered with JSON-RPC error ${code ?? "(no code)"}`, code)
+    return reject(
+      "protocol",
+      "jsonrpc-error",
+      "/error",
+      `the backend answered with JSON-RPC error ${code ?? "(no code)"}`,
+      code
+    )
   }
   const result = response.result
   if (!Json.isObject(result)) return reject("protocol", "invalid-envelope", "/result", "result must be an object")
   if (result.protocolVersion !== "draft") {
     return reject("protocol", "version-mismatch", "/result/protocolVersion", "protocolVersion must be \"draft\"")
   }
-  if ("manifest" in result) return reject("protocol", "invalid-envelope", "/result/manifest", "an intercept result carries no manifest")
+  if ("manifest" in result) {
+    return reject("protocol", "invalid-envelope", "/result/manifest", "an intercept result carries no manifest")
+  }
   if ("extensions" in result && !isExtensions(result.extensions)) {
     return reject("protocol", "invalid-envelope", "/result/extensions", "extensions must be keyed by reverse-DNS names")
   }
-  if (!Array.isArray(result.effects)) return reject("protocol", "missing-effects", "/result/effects", "effects must be an array")
+  if (!Array.isArray(result.effects)) {
+    return reject("protocol", "missing-effects", "/result/effects", "effects must be an array")
+  }
   return Either.right(result.effects)
 }
 
@@ -178,7 +201,9 @@ const classify = (effect: unknown, pointer: string): Either.Either<HookEffect.Ho
   }
   const member = effect.type === "flow" ? String(effect.operation) : effect.type
   const decode = memberDecoders[member]
-  if (decode === undefined) return reject("staging", "invalid-effect", `${pointer}/operation`, "flow operation must be stop or continue")
+  if (decode === undefined) {
+    return reject("staging", "invalid-effect", `${pointer}/operation`, "flow operation must be stop or continue")
+  }
   const decoded = decode(effect)
   if (Either.isRight(decoded)) return Either.right(decoded.right)
   const issues = Issue.fromParseError(decoded.left)
@@ -200,11 +225,22 @@ const checkGrant = (
   return problem === undefined ? Either.void : reject("staging", problem.code, pointer + problem.path, problem.message)
 }
 
-const checkReturn = (boundary: Boundary.Boundary, value: Json.JsonValue, pointer: string): Either.Either<void, Rejection> => {
-  if (boundary.returns === undefined) return reject("staging", "ungranted-effect", pointer, "return is not possible here")
+const checkReturn = (
+  boundary: Boundary.Boundary,
+  value: Json.JsonValue,
+  pointer: string
+): Either.Either<void, Rejection> => {
+  if (boundary.returns === undefined) {
+    return reject("staging", "ungranted-effect", pointer, "return is not possible here")
+  }
   return Either.isRight(decoderFor(Boundary.returnSchema(boundary.returns))(value))
     ? Either.void
-    : reject("staging", "invalid-value", `${pointer}/value`, `the supplied result is not a valid ${boundary.returns} value here`)
+    : reject(
+      "staging",
+      "invalid-value",
+      `${pointer}/value`,
+      `the supplied result is not a valid ${boundary.returns} value here`
+    )
 }
 
 /** A modify effect of the response and its JSON Pointer. */
@@ -217,14 +253,23 @@ interface Edit {
  * The checks of one modify effect that need no edited value: its target exists here, the
  * subscription could read it, a replace hides no text, the value is valid for the target.
  */
-const checkModify = (effect: HookEffect.Modify, ctx: Context, pointer: string): Either.Either<Boundary.Target, Rejection> => {
+const checkModify = (
+  effect: HookEffect.Modify,
+  ctx: Context,
+  pointer: string
+): Either.Either<Boundary.Target, Rejection> => {
   const target = Boundary.targetOf(ctx.boundary, effect.target)
   if (target === undefined) return reject("staging", "ungranted-target", `${pointer}/target`, "no such target here")
   if (ctx.view.unreadableTargets.has(effect.target)) {
     return reject("staging", "unauthorized-content", pointer, `the subscription could not read ${effect.target}`)
   }
   if (effect.operation === "replace" && ctx.view.hiddenTextTargets.has(effect.target)) {
-    return reject("staging", "hidden-text-replace", `${pointer}/operation`, "cannot replace a list holding text the subscription could not see")
+    return reject(
+      "staging",
+      "hidden-text-replace",
+      `${pointer}/operation`,
+      "cannot replace a list holding text the subscription could not see"
+    )
   }
   if (target.value === "ElicitationAnswer") {
     return Json.isObject(effect.value)
@@ -235,15 +280,24 @@ const checkModify = (effect: HookEffect.Modify, ctx: Context, pointer: string): 
   // A decoded modify value is a JSON value, and an object for an object target: all that
   // `Json.AnyObject` asks, so only stricter schemas need checking.
   if (schema !== Json.AnyObject && Either.isLeft(decoderFor(schema)(effect.value))) {
-    return reject("staging", "invalid-value", `${pointer}/value`, `not a valid ${target.value} value for ${effect.target}`)
+    return reject(
+      "staging",
+      "invalid-value",
+      `${pointer}/value`,
+      `not a valid ${target.value} value for ${effect.target}`
+    )
   }
   return Either.right(target)
 }
 
 /** The target's value after every edit of the response, and the members merged when none replaced. */
-type Applied = Either.Either<{ readonly value: Json.JsonValue; readonly mergedKeys?: Set<string> | undefined }, Rejection>
+type Applied = Either.Either<
+  { readonly value: Json.JsonValue; readonly mergedKeys?: Set<string> | undefined },
+  Rejection
+>
 
-const editProblem = (p: Edit.EditProblem, pointer: string) => reject("staging", p.code, `${pointer}/value${p.path}`, p.detail)
+const editProblem = (p: Edit.EditProblem, pointer: string) =>
+  reject("staging", p.code, `${pointer}/value${p.path}`, p.detail)
 
 const applyMessages = (edits: ReadonlyArray<Edit>, current: ReadonlyArray<Content.Message>, ctx: Context): Applied => {
   // An edit may keep the attachments of the list it applies to: a merge keeps that list's
@@ -282,7 +336,7 @@ const objectOperations = (edits: ReadonlyArray<Edit>) => {
     const value = effect.value as Json.JsonObject
     operations.push([effect.operation, value])
     if (effect.operation === "replace") mergedKeys = undefined
-    else if (mergedKeys !== undefined) for (const key of Object.keys(value)) mergedKeys.add(key)
+    else if (mergedKeys !== undefined) { for (const key of Object.keys(value)) mergedKeys.add(key) }
   }
   return { operations, mergedKeys }
 }
@@ -297,7 +351,12 @@ const applyObjects = (edits: ReadonlyArray<Edit>, current: unknown, target: Boun
   // object: only stricter schemas are checked against it.
   const schema = Boundary.valueSchema(target)
   if (schema !== Json.AnyObject && Either.isLeft(decoderFor(schema)(next))) {
-    return reject("staging", "invalid-value", `${edits[edits.length - 1]!.pointer}/value`, `the resulting ${target.target} is not valid`)
+    return reject(
+      "staging",
+      "invalid-value",
+      `${edits[edits.length - 1]!.pointer}/value`,
+      `the resulting ${target.target} is not valid`
+    )
   }
   return Either.right({ value: next, mergedKeys })
 }
@@ -314,9 +373,14 @@ const applyElicitationAnswer = (edits: ReadonlyArray<Edit>, target: Boundary.Tar
     return reject("staging", "unauthorized-content", first, "the elicitation result text is not available")
   }
   const parsed = Elicitation.parseResult(part.text)
-  if (Either.isLeft(parsed)) return reject("staging", "invalid-value", first, "the current elicitation result is not a valid MCP result")
+  if (Either.isLeft(parsed)) {
+    return reject("staging", "invalid-value", first, "the current elicitation result is not a valid MCP result")
+  }
   const result = parsed.right as Json.JsonObject
-  const next = Edit.applyObjectAll(Json.isObject(result.content) ? result.content : {}, objectOperations(edits).operations)
+  const next = Edit.applyObjectAll(
+    Json.isObject(result.content) ? result.content : {},
+    objectOperations(edits).operations
+  )
   if (Either.isLeft(decoderFor(Boundary.ElicitationAnswer)(next))) {
     return reject("staging", "invalid-value", last, "answer values must be strings, numbers, booleans or string lists")
   }

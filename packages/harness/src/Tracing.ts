@@ -30,11 +30,11 @@ export const isBuiltIn = (tracer: Tracer.Tracer): boolean => tracer === builtInT
  * @since 0.1.0
  * @category tracing
  */
-export const withSpanWhenTraced = (name: string, options: Tracer.SpanOptions = {}) =>
-<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.tracerWith((tracer) =>
-    isBuiltIn(tracer) ? self : Effect.withSpan(self, name, { ...options, captureStackTrace: false })
-  )
+export const withSpanWhenTraced =
+  (name: string, options: Tracer.SpanOptions = {}) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.tracerWith((tracer) =>
+      isBuiltIn(tracer) ? self : Effect.withSpan(self, name, { ...options, captureStackTrace: false })
+    )
 
 /**
  * The extension key of W3C trace context in an event (`{"traceparent": …, "tracestate"?: …}`).
@@ -70,7 +70,10 @@ const traceparentPattern = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/
  * @since 0.1.0
  * @category trace context
  */
-export const traceContextFrom = (traceparent: string | undefined, tracestate: string | undefined): TraceContext | undefined =>
+export const traceContextFrom = (
+  traceparent: string | undefined,
+  tracestate: string | undefined
+): TraceContext | undefined =>
   traceparent === undefined || !traceparentPattern.test(traceparent.trim())
     ? undefined
     : tracestate === undefined || tracestate.trim() === ""
@@ -143,5 +146,6 @@ export const exportRequested = (env: Readonly<Record<string, string | undefined>
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true") return false
   if (env.OTEL_TRACES_EXPORTER === "none" && env.OTEL_LOGS_EXPORTER === "none") return false
   return isSet(env.OTEL_EXPORTER_OTLP_ENDPOINT) || isSet(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) ||
-    isSet(env.OTEL_EXPORTER_OTLP_LOGS_ENDPOINT) || env.OTEL_TRACES_EXPORTER === "otlp" || env.OTEL_LOGS_EXPORTER === "otlp"
+    isSet(env.OTEL_EXPORTER_OTLP_LOGS_ENDPOINT) || env.OTEL_TRACES_EXPORTER === "otlp" ||
+    env.OTEL_LOGS_EXPORTER === "otlp"
 }

@@ -7,8 +7,8 @@ import { Audit, AuditTelemetry, Hooks, Tracing, Transport } from "@effect-ahp/ha
 import { Json } from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, JSONSchema, type Layer, Option, Schema } from "effect"
-import * as fs from "node:fs"
 import { createHash } from "node:crypto"
+import * as fs from "node:fs"
 import { answer, backends, intercept, observe, registration, toolBefore } from "./support.js"
 
 /** Runs `dispatch` on hooks with an in-memory audit; the records once the audit's scope closed. */
@@ -58,16 +58,31 @@ describe("Audit", () => {
   it.effect("records the called interceptors in order, the explicit deny that stopped the chain, the observers and the hashes", () =>
     Effect.gen(function*() {
       const { layer, log } = scripts()
-      const { records, result } = yield* audited(reg("fail-open"), layer, (hooks) =>
-        hooks.dispatch("tool.before", toolBefore({ command: "rm -rf /" })))
+      const { records, result } = yield* audited(
+        reg("fail-open"),
+        layer,
+        (hooks) => hooks.dispatch("tool.before", toolBefore({ command: "rm -rf /" }))
+      )
       assert.strictEqual(records.length, 1)
       const record = records[0]!
       assert.deepStrictEqual(Schema.decodeUnknownSync(Audit.Record)(Schema.encodeSync(Audit.Record)(record)), record)
-      assert.deepStrictEqual(record.event, { id: "evt_1", type: "tool.before", source: "urn:effect-ahp:harness", sessionId: "sess_1", callId: "call_1" })
+      assert.deepStrictEqual(record.event, {
+        id: "evt_1",
+        type: "tool.before",
+        source: "urn:effect-ahp:harness",
+        sessionId: "sess_1",
+        callId: "call_1"
+      })
       assert.deepStrictEqual(
-        record.interceptors.map((i) => [i.backend, i.subscription, i.outcome, i.code, i.failurePolicy, i.syntheticDenial, i.effects]),
+        record.interceptors.map((
+          i
+        ) => [i.backend, i.subscription, i.outcome, i.code, i.failurePolicy, i.syntheticDenial, i.effects]),
         [
-          ["a.modify", "m", "accepted", undefined, "fail-open", false, [{ type: "modify", target: "input", operation: "replace" }]],
+          ["a.modify", "m", "accepted", undefined, "fail-open", false, [{
+            type: "modify",
+            target: "input",
+            operation: "replace"
+          }]],
           ["b.quiet", "q", "no-effect", undefined, "fail-open", false, []],
           ["c.broken", "b", "failed", "exited", "fail-open", false, []],
           ["d.deny", "d", "accepted", undefined, "fail-open", false, [{ type: "deny" }]]
@@ -83,10 +98,18 @@ describe("Audit", () => {
         interrupted: false,
         stoppedAt: { backend: "d.deny", subscription: "d" }
       })
-      assert.deepStrictEqual(record.observers.map((o) => [o.backend, o.outcome]), [["f.watch", "delivered"], ["e.after", "delivered"]])
+      assert.deepStrictEqual(record.observers.map((o) => [o.backend, o.outcome]), [["f.watch", "delivered"], [
+        "e.after",
+        "delivered"
+      ]])
       assert.strictEqual(record.inputHash.after, sha256(result.event))
       assert.notStrictEqual(record.inputHash.before, record.inputHash.after, "the edit changed the input")
-      assert.deepStrictEqual(log.filter((m) => m.method === "hooks/intercept").map((m) => m.backend), ["a.modify", "b.quiet", "c.broken", "d.deny"])
+      assert.deepStrictEqual(log.filter((m) => m.method === "hooks/intercept").map((m) => m.backend), [
+        "a.modify",
+        "b.quiet",
+        "c.broken",
+        "d.deny"
+      ])
       const text = JSON.stringify(records)
       assert.notInclude(text, "rm -rf", "no content without content: true")
       assert.notInclude(text, "hunter2", "no failure detail")
@@ -95,7 +118,11 @@ describe("Audit", () => {
   it.effect("a fail-closed failure is recorded as a synthetic denial, told apart from an explicit deny", () =>
     Effect.gen(function*() {
       const { layer } = scripts()
-      const { records } = yield* audited(reg("fail-closed"), layer, (hooks) => hooks.dispatch("tool.before", toolBefore()))
+      const { records } = yield* audited(
+        reg("fail-closed"),
+        layer,
+        (hooks) => hooks.dispatch("tool.before", toolBefore())
+      )
       const record = records[0]!
       assert.deepStrictEqual(record.interceptors.map((i) => [i.backend, i.outcome, i.syntheticDenial]), [
         ["a.modify", "accepted", false],
@@ -132,10 +159,11 @@ describe("Audit", () => {
           (batch) => Effect.zipRight(Deferred.await(gate), Effect.sync(() => records.push(...batch))),
           { capacity: 2 }
         )
-        const hooks = yield* Hooks.make(registration([{ id: "a.modify", subscriptions: [intercept(["tool.before"])] }])).pipe(
-          Effect.provideService(Audit.Audit, audit),
-          Effect.provide(layer)
-        )
+        const hooks = yield* Hooks.make(registration([{ id: "a.modify", subscriptions: [intercept(["tool.before"])] }]))
+          .pipe(
+            Effect.provideService(Audit.Audit, audit),
+            Effect.provide(layer)
+          )
         yield* Effect.yieldNow()
         for (let i = 0; i < 8; i++) yield* hooks.dispatch("tool.before", toolBefore())
         const dropped = yield* audit.dropped
@@ -169,10 +197,11 @@ describe("Audit.combine", () => {
         const first = yield* Audit.make((batch) => Effect.sync(() => a.push(...batch)))
         const second = yield* Audit.make((batch) => Effect.sync(() => b.push(...batch)), { capacity: 1 })
         const both = Audit.combine([first, second])
-        const hooks = yield* Hooks.make(registration([{ id: "a.quiet", subscriptions: [intercept(["tool.before"])] }])).pipe(
-          Effect.provideService(Audit.Audit, both),
-          Effect.provide(backends({ "a.quiet": answer() }).layer)
-        )
+        const hooks = yield* Hooks.make(registration([{ id: "a.quiet", subscriptions: [intercept(["tool.before"])] }]))
+          .pipe(
+            Effect.provideService(Audit.Audit, both),
+            Effect.provide(backends({ "a.quiet": answer() }).layer)
+          )
         yield* hooks.dispatch("tool.before", toolBefore())
         return yield* both.dropped
       }))
@@ -192,7 +221,11 @@ describe("Tracing.exportRequested", () => {
     assert.isTrue(Tracing.exportRequested({ OTEL_LOGS_EXPORTER: "otlp" }))
     assert.isFalse(Tracing.exportRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c", OTEL_SDK_DISABLED: "TRUE" }))
     assert.isFalse(
-      Tracing.exportRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c", OTEL_TRACES_EXPORTER: "none", OTEL_LOGS_EXPORTER: "none" })
+      Tracing.exportRequested({
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://c",
+        OTEL_TRACES_EXPORTER: "none",
+        OTEL_LOGS_EXPORTER: "none"
+      })
     )
   })
 })
@@ -202,8 +235,14 @@ describe("AuditTelemetry.parentOf", () => {
     const parent = AuditTelemetry.parentOf("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
     assert.isTrue(Option.isSome(parent))
     const span = Option.getOrThrow(parent)
-    assert.deepStrictEqual([span.traceId, span.spanId, span.sampled], ["0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331", true])
-    assert.isFalse(Option.getOrThrow(AuditTelemetry.parentOf("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00")).sampled)
+    assert.deepStrictEqual([span.traceId, span.spanId, span.sampled], [
+      "0af7651916cd43dd8448eb211c80319c",
+      "b7ad6b7169203331",
+      true
+    ])
+    assert.isFalse(
+      Option.getOrThrow(AuditTelemetry.parentOf("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00")).sampled
+    )
     assert.isTrue(Option.isNone(AuditTelemetry.parentOf("00-XYZ-b7ad6b7169203331-01")))
     assert.isTrue(Option.isNone(AuditTelemetry.parentOf(undefined)))
   })

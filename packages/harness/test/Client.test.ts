@@ -7,7 +7,9 @@ const A = "com.example.a"
 
 describe("Client (Promise facade)", () => {
   it("dispatches and closes", async () => {
-    const layer = Transport.layerInProcess({ [A]: { request: (m) => answer({ type: "deny", reason: "nope" })(m, 0), notify: () => Effect.void } })
+    const layer = Transport.layerInProcess({
+      [A]: { request: (m) => answer({ type: "deny", reason: "nope" })(m, 0), notify: () => Effect.void }
+    })
     const client = await Client.make(registration([{ id: A, subscriptions: [intercept(["tool.before"])] }]), layer)
     const result = await client.dispatch("tool.before", toolBefore())
     assert.strictEqual(result.decision.permission, "deny")
@@ -17,7 +19,10 @@ describe("Client (Promise facade)", () => {
 
   it("an abort signal interrupts the call and yields interrupted", async () => {
     const layer = Transport.layerInProcess({ [A]: { request: () => Effect.never, notify: () => Effect.void } })
-    const client = await Client.make(registration([{ id: A, subscriptions: [intercept(["tool.before"], { timeoutMs: 60_000 })] }]), layer)
+    const client = await Client.make(
+      registration([{ id: A, subscriptions: [intercept(["tool.before"], { timeoutMs: 60_000 })] }]),
+      layer
+    )
     const controller = new AbortController()
     const pending = client.dispatch("tool.before", toolBefore(), { signal: controller.signal })
     setTimeout(() => controller.abort(), 10)

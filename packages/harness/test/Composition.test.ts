@@ -40,7 +40,9 @@ describe("Hooks: backends served in process beside transports", () => {
       const guard = servedBackend(answer({ type: "message", text: "guard" }))
       const transported = backends({ [REMOTE]: answer({ type: "deny", reason: "remote" }) })
       const result = yield* Hooks.dispatch("tool.before", toolBefore()).pipe(
-        Effect.provide(Hooks.layer(mixed, { backends: { [GUARD]: guard.backend } }).pipe(Layer.provide(transported.layer)))
+        Effect.provide(
+          Hooks.layer(mixed, { backends: { [GUARD]: guard.backend } }).pipe(Layer.provide(transported.layer))
+        )
       )
       assert.strictEqual(guard.state.requests, 1)
       assert.deepStrictEqual(transported.log.map((r) => r.backend), [REMOTE])
@@ -80,13 +82,17 @@ describe("Hooks: backends served in process beside transports", () => {
   it.effect("an in-process backend nobody serves, and a served id not registered in-process, are configuration errors", () =>
     Effect.gen(function*() {
       const build = (backendsServed: Record<string, Transport.InProcessBackend>) =>
-        Layer.build(Hooks.layer(mixed, { backends: backendsServed }).pipe(Layer.provide(Transport.layerInProcess({})))).pipe(
-          Effect.scoped,
-          Effect.flip
-        )
+        Layer.build(Hooks.layer(mixed, { backends: backendsServed }).pipe(Layer.provide(Transport.layerInProcess({}))))
+          .pipe(
+            Effect.scoped,
+            Effect.flip
+          )
       const quiet: Transport.InProcessBackend = { request: () => Effect.never, notify: () => Effect.void }
       assert.deepStrictEqual(codes(yield* build({})), [["in-process-backend-not-served", "/hooks/0/transport"]])
-      assert.deepStrictEqual(codes(yield* build({ [GUARD]: quiet, [REMOTE]: quiet })), [["served-backend-not-registered", "/hooks"]])
+      assert.deepStrictEqual(codes(yield* build({ [GUARD]: quiet, [REMOTE]: quiet })), [[
+        "served-backend-not-registered",
+        "/hooks"
+      ]])
     }))
 
   it("a validator that knows no host accepts in-process backends", () => {
@@ -116,13 +122,22 @@ describe("Registration builders", () => {
         failurePolicy: "fail-open"
       }]
     })
-    const stdio = Registration.stdio("com.example.lint", { command: "lint", args: ["--hook"], lifecycle: "per_event" }, [
-      Registration.observe(["tool.*", "session.start"], { id: "lint", content: { default: "metadata" } })
-    ])
+    const stdio = Registration.stdio(
+      "com.example.lint",
+      { command: "lint", args: ["--hook"], lifecycle: "per_event" },
+      [
+        Registration.observe(["tool.*", "session.start"], { id: "lint", content: { default: "metadata" } })
+      ]
+    )
     assert.deepStrictEqual(stdio, {
       id: "com.example.lint",
       transport: { type: "stdio", command: "lint", args: ["--hook"], lifecycle: "per_event" },
-      subscriptions: [{ content: { default: "metadata" }, id: "lint", events: ["tool.*", "session.start"], mode: "observe" }]
+      subscriptions: [{
+        content: { default: "metadata" },
+        id: "lint",
+        events: ["tool.*", "session.start"],
+        mode: "observe"
+      }]
     })
   })
 
@@ -135,13 +150,18 @@ describe("Registration builders", () => {
     const compiled = Registry.compile(bad, Grant.full())
     assert.isTrue(Either.isLeft(compiled))
     const found = Either.isLeft(compiled) ? compiled.left.issues.map((i) => i.code) : []
-    for (const code of ["invalid-backend-id", "unsafe-endpoint", "duplicate-backend-id"] as const) assert.include(found, code)
+    for (const code of ["invalid-backend-id", "unsafe-endpoint", "duplicate-backend-id"] as const) {
+      assert.include(found, code)
+    }
   })
 
   it("reject authentication on an in-process backend", () => {
     const compiled = Registry.compile({
       protocolVersion: "draft",
-      hooks: [{ ...Registration.inProcess(GUARD, [interceptTool]), authentication: { type: "bearer", tokenEnv: "TOKEN" } }]
+      hooks: [{
+        ...Registration.inProcess(GUARD, [interceptTool]),
+        authentication: { type: "bearer", tokenEnv: "TOKEN" }
+      }]
     }, Grant.full())
     assert.deepStrictEqual(codes(Either.isLeft(compiled) ? compiled.left : undefined), [[
       "authentication-not-allowed",

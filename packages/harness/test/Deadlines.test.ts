@@ -46,9 +46,13 @@ describe.sequential("absolute deadlines", () => {
   it.live("a fail-closed route whose answer is processed past its deadline denies synthetically", () =>
     Effect.gen(function*() {
       const { layer } = backends({
-        [A]: (request) => Effect.zipRight(busy(150), answer({ type: "allow" }, { type: "return", value: 1 })(request, 0))
+        [A]: (request) =>
+          Effect.zipRight(busy(150), answer({ type: "allow" }, { type: "return", value: 1 })(request, 0))
       })
-      const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"], { timeoutMs: 50, failurePolicy: "fail-closed" })] }])
+      const reg = registration([{
+        id: A,
+        subscriptions: [intercept(["tool.before"], { timeoutMs: 50, failurePolicy: "fail-closed" })]
+      }])
       const { dispatch, scope } = yield* openHooks(reg, layer)
       const result = yield* dispatch()
       yield* Scope.close(scope, Exit.void)
@@ -60,34 +64,47 @@ describe.sequential("absolute deadlines", () => {
 })
 
 describe("the decision is not held by an exchange's retirement", () => {
-  it.live("at a deadline the chain goes on while the exchange retires; the service's scope awaits it", () =>
-    Effect.gen(function*() {
-      const gate = yield* Deferred.make<void>()
-      const started = yield* Deferred.make<void>()
-      const held = heldBackend(gate, started)
-      const reg = registration([
-        { id: A, subscriptions: [intercept(["tool.before"], { timeoutMs: 50 })] },
-        { id: B, subscriptions: [intercept(["tool.before"])] }
-      ])
-      const { dispatch, scope } = yield* openHooks(reg, Transport.layerInProcess({ [A]: held.backend, [B]: { request: (m) => answer({ type: "ask" })(m, 0), notify: () => Effect.void } }))
-      const result = yield* within(3000, "the decision", dispatch())
-      assert.strictEqual(result.errors[0]?.code, "timeout")
-      assert.strictEqual(result.decision.permission, "ask")
-      assert.strictEqual(held.state.retired, 0)
-      const closing = yield* Effect.fork(Scope.close(scope, Exit.void))
-      yield* Effect.sleep(Duration.millis(50))
-      assert.isTrue((yield* Fiber.poll(closing))._tag === "None", "closing waits for the retiring exchange")
-      yield* Deferred.succeed(gate, undefined)
-      yield* within(3000, "the close", Fiber.join(closing))
-      assert.strictEqual(held.state.retired, 1)
-    }), 15_000)
+  it.live(
+    "at a deadline the chain goes on while the exchange retires; the service's scope awaits it",
+    () =>
+      Effect.gen(function*() {
+        const gate = yield* Deferred.make<void>()
+        const started = yield* Deferred.make<void>()
+        const held = heldBackend(gate, started)
+        const reg = registration([
+          { id: A, subscriptions: [intercept(["tool.before"], { timeoutMs: 50 })] },
+          { id: B, subscriptions: [intercept(["tool.before"])] }
+        ])
+        const { dispatch, scope } = yield* openHooks(
+          reg,
+          Transport.layerInProcess({
+            [A]: held.backend,
+            [B]: { request: (m) => answer({ type: "ask" })(m, 0), notify: () => Effect.void }
+          })
+        )
+        const result = yield* within(3000, "the decision", dispatch())
+        assert.strictEqual(result.errors[0]?.code, "timeout")
+        assert.strictEqual(result.decision.permission, "ask")
+        assert.strictEqual(held.state.retired, 0)
+        const closing = yield* Effect.fork(Scope.close(scope, Exit.void))
+        yield* Effect.sleep(Duration.millis(50))
+        assert.isTrue((yield* Fiber.poll(closing))._tag === "None", "closing waits for the retiring exchange")
+        yield* Deferred.succeed(gate, undefined)
+        yield* within(3000, "the close", Fiber.join(closing))
+        assert.strictEqual(held.state.retired, 1)
+      }),
+    15_000
+  )
 
   it.live("an interrupted call returns at once while its exchange retires", () =>
     Effect.gen(function*() {
       const gate = yield* Deferred.make<void>()
       const started = yield* Deferred.make<void>()
       const held = heldBackend(gate, started)
-      const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"], { timeoutMs: 60_000, failurePolicy: "fail-closed" })] }])
+      const reg = registration([{
+        id: A,
+        subscriptions: [intercept(["tool.before"], { timeoutMs: 60_000, failurePolicy: "fail-closed" })]
+      }])
       const { dispatch, scope } = yield* openHooks(reg, Transport.layerInProcess({ [A]: held.backend }))
       const result = yield* within(3000, "the interrupted call", dispatch({ interrupt: Deferred.await(started) }))
       assert.isTrue(result.interrupted)
@@ -98,21 +115,25 @@ describe("the decision is not held by an exchange's retirement", () => {
       assert.strictEqual(held.state.retired, 1)
     }), 15_000)
 
-  it.live("interrupting the fiber running dispatch returns at once while its exchange retires", () =>
-    Effect.gen(function*() {
-      const gate = yield* Deferred.make<void>()
-      const started = yield* Deferred.make<void>()
-      const held = heldBackend(gate, started)
-      const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"], { timeoutMs: 60_000 })] }])
-      const { dispatch, scope } = yield* openHooks(reg, Transport.layerInProcess({ [A]: held.backend }))
-      const fiber = yield* Effect.fork(dispatch())
-      yield* Deferred.await(started)
-      yield* within(3000, "the interruption", Fiber.interrupt(fiber))
-      assert.strictEqual(held.state.retired, 0)
-      yield* Deferred.succeed(gate, undefined)
-      yield* within(3000, "the close", Scope.close(scope, Exit.void))
-      assert.strictEqual(held.state.retired, 1)
-    }), 15_000)
+  it.live(
+    "interrupting the fiber running dispatch returns at once while its exchange retires",
+    () =>
+      Effect.gen(function*() {
+        const gate = yield* Deferred.make<void>()
+        const started = yield* Deferred.make<void>()
+        const held = heldBackend(gate, started)
+        const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"], { timeoutMs: 60_000 })] }])
+        const { dispatch, scope } = yield* openHooks(reg, Transport.layerInProcess({ [A]: held.backend }))
+        const fiber = yield* Effect.fork(dispatch())
+        yield* Deferred.await(started)
+        yield* within(3000, "the interruption", Fiber.interrupt(fiber))
+        assert.strictEqual(held.state.retired, 0)
+        yield* Deferred.succeed(gate, undefined)
+        yield* within(3000, "the close", Scope.close(scope, Exit.void))
+        assert.strictEqual(held.state.retired, 1)
+      }),
+    15_000
+  )
 })
 
 describe("defects", () => {
@@ -126,4 +147,3 @@ describe("defects", () => {
       assert.isTrue(Exit.isFailure(exit) && Cause.isDie(exit.cause))
     }))
 })
-

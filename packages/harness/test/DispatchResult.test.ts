@@ -3,7 +3,11 @@ import { Json } from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, FastCheck as fc, Schema } from "effect"
 
-const provenance = (n: number): Settlement.Provenance => ({ backend: "com.example.b", subscription: String(n), requestId: "evt_1" })
+const provenance = (n: number): Settlement.Provenance => ({
+  backend: "com.example.b",
+  subscription: String(n),
+  requestId: "evt_1"
+})
 
 const denied = Settlement.settle(
   Settlement.accept(
@@ -13,7 +17,11 @@ const denied = Settlement.settle(
         target: "context",
         operation: "append",
         deliverAt: "now",
-        value: [{ id: "m1", role: "user", parts: [{ id: "p1", kind: "text", mediaType: "text/plain", selection: "body", text: "hi" }] }]
+        value: [{
+          id: "m1",
+          role: "user",
+          parts: [{ id: "p1", kind: "text", mediaType: "text/plain", selection: "body", text: "hi" }]
+        }]
       }],
       operationChanged: false
     }, provenance(0)),
@@ -35,10 +43,20 @@ const failure = new RouteFailure.RouteFailure({
 })
 
 const result = {
-  event: { type: "tool.before", id: "evt_1", tool: { name: "Bash" }, n: new Json.LosslessNumber("12345678901234567890") },
+  event: {
+    type: "tool.before",
+    id: "evt_1",
+    tool: { name: "Bash" },
+    n: new Json.LosslessNumber("12345678901234567890")
+  },
   decision: denied,
   errors: [failure],
-  observations: [{ backend: "com.example.o", subscription: "0", mode: "observe" as const, outcome: "timeout" as const }],
+  observations: [{
+    backend: "com.example.o",
+    subscription: "0",
+    mode: "observe" as const,
+    outcome: "timeout" as const
+  }],
   interrupted: false,
   observationsDone: Effect.succeed([])
 }
@@ -46,7 +64,16 @@ const result = {
 describe("DispatchResult", () => {
   it("encodes to the documented JSON form, members in order, absent members as null or omitted", () => {
     const encoded = Schema.encodeSync(Hooks.DispatchResult)(result)
-    assert.deepStrictEqual(Object.keys(encoded), ["event", "effects", "decision", "state", "messages", "errors", "observations", "interrupted"])
+    assert.deepStrictEqual(Object.keys(encoded), [
+      "event",
+      "effects",
+      "decision",
+      "state",
+      "messages",
+      "errors",
+      "observations",
+      "interrupted"
+    ])
     assert.strictEqual(
       Json.stringify(encoded.state),
       "{\"permission\":\"deny\",\"candidate\":null,\"flow\":\"none\",\"instructions\":[]," +
@@ -62,13 +89,18 @@ describe("DispatchResult", () => {
       "[{\"backend\":\"com.example.b\",\"subscription\":\"1\",\"mode\":\"intercept\",\"phase\":\"transport\",\"code\":\"timeout\"," +
         "\"syntheticDenial\":true,\"policy\":\"fail-closed\",\"detail\":\"no answer\",\"httpStatus\":504}]"
     )
-    assert.strictEqual(Json.stringify(encoded.event), "{\"type\":\"tool.before\",\"id\":\"evt_1\",\"tool\":{\"name\":\"Bash\"},\"n\":12345678901234567890}")
+    assert.strictEqual(
+      Json.stringify(encoded.event),
+      "{\"type\":\"tool.before\",\"id\":\"evt_1\",\"tool\":{\"name\":\"Bash\"},\"n\":12345678901234567890}"
+    )
     assert.isFalse("observationsDone" in encoded)
   })
 
   it("decodes its JSON form back (request ids and effect provenance are not part of it)", () => {
     const encoded = Schema.encodeSync(Hooks.DispatchResult)(result)
-    const decoded = Schema.decodeUnknownSync(Hooks.DispatchResult)(Json.parse(Json.stringify(encoded)).pipe((e) => e._tag === "Right" ? e.right : null))
+    const decoded = Schema.decodeUnknownSync(Hooks.DispatchResult)(
+      Json.parse(Json.stringify(encoded)).pipe((e) => e._tag === "Right" ? e.right : null)
+    )
     assert.instanceOf(decoded.errors[0], RouteFailure.RouteFailure)
     assert.deepStrictEqual(decoded.decision.denial, {
       reason: "no",
@@ -82,17 +114,29 @@ describe("DispatchResult", () => {
   it("rejects a JSON form that is not one", () => {
     const encoded = Schema.encodeSync(Hooks.DispatchResult)(result)
     assert.isTrue(Schema.decodeUnknownEither(Hooks.DispatchResult)({ ...encoded, decision: "maybe" })._tag === "Left")
-    assert.isTrue(Schema.decodeUnknownEither(Settlement.Decision)({ ...encoded, state: { ...encoded.state, flow: "sideways" } })._tag === "Left")
+    assert.isTrue(
+      Schema.decodeUnknownEither(Settlement.Decision)({ ...encoded, state: { ...encoded.state, flow: "sideways" } })
+        ._tag === "Left"
+    )
   })
 
-  it.prop("every settled decision survives its JSON form (provenance aside)", [fc.array(fc.constantFrom<Settlement.StagedResponse>(
-    { effects: [{ type: "allow" }], operationChanged: false },
-    { effects: [{ type: "return", value: null }], operationChanged: false },
-    { effects: [{ type: "flow", operation: "stop", reason: "done" }], operationChanged: false },
-    { effects: [{ type: "flow", operation: "continue", instruction: "go" }], operationChanged: true },
-    { effects: [{ type: "deny", reason: "no" }], operationChanged: false }
-  ), { maxLength: 5 }), fc.boolean()], ([responses, interrupted]) => {
-    const decision = Settlement.settle(responses.reduce((s, r, i) => Settlement.accept(s, r, provenance(i)), Settlement.initial()), { interrupted })
+  it.prop("every settled decision survives its JSON form (provenance aside)", [
+    fc.array(
+      fc.constantFrom<Settlement.StagedResponse>(
+        { effects: [{ type: "allow" }], operationChanged: false },
+        { effects: [{ type: "return", value: null }], operationChanged: false },
+        { effects: [{ type: "flow", operation: "stop", reason: "done" }], operationChanged: false },
+        { effects: [{ type: "flow", operation: "continue", instruction: "go" }], operationChanged: true },
+        { effects: [{ type: "deny", reason: "no" }], operationChanged: false }
+      ),
+      { maxLength: 5 }
+    ),
+    fc.boolean()
+  ], ([responses, interrupted]) => {
+    const decision = Settlement.settle(
+      responses.reduce((s, r, i) => Settlement.accept(s, r, provenance(i)), Settlement.initial()),
+      { interrupted }
+    )
     const json = Schema.encodeSync(Settlement.Decision)(decision)
     const back = Schema.decodeUnknownSync(Settlement.Decision)(json)
     assert.deepStrictEqual(back.permission, decision.permission)

@@ -37,7 +37,10 @@ describe("Edit", () => {
   })
 
   const operation = fc.constantFrom<"merge" | "replace">("merge", "replace")
-  const smallObjects = fc.dictionary(fc.constantFrom("a", "b", "__proto__", "constructor"), fc.jsonValue({ maxDepth: 1 })).map(
+  const smallObjects = fc.dictionary(
+    fc.constantFrom("a", "b", "__proto__", "constructor"),
+    fc.jsonValue({ maxDepth: 1 })
+  ).map(
     (o) => Json.clone(o as Json.JsonObject) as Json.JsonObject
   )
 
@@ -45,7 +48,10 @@ describe("Edit", () => {
     messages,
     fc.array(fc.tuple(operation, messages), { maxLength: 6 })
   ], ([current, operations]) => {
-    const stepwise = operations.reduce((acc, [op, value]) => Edit.applyList(acc, op, value), current as ReadonlyArray<Content.Message>)
+    const stepwise = operations.reduce(
+      (acc, [op, value]) => Edit.applyList(acc, op, value),
+      current as ReadonlyArray<Content.Message>
+    )
     assert.deepStrictEqual(Edit.applyListAll(current, operations), stepwise)
   })
 
@@ -79,29 +85,67 @@ describe("Edit", () => {
     assert.isUndefined((merged as any).polluted)
   })
 
-  const text = (id: string, t: string): Content.Part => ({ id, kind: "text", mediaType: "text/plain", selection: "body", text: t })
-  const image: Content.Part = { id: "img", kind: "attachment", mediaType: "image/png", selection: "body", body: { ref: "r1" } }
+  const text = (id: string, t: string): Content.Part => ({
+    id,
+    kind: "text",
+    mediaType: "text/plain",
+    selection: "body",
+    text: t
+  })
+  const image: Content.Part = {
+    id: "img",
+    kind: "attachment",
+    mediaType: "image/png",
+    selection: "body",
+    body: { ref: "r1" }
+  }
   const current: ReadonlyArray<Content.Message> = [{ id: "m1", role: "tool", parts: [text("p1", "out"), image] }]
   const everything = { default: "body" } as const
 
   it("an existing attachment may be kept; a new or altered one is an attachment edit", () => {
-    const kept = Edit.checkMessages([{ id: "m2", role: "tool", parts: [{ id: "img", kind: "attachment", mediaType: "image/png", selection: "metadata" }] }], current, everything)
+    const kept = Edit.checkMessages(
+      [{
+        id: "m2",
+        role: "tool",
+        parts: [{ id: "img", kind: "attachment", mediaType: "image/png", selection: "metadata" }]
+      }],
+      current,
+      everything
+    )
     assert.isTrue(Either.isRight(kept))
     assert.deepStrictEqual(Either.getOrThrow(kept)[0]!.parts[0], image)
-    const added = Edit.checkMessages([{ id: "m2", role: "tool", parts: [{ ...image, id: "new" }] }], current, everything)
+    const added = Edit.checkMessages(
+      [{ id: "m2", role: "tool", parts: [{ ...image, id: "new" }] }],
+      current,
+      everything
+    )
     assert.deepStrictEqual(Either.isLeft(added) && added.left.code, "attachment-edit")
-    const rebound = Edit.checkMessages([{ id: "m2", role: "tool", parts: [{ ...image, body: { ref: "other" } }] }], current, everything)
+    const rebound = Edit.checkMessages(
+      [{ id: "m2", role: "tool", parts: [{ ...image, body: { ref: "other" } }] }],
+      current,
+      everything
+    )
     assert.deepStrictEqual(Either.isLeft(rebound) && rebound.left.path, "/0/parts/0")
   })
 
   it("text-part lists reject attachments and hidden views", () => {
-    assert.strictEqual(Either.isLeft(Edit.checkTextParts([image], everything)) && Either.getLeft(Edit.checkTextParts([image], everything)).pipe((o) => o._tag === "Some" && o.value.code), "attachment-edit")
-    const hidden = Edit.checkTextParts([{ id: "h", kind: "text", mediaType: "text/plain", selection: "metadata" }], everything)
+    assert.strictEqual(
+      Either.isLeft(Edit.checkTextParts([image], everything)) &&
+        Either.getLeft(Edit.checkTextParts([image], everything)).pipe((o) => o._tag === "Some" && o.value.code),
+      "attachment-edit"
+    )
+    const hidden = Edit.checkTextParts(
+      [{ id: "h", kind: "text", mediaType: "text/plain", selection: "metadata" }],
+      everything
+    )
     assert.strictEqual(Either.isLeft(hidden) && hidden.left.code, "invalid-value")
   })
 
   it("incoming text needs body selection of its category", () => {
-    const result = Edit.checkTextParts([{ ...text("r", "thought"), category: "reasoning" } as Content.Part], { default: "body", reasoning: "omit" })
+    const result = Edit.checkTextParts([{ ...text("r", "thought"), category: "reasoning" } as Content.Part], {
+      default: "body",
+      reasoning: "omit"
+    })
     assert.strictEqual(Either.isLeft(result) && result.left.code, "unauthorized-content")
   })
 })

@@ -23,7 +23,10 @@ describe("AHP-COMP-001 interceptor order", () => {
 
   it.effect("a result with no effects proceeds to the next interceptor and is not permission", () => {
     const { layer, log } = backends({ [A]: answer(), [B]: answer() })
-    const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, { id: B, subscriptions: [intercept(["tool.before"])] }])
+    const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, {
+      id: B,
+      subscriptions: [intercept(["tool.before"])]
+    }])
     return withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore())).pipe(Effect.map((result) => {
       assert.strictEqual(log.length, 2)
       assert.strictEqual(result.decision.permission, "none")
@@ -33,7 +36,10 @@ describe("AHP-COMP-001 interceptor order", () => {
 
   it.effect("an accepted deny refuses the operation and stops decision-making", () => {
     const { layer, log } = backends({ [A]: answer({ type: "deny", reason: "destructive" }), [B]: answer() })
-    const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, { id: B, subscriptions: [intercept(["tool.before"])] }])
+    const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, {
+      id: B,
+      subscriptions: [intercept(["tool.before"])]
+    }])
     return withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore())).pipe(Effect.map((result) => {
       assert.strictEqual(result.decision.permission, "deny")
       assert.strictEqual(result.decision.denial?.reason, "destructive")
@@ -43,8 +49,14 @@ describe("AHP-COMP-001 interceptor order", () => {
   })
 
   it.effect("an accepted flow stop ends decision-making", () => {
-    const { layer, log } = backends({ [A]: answer({ type: "flow", operation: "stop", reason: "enough" }), [B]: answer() })
-    const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, { id: B, subscriptions: [intercept(["tool.before"])] }])
+    const { layer, log } = backends({
+      [A]: answer({ type: "flow", operation: "stop", reason: "enough" }),
+      [B]: answer()
+    })
+    const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, {
+      id: B,
+      subscriptions: [intercept(["tool.before"])]
+    }])
     return withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore())).pipe(Effect.map((result) => {
       assert.strictEqual(result.decision.flow, "stop")
       assert.strictEqual(result.decision.stopReason, "enough")
@@ -57,13 +69,22 @@ describe("AHP-COMP-001 interceptor order", () => {
       [A]: () => Effect.fail(new Transport.TransportError({ reason: "exited", detail: "backend exited" })),
       [B]: answer({ type: "ask" })
     })
-    const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, { id: B, subscriptions: [intercept(["tool.before"])] }])
+    const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, {
+      id: B,
+      subscriptions: [intercept(["tool.before"])]
+    }])
     return withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore())).pipe(Effect.map((result) => {
       assert.strictEqual(log.length, 2)
       assert.strictEqual(result.decision.permission, "ask")
       assert.strictEqual(result.errors.length, 1)
       const [error] = result.errors
-      assert.deepStrictEqual([error!.backend, error!.subscription, error!.phase, error!.code, error!.syntheticDenial], [A, "0", "transport", "exited", false])
+      assert.deepStrictEqual([error!.backend, error!.subscription, error!.phase, error!.code, error!.syntheticDenial], [
+        A,
+        "0",
+        "transport",
+        "exited",
+        false
+      ])
     }))
   })
 
@@ -97,7 +118,13 @@ describe("AHP-EDIT-001 atomic acceptance and chaining", () => {
   it.effect("a valid deny inside an invalid list is not salvaged; earlier accepted responses survive", () => {
     const { layer } = backends({
       [A]: answer({ type: "message", text: "from a" }),
-      [B]: answer({ type: "deny", reason: "no" }, { type: "modify", target: "input", operation: "merge", value: { x: 1 }, extra: true }),
+      [B]: answer({ type: "deny", reason: "no" }, {
+        type: "modify",
+        target: "input",
+        operation: "merge",
+        value: { x: 1 },
+        extra: true
+      }),
       [C]: answer()
     })
     const reg = registration([
@@ -125,19 +152,32 @@ describe("AHP-EDIT-001 atomic acceptance and chaining", () => {
       { id: B, subscriptions: [intercept(["tool.before"])] },
       { id: C, subscriptions: [intercept(["tool.before"])] }
     ])
-    return withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore({ command: "ls", keep: 1 }))).pipe(Effect.map((result) => {
-      assert.deepStrictEqual(log[1]!.event.tool.input, { command: "ls -la", keep: 1, added: null })
-      assert.deepStrictEqual(log[2]!.event.tool.input, { command: "ls -la", keep: 1, added: null })
-      assert.deepStrictEqual(result.event.tool, { ...toolBefore().tool, input: { command: "ls -la", keep: 1, added: null } })
-    }))
+    return withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore({ command: "ls", keep: 1 }))).pipe(
+      Effect.map((result) => {
+        assert.deepStrictEqual(log[1]!.event.tool.input, { command: "ls -la", keep: 1, added: null })
+        assert.deepStrictEqual(log[2]!.event.tool.input, { command: "ls -la", keep: 1, added: null })
+        assert.deepStrictEqual(result.event.tool, {
+          ...toolBefore().tool,
+          input: { command: "ls -la", keep: 1, added: null }
+        })
+      })
+    )
   })
 
   it.effect("within one response modifications apply before its return is bound, whatever the order", () => {
     const { layer } = backends({
       [A]: answer({ type: "allow" }, { type: "return", value: "cached" }),
-      [B]: answer({ type: "return", value: "fresh" }, { type: "modify", target: "input", operation: "merge", value: { command: "ls -1" } })
+      [B]: answer({ type: "return", value: "fresh" }, {
+        type: "modify",
+        target: "input",
+        operation: "merge",
+        value: { command: "ls -1" }
+      })
     })
-    const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, { id: B, subscriptions: [intercept(["tool.before"])] }])
+    const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, {
+      id: B,
+      subscriptions: [intercept(["tool.before"])]
+    }])
     return withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore())).pipe(Effect.map((result) => {
       assert.strictEqual(result.decision.candidate?.value, "fresh")
       assert.strictEqual(result.decision.permission, "none")
@@ -150,7 +190,10 @@ describe("AHP-EDIT-001 atomic acceptance and chaining", () => {
       [A]: answer({ type: "allow" }, { type: "return", value: 1 }),
       [B]: answer({ type: "modify", target: "input", operation: "replace", value: { command: "ls" } })
     })
-    const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, { id: B, subscriptions: [intercept(["tool.before"])] }])
+    const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, {
+      id: B,
+      subscriptions: [intercept(["tool.before"])]
+    }])
     return withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore())).pipe(Effect.map((result) => {
       assert.strictEqual(result.decision.permission, "allow")
       assert.strictEqual(result.decision.candidate?.value, 1)
@@ -164,31 +207,49 @@ describe("AHP-EDIT-001 atomic acceptance and chaining", () => {
         { type: "modify", target: "input", operation: "merge", value: { x: 2 } },
         { type: "modify", target: "input", operation: "merge", value: { x: 1 } }
       ),
-      [C]: answer({ type: "modify", target: "input", operation: "merge", value: { x: 3 } }, { type: "message", text: "changed" })
+      [C]: answer({ type: "modify", target: "input", operation: "merge", value: { x: 3 } }, {
+        type: "message",
+        text: "changed"
+      })
     })
-    const twoSteps = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, { id: B, subscriptions: [intercept(["tool.before"])] }])
-    const kept = withHooks(twoSteps, layer, Hooks.dispatch("tool.before", toolBefore({ x: 1 }))).pipe(Effect.map((result) => {
-      assert.deepStrictEqual((result.event.tool as any).input, { x: 1 })
-      assert.strictEqual(result.decision.permission, "allow")
-      assert.strictEqual(result.decision.candidate?.value, 1)
-      assert.deepStrictEqual(result.decision.effects.map((a) => a.effect.type), ["allow", "return", "modify", "modify"])
-    }))
+    const twoSteps = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, {
+      id: B,
+      subscriptions: [intercept(["tool.before"])]
+    }])
+    const kept = withHooks(twoSteps, layer, Hooks.dispatch("tool.before", toolBefore({ x: 1 }))).pipe(
+      Effect.map((result) => {
+        assert.deepStrictEqual((result.event.tool as any).input, { x: 1 })
+        assert.strictEqual(result.decision.permission, "allow")
+        assert.strictEqual(result.decision.candidate?.value, 1)
+        assert.deepStrictEqual(result.decision.effects.map((a) => a.effect.type), [
+          "allow",
+          "return",
+          "modify",
+          "modify"
+        ])
+      })
+    )
     const threeSteps = registration([
       { id: A, subscriptions: [intercept(["tool.before"])] },
       { id: B, subscriptions: [intercept(["tool.before"])] },
       { id: C, subscriptions: [intercept(["tool.before"])] }
     ])
-    const dropped = withHooks(threeSteps, layer, Hooks.dispatch("tool.before", toolBefore({ x: 1 }))).pipe(Effect.map((result) => {
-      assert.deepStrictEqual((result.event.tool as any).input, { x: 3 })
-      assert.strictEqual(result.decision.permission, "none")
-      assert.isUndefined(result.decision.candidate)
-    }))
+    const dropped = withHooks(threeSteps, layer, Hooks.dispatch("tool.before", toolBefore({ x: 1 }))).pipe(
+      Effect.map((result) => {
+        assert.deepStrictEqual((result.event.tool as any).input, { x: 3 })
+        assert.strictEqual(result.decision.permission, "none")
+        assert.isUndefined(result.decision.candidate)
+      })
+    )
     return Effect.zipRight(kept, dropped)
   })
 
   it.effect("deny > ask > allow and ask survives a later allow", () => {
     const { layer } = backends({ [A]: answer({ type: "ask" }), [B]: answer({ type: "allow" }) })
-    const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, { id: B, subscriptions: [intercept(["tool.before"])] }])
+    const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, {
+      id: B,
+      subscriptions: [intercept(["tool.before"])]
+    }])
     return withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore())).pipe(Effect.map((result) => {
       assert.strictEqual(result.decision.permission, "ask")
     }))
@@ -198,10 +259,18 @@ describe("AHP-EDIT-001 atomic acceptance and chaining", () => {
     const part = (id: string, text: string) => ({ id, kind: "text", mediaType: "text/plain", selection: "body", text })
     const msg = (id: string, text: string) => ({ id, role: "tool", parts: [part(`${id}p`, text)] })
     const { layer } = backends({
-      [A]: answer({ type: "modify", target: "output", operation: "merge", value: [msg("m2", "appended"), msg("m2", "appended")] }),
+      [A]: answer({
+        type: "modify",
+        target: "output",
+        operation: "merge",
+        value: [msg("m2", "appended"), msg("m2", "appended")]
+      }),
       [B]: answer({ type: "modify", target: "output", operation: "replace", value: [msg("m3", "[redacted]")] })
     })
-    const reg = registration([{ id: A, subscriptions: [intercept(["tool.after"])] }, { id: B, subscriptions: [intercept(["tool.after"])] }])
+    const reg = registration([{ id: A, subscriptions: [intercept(["tool.after"])] }, {
+      id: B,
+      subscriptions: [intercept(["tool.after"])]
+    }])
     const input = { ...toolBefore(), outcome: "ok", execution: { status: "executed" }, items: [msg("m1", "secret")] }
     return withHooks(reg, layer, Hooks.dispatchUnknown("tool.after", input as any)).pipe(Effect.map((result) => {
       assert.deepStrictEqual(result.errors, [])
@@ -210,10 +279,19 @@ describe("AHP-EDIT-001 atomic acceptance and chaining", () => {
   })
 
   it.effect("a whole-list replace over hidden text is not advertised and is rejected; merge still works", () => {
-    const hidden = { id: "m1", role: "tool", parts: [{ id: "p", kind: "text", mediaType: "text/plain", selection: "body", text: "secret" }] }
+    const hidden = {
+      id: "m1",
+      role: "tool",
+      parts: [{ id: "p", kind: "text", mediaType: "text/plain", selection: "body", text: "secret" }]
+    }
     const { layer, log } = backends({
       [A]: answer({ type: "modify", target: "output", operation: "replace", value: [] }),
-      [B]: answer({ type: "modify", target: "output", operation: "merge", value: [{ id: "m2", role: "tool", parts: [] }] })
+      [B]: answer({
+        type: "modify",
+        target: "output",
+        operation: "merge",
+        value: [{ id: "m2", role: "tool", parts: [] }]
+      })
     })
     const reg = registration([
       { id: A, subscriptions: [intercept(["tool.after"], { content: { default: "metadata" } })] },
@@ -222,7 +300,12 @@ describe("AHP-EDIT-001 atomic acceptance and chaining", () => {
     const input = { ...toolBefore(), outcome: "ok", execution: { status: "executed" }, items: [hidden] }
     return withHooks(reg, layer, Hooks.dispatch("tool.after", input as any)).pipe(Effect.map((result) => {
       assert.deepStrictEqual(log[0]!.capabilities.modify.output, { replace: false, merge: true })
-      assert.deepStrictEqual(log[0]!.event.items[0].parts[0], { id: "p", kind: "text", mediaType: "text/plain", selection: "metadata" })
+      assert.deepStrictEqual(log[0]!.event.items[0].parts[0], {
+        id: "p",
+        kind: "text",
+        mediaType: "text/plain",
+        selection: "metadata"
+      })
       assert.strictEqual(result.errors[0]?.code, "ungranted-operation")
       assert.deepStrictEqual((result.event.items as any).map((m: any) => m.id), ["m1", "m2"])
       assert.strictEqual((result.event.items as any)[0].parts[0].text, "secret")
@@ -231,7 +314,12 @@ describe("AHP-EDIT-001 atomic acceptance and chaining", () => {
 
   it.effect("a value of the wrong kind for the boundary rejects the whole response", () => {
     const { layer } = backends({
-      [A]: answer({ type: "message", text: "hi" }, { type: "modify", target: "content", operation: "replace", value: { not: "messages" } })
+      [A]: answer({ type: "message", text: "hi" }, {
+        type: "modify",
+        target: "content",
+        operation: "replace",
+        value: { not: "messages" }
+      })
     })
     const reg = registration([{ id: A, subscriptions: [intercept(["user.message.outbound"])] }])
     const input = { message: { channel: "chat", messages: [{ id: "m", role: "assistant", parts: [] }] } }
@@ -244,17 +332,26 @@ describe("AHP-EDIT-001 atomic acceptance and chaining", () => {
   it.effect("an ungranted effect is a failure, never a silent no-op", () => {
     const { layer } = backends({ [A]: answer({ type: "allow" }) })
     const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"], { failurePolicy: "fail-closed" })] }])
-    return withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore(), { capabilities: { effects: ["deny"] } })).pipe(Effect.map((result) => {
-      assert.strictEqual(result.errors[0]?.code, "ungranted-effect")
-      assert.strictEqual(result.decision.permission, "deny")
-      assert.isTrue(result.decision.denial?.synthetic)
-    }))
+    return withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore(), { capabilities: { effects: ["deny"] } }))
+      .pipe(Effect.map((result) => {
+        assert.strictEqual(result.errors[0]?.code, "ungranted-effect")
+        assert.strictEqual(result.decision.permission, "deny")
+        assert.isTrue(result.decision.denial?.synthetic)
+      }))
   })
 
   it.effect("a per-call narrowing can never widen the grant (nothing is sent)", () => {
     const { layer, log } = backends({ [A]: answer() })
     const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }])
-    return withHooks(reg, layer, Effect.exit(Hooks.dispatch("tool.before", toolBefore(), { capabilities: { effects: ["deny", "return", "modify"], modify: { output: { replace: true, merge: true } } } }))).pipe(
+    return withHooks(
+      reg,
+      layer,
+      Effect.exit(
+        Hooks.dispatch("tool.before", toolBefore(), {
+          capabilities: { effects: ["deny", "return", "modify"], modify: { output: { replace: true, merge: true } } }
+        })
+      )
+    ).pipe(
       Effect.map((exit) => {
         assert.isTrue(Exit.isFailure(exit))
         assert.strictEqual(log.length, 0)
@@ -276,7 +373,11 @@ describe("flow and continuation", () => {
       { id: B, subscriptions: [intercept(["turn.finish.before"])] },
       { id: C, subscriptions: [intercept(["turn.finish.before"])] }
     ])
-    return withHooks(reg, layer, Hooks.dispatchUnknown("turn.finish.before", finish, { continuation: { remaining: 2 } })).pipe(Effect.map((result) => {
+    return withHooks(
+      reg,
+      layer,
+      Hooks.dispatchUnknown("turn.finish.before", finish, { continuation: { remaining: 2 } })
+    ).pipe(Effect.map((result) => {
       assert.deepStrictEqual(log.map((r) => r.capabilities.flow.remainingContinuations), [2, 1, 1])
       assert.deepStrictEqual(log.map((r) => r.capabilities.flow.continuationCount), [1, 1, 1])
       assert.strictEqual(result.decision.flow, "continue")
@@ -288,7 +389,11 @@ describe("flow and continuation", () => {
   it.effect("an exhausted continuation allowance rejects the whole response", () => {
     const { layer } = backends({ [A]: answer({ type: "message", text: "x" }, { type: "flow", operation: "continue" }) })
     const reg = registration([{ id: A, subscriptions: [intercept(["turn.finish.before"])] }])
-    return withHooks(reg, layer, Hooks.dispatchUnknown("turn.finish.before", finish, { continuation: { remaining: 0 } })).pipe(Effect.map((result) => {
+    return withHooks(
+      reg,
+      layer,
+      Hooks.dispatchUnknown("turn.finish.before", finish, { continuation: { remaining: 0 } })
+    ).pipe(Effect.map((result) => {
       assert.strictEqual(result.errors[0]?.code, "allowance-exhausted")
       assert.deepStrictEqual(result.decision.messages, [])
       assert.strictEqual(result.decision.flow, "none")
@@ -296,16 +401,34 @@ describe("flow and continuation", () => {
   })
 
   it.effect("inject values accumulate with their delivery point; messages accumulate", () => {
-    const ctx = [{ id: "c1", role: "developer", parts: [{ id: "cp", kind: "text", mediaType: "text/plain", selection: "body", text: "note" }] }]
+    const ctx = [{
+      id: "c1",
+      role: "developer",
+      parts: [{ id: "cp", kind: "text", mediaType: "text/plain", selection: "body", text: "note" }]
+    }]
     const { layer } = backends({
-      [A]: answer({ type: "inject", target: "context", operation: "append", deliverAt: "now", value: ctx }, { type: "message", text: "a" }),
-      [B]: answer({ type: "inject", target: "context", operation: "append", deliverAt: "next_turn", value: ctx }, { type: "message", text: "b" })
+      [A]: answer({ type: "inject", target: "context", operation: "append", deliverAt: "now", value: ctx }, {
+        type: "message",
+        text: "a"
+      }),
+      [B]: answer({ type: "inject", target: "context", operation: "append", deliverAt: "next_turn", value: ctx }, {
+        type: "message",
+        text: "b"
+      })
     })
-    const reg = registration([{ id: A, subscriptions: [intercept(["turn.start"])] }, { id: B, subscriptions: [intercept(["turn.start"])] }])
-    return withHooks(reg, layer, Hooks.dispatch("turn.start", { turn: { id: "t" }, trigger: "user", items: [] })).pipe(Effect.map((result) => {
-      assert.deepStrictEqual(result.decision.injections, [{ deliverAt: "now", messages: ctx }, { deliverAt: "next_turn", messages: ctx }])
-      assert.deepStrictEqual(result.decision.messages, ["a", "b"])
-    }))
+    const reg = registration([{ id: A, subscriptions: [intercept(["turn.start"])] }, {
+      id: B,
+      subscriptions: [intercept(["turn.start"])]
+    }])
+    return withHooks(reg, layer, Hooks.dispatch("turn.start", { turn: { id: "t" }, trigger: "user", items: [] })).pipe(
+      Effect.map((result) => {
+        assert.deepStrictEqual(result.decision.injections, [{ deliverAt: "now", messages: ctx }, {
+          deliverAt: "next_turn",
+          messages: ctx
+        }])
+        assert.deepStrictEqual(result.decision.messages, ["a", "b"])
+      })
+    )
   })
 })
 
@@ -333,7 +456,9 @@ describe("deadlines and interruption", () => {
       { id: B, subscriptions: [intercept(["tool.before"])] }
     ])
     return Effect.gen(function*() {
-      const fiber = yield* Effect.fork(Effect.uninterruptible(withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore()))))
+      const fiber = yield* Effect.fork(
+        Effect.uninterruptible(withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore())))
+      )
       yield* TestClock.adjust(60)
       const result = yield* Fiber.join(fiber)
       assert.strictEqual(result.errors[0]?.code, "timeout")
@@ -353,7 +478,11 @@ describe("deadlines and interruption", () => {
         { id: B, subscriptions: [intercept(["tool.before"], { failurePolicy: "fail-closed" })] },
         { id: C, subscriptions: [observe(["tool.before"])] }
       ])
-      const result = yield* withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore(), { interrupt: Deferred.await(stop) }))
+      const result = yield* withHooks(
+        reg,
+        layer,
+        Hooks.dispatch("tool.before", toolBefore(), { interrupt: Deferred.await(stop) })
+      )
       assert.isTrue(result.interrupted)
       assert.strictEqual(result.decision.permission, "none")
       assert.isUndefined(result.decision.candidate)
@@ -367,22 +496,34 @@ describe("deadlines and interruption", () => {
 describe("observation", () => {
   it.effect("explicit observers always receive the accepted effective event; overlapping subscriptions stay independent", () => {
     const { layer, log } = backends({
-      [A]: answer({ type: "modify", target: "input", operation: "merge", value: { command: "ls -1" } }, { type: "allow" })
+      [A]: answer({ type: "modify", target: "input", operation: "merge", value: { command: "ls -1" } }, {
+        type: "allow"
+      })
     })
     const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"]), observe(["tool.*"])] }])
     return withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore())).pipe(Effect.map((result) => {
       assert.deepStrictEqual(log.map((r) => r.method), ["hooks/intercept", "hooks/observe"])
       assert.deepStrictEqual(log[1]!.event.tool.input, { command: "ls -1" })
-      assert.deepStrictEqual(result.observations, [{ backend: A, subscription: "1", mode: "observe", outcome: "delivered" }])
+      assert.deepStrictEqual(result.observations, [{
+        backend: A,
+        subscription: "1",
+        mode: "observe",
+        outcome: "delivered"
+      }])
     }))
   })
 
   it.effect("observers never see a rejected candidate", () => {
     const { layer, log } = backends({
-      [A]: answer({ type: "modify", target: "input", operation: "replace", value: { command: "rm -rf /" } }, { type: "nope" }),
+      [A]: answer({ type: "modify", target: "input", operation: "replace", value: { command: "rm -rf /" } }, {
+        type: "nope"
+      }),
       [B]: answer()
     })
-    const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, { id: B, subscriptions: [observe(["tool.before"])] }])
+    const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, {
+      id: B,
+      subscriptions: [observe(["tool.before"])]
+    }])
     return withHooks(reg, layer, Hooks.dispatch("tool.before", toolBefore())).pipe(Effect.map(() => {
       const seen = log.find((r) => r.method === "hooks/observe")
       assert.deepStrictEqual(seen?.event.tool.input, { command: "ls" })
@@ -393,11 +534,16 @@ describe("observation", () => {
     let running = 0
     const slow: Transport.InProcessBackend = {
       request: () => Effect.never,
-      notify: () => Effect.acquireUseRelease(Effect.sync(() => running++), () => Effect.never, () => Effect.sync(() => running--))
+      notify: () =>
+        Effect.acquireUseRelease(Effect.sync(() => running++), () => Effect.never, () => Effect.sync(() => running--))
     }
     const reg = registration([{ id: A, subscriptions: [observe(["tool.before"])] }])
     return Effect.gen(function*() {
-      const fiber = yield* Effect.fork(withHooks(reg, Transport.layerInProcess({ [A]: slow }), Hooks.dispatch("tool.before", toolBefore()), { observationTimeoutMs: 100 }))
+      const fiber = yield* Effect.fork(
+        withHooks(reg, Transport.layerInProcess({ [A]: slow }), Hooks.dispatch("tool.before", toolBefore()), {
+          observationTimeoutMs: 100
+        })
+      )
       yield* TestClock.adjust(150)
       const result = yield* Fiber.join(fiber)
       assert.strictEqual(result.observations[0]?.outcome, "timeout")
@@ -415,7 +561,11 @@ describe("observation", () => {
       }
       const reg = registration([{ id: A, subscriptions: [observe(["tool.before"])] }])
       const scope = yield* Scope.make()
-      const result = yield* withHooks(reg, Transport.layerInProcess({ [A]: gated }), Hooks.dispatch("tool.before", toolBefore(), { observers: { scope } }))
+      const result = yield* withHooks(
+        reg,
+        Transport.layerInProcess({ [A]: gated }),
+        Hooks.dispatch("tool.before", toolBefore(), { observers: { scope } })
+      )
       assert.deepStrictEqual(result.observations.map((o) => o.outcome), ["pending"])
       assert.strictEqual(delivered, 0)
       yield* Deferred.succeed(gate, undefined)
@@ -437,22 +587,30 @@ describe("no decision step without a subscription", () => {
   })
 })
 
-
 describe("boundary input", () => {
   it.effect("absent envelope members are filled in; present ones are validated, never replaced", () => {
     const { layer, log } = backends({ [A]: answer() })
     const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }])
     const { id: _id, ...withoutId } = toolBefore()
-    return withHooks(reg, layer, Effect.gen(function*() {
-      const filled = yield* Hooks.dispatch("tool.before", withoutId, undefined)
-      assert.match(String(filled.event.id), /^evt_/)
-      assert.strictEqual(filled.event.source, "urn:effect-ahp:harness")
-      assert.strictEqual(log[0]!.event.id, filled.event.id)
-      const bad = yield* Effect.flip(Hooks.dispatchUnknown("tool.before", { ...toolBefore(), id: 5, time: "yesterday" }))
-      assert.strictEqual(bad._tag, "InvalidEvent")
-      assert.deepStrictEqual(bad._tag === "InvalidEvent" ? bad.issues.map((i) => i.path).sort() : [], ["/id", "/time"])
-      assert.strictEqual(log.length, 1)
-    }))
+    return withHooks(
+      reg,
+      layer,
+      Effect.gen(function*() {
+        const filled = yield* Hooks.dispatch("tool.before", withoutId, undefined)
+        assert.match(String(filled.event.id), /^evt_/)
+        assert.strictEqual(filled.event.source, "urn:effect-ahp:harness")
+        assert.strictEqual(log[0]!.event.id, filled.event.id)
+        const bad = yield* Effect.flip(
+          Hooks.dispatchUnknown("tool.before", { ...toolBefore(), id: 5, time: "yesterday" })
+        )
+        assert.strictEqual(bad._tag, "InvalidEvent")
+        assert.deepStrictEqual(bad._tag === "InvalidEvent" ? bad.issues.map((i) => i.path).sort() : [], [
+          "/id",
+          "/time"
+        ])
+        assert.strictEqual(log.length, 1)
+      })
+    )
   })
 })
 
@@ -464,12 +622,19 @@ describe("in-process isolation", () => {
         Effect.sync(() => {
           message.params.event.tool.input.command = "rm -rf /"
           message.params.capabilities.effects.length = 0
-          kept = { jsonrpc: "2.0", id: message.id, result: { protocolVersion: "draft", effects: [{ type: "message", text: "seen" }] } }
+          kept = {
+            jsonrpc: "2.0",
+            id: message.id,
+            result: { protocolVersion: "draft", effects: [{ type: "message", text: "seen" }] }
+          }
           return kept
         }),
       notify: () => Effect.void
     }
-    const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, { id: B, subscriptions: [intercept(["tool.before"])] }])
+    const reg = registration([{ id: A, subscriptions: [intercept(["tool.before"])] }, {
+      id: B,
+      subscriptions: [intercept(["tool.before"])]
+    }])
     const input = toolBefore()
     const before = JSON.stringify(input)
     const seen: Array<unknown> = []
@@ -482,14 +647,15 @@ describe("in-process isolation", () => {
         }),
       notify: () => Effect.void
     }
-    return withHooks(reg, Transport.layerInProcess({ [A]: meddler, [B]: second }), Hooks.dispatch("tool.before", input)).pipe(
-      Effect.map((result) => {
-        assert.strictEqual(JSON.stringify(input), before)
-        assert.deepStrictEqual(seen, [(input as any).tool.input.command, true])
-        assert.deepStrictEqual(result.decision.messages, ["seen"])
-        assert.deepStrictEqual(result.errors, [])
-      })
-    )
+    return withHooks(reg, Transport.layerInProcess({ [A]: meddler, [B]: second }), Hooks.dispatch("tool.before", input))
+      .pipe(
+        Effect.map((result) => {
+          assert.strictEqual(JSON.stringify(input), before)
+          assert.deepStrictEqual(seen, [(input as any).tool.input.command, true])
+          assert.deepStrictEqual(result.decision.messages, ["seen"])
+          assert.deepStrictEqual(result.errors, [])
+        })
+      )
   })
 })
 
@@ -565,7 +731,9 @@ describe("layers", () => {
     }
     return Hooks.dispatch("tool.before", toolBefore()).pipe(
       Effect.provide(fromMap(
-        Hooks.layerConfig(Hooks.defaultConfig, { backends: { [A]: served } }).pipe(Layer.provide(Transport.layerInProcess({}))),
+        Hooks.layerConfig(Hooks.defaultConfig, { backends: { [A]: served } }).pipe(
+          Layer.provide(Transport.layerInProcess({}))
+        ),
         [["AHP_REGISTRATION", text]]
       )),
       Effect.map((result) => assert.strictEqual(result.decision.denial?.reason, "in process"))
@@ -580,7 +748,9 @@ describe("layers", () => {
       Effect.scoped,
       Effect.map((error) => {
         assert.strictEqual(error._tag, "ConfigurationError")
-        assert.deepStrictEqual(error._tag === "ConfigurationError" ? error.issues.map((i) => i.code) : [], ["invalid-document"])
+        assert.deepStrictEqual(error._tag === "ConfigurationError" ? error.issues.map((i) => i.code) : [], [
+          "invalid-document"
+        ])
       })
     ))
 })

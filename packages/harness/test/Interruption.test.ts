@@ -35,37 +35,48 @@ const open = (backends: Record<string, Transport.InProcessBackend>) =>
   openHooks(reg, Transport.layerInProcess(backends), { observationTimeoutMs: 60_000 })
 
 describe("interruption during observation", () => {
-  it.live("the interrupt option ends pending deliveries at once: interrupted, and the decision never grants", () =>
-    Effect.gen(function*() {
-      const started = yield* Deferred.make<void>()
-      const slow = slowObserver(started)
-      const log: Array<string> = []
-      const { dispatch, scope } = yield* open({ [A]: allowing, [FAST]: fast(log), [SLOW]: slow.backend })
-      const result = yield* within(3000, "the interrupted call", dispatch({ interrupt: Deferred.await(started) }))
-      assert.isTrue(result.interrupted)
-      assert.strictEqual(result.decision.permission, "none")
-      assert.isUndefined(result.decision.candidate)
-      assert.deepStrictEqual(result.decision.effects.map((a) => a.effect.type), [])
-      assert.deepStrictEqual(result.observations.map((o) => [o.backend, o.outcome]), [[FAST, "delivered"], [SLOW, "interrupted"]])
-      assert.deepStrictEqual(yield* result.observationsDone, result.observations)
-      assert.deepStrictEqual(log, ["fast"])
-      yield* Scope.close(scope, Exit.void)
-      assert.strictEqual(slow.state.retired, 1)
-    }), 15_000)
+  it.live(
+    "the interrupt option ends pending deliveries at once: interrupted, and the decision never grants",
+    () =>
+      Effect.gen(function*() {
+        const started = yield* Deferred.make<void>()
+        const slow = slowObserver(started)
+        const log: Array<string> = []
+        const { dispatch, scope } = yield* open({ [A]: allowing, [FAST]: fast(log), [SLOW]: slow.backend })
+        const result = yield* within(3000, "the interrupted call", dispatch({ interrupt: Deferred.await(started) }))
+        assert.isTrue(result.interrupted)
+        assert.strictEqual(result.decision.permission, "none")
+        assert.isUndefined(result.decision.candidate)
+        assert.deepStrictEqual(result.decision.effects.map((a) => a.effect.type), [])
+        assert.deepStrictEqual(result.observations.map((o) => [o.backend, o.outcome]), [[FAST, "delivered"], [
+          SLOW,
+          "interrupted"
+        ]])
+        assert.deepStrictEqual(yield* result.observationsDone, result.observations)
+        assert.deepStrictEqual(log, ["fast"])
+        yield* Scope.close(scope, Exit.void)
+        assert.strictEqual(slow.state.retired, 1)
+      }),
+    15_000
+  )
 
-  it.live("an interruption does not wait for a delivery to retire its I/O; the service's scope does", () =>
-    Effect.gen(function*() {
-      const started = yield* Deferred.make<void>()
-      const gate = yield* Deferred.make<void>()
-      const slow = slowObserver(started, gate)
-      const { dispatch, scope } = yield* open({ [A]: allowing, [FAST]: fast([]), [SLOW]: slow.backend })
-      const result = yield* within(3000, "the interrupted call", dispatch({ interrupt: Deferred.await(started) }))
-      assert.isTrue(result.interrupted)
-      assert.strictEqual(slow.state.retired, 0)
-      yield* Deferred.succeed(gate, undefined)
-      yield* within(3000, "the close", Scope.close(scope, Exit.void))
-      assert.strictEqual(slow.state.retired, 1)
-    }), 15_000)
+  it.live(
+    "an interruption does not wait for a delivery to retire its I/O; the service's scope does",
+    () =>
+      Effect.gen(function*() {
+        const started = yield* Deferred.make<void>()
+        const gate = yield* Deferred.make<void>()
+        const slow = slowObserver(started, gate)
+        const { dispatch, scope } = yield* open({ [A]: allowing, [FAST]: fast([]), [SLOW]: slow.backend })
+        const result = yield* within(3000, "the interrupted call", dispatch({ interrupt: Deferred.await(started) }))
+        assert.isTrue(result.interrupted)
+        assert.strictEqual(slow.state.retired, 0)
+        yield* Deferred.succeed(gate, undefined)
+        yield* within(3000, "the close", Scope.close(scope, Exit.void))
+        assert.strictEqual(slow.state.retired, 1)
+      }),
+    15_000
+  )
 
   it.live("interrupting the fiber running dispatch during observation returns at once", () =>
     Effect.gen(function*() {
@@ -100,18 +111,22 @@ describe("interruption during observation", () => {
       assert.strictEqual(slow.state.retired, 1)
     }), 15_000)
 
-  it.live("an interrupt that completes once is honoured in every phase (it is run once per call)", () =>
-    Effect.gen(function*() {
-      const started = yield* Deferred.make<void>()
-      const slow = slowObserver(started)
-      let runs = 0
-      const { dispatch, scope } = yield* open({ [A]: allowing, [FAST]: fast([]), [SLOW]: slow.backend })
-      const interrupt = Effect.zipRight(Effect.sync(() => runs++), Deferred.await(started))
-      const result = yield* within(3000, "the interrupted call", dispatch({ interrupt }))
-      assert.isTrue(result.interrupted)
-      assert.strictEqual(runs, 1)
-      yield* Scope.close(scope, Exit.void)
-    }), 15_000)
+  it.live(
+    "an interrupt that completes once is honoured in every phase (it is run once per call)",
+    () =>
+      Effect.gen(function*() {
+        const started = yield* Deferred.make<void>()
+        const slow = slowObserver(started)
+        let runs = 0
+        const { dispatch, scope } = yield* open({ [A]: allowing, [FAST]: fast([]), [SLOW]: slow.backend })
+        const interrupt = Effect.zipRight(Effect.sync(() => runs++), Deferred.await(started))
+        const result = yield* within(3000, "the interrupted call", dispatch({ interrupt }))
+        assert.isTrue(result.interrupted)
+        assert.strictEqual(runs, 1)
+        yield* Scope.close(scope, Exit.void)
+      }),
+    15_000
+  )
 
   it.live("an interrupt that has already happened is seen before anything is sent", () =>
     Effect.gen(function*() {
@@ -121,7 +136,11 @@ describe("interruption during observation", () => {
         request: (m) => Effect.zipRight(Effect.sync(() => log.push("request")), allowing.request(m)),
         notify: () => Effect.sync(() => log.push("notify"))
       }
-      const { dispatch, scope } = yield* open({ [A]: recording, [FAST]: fast(log), [SLOW]: slowObserver(started).backend })
+      const { dispatch, scope } = yield* open({
+        [A]: recording,
+        [FAST]: fast(log),
+        [SLOW]: slowObserver(started).backend
+      })
       const result = yield* dispatch({ interrupt: Effect.void })
       assert.isTrue(result.interrupted)
       assert.strictEqual(result.decision.permission, "none")

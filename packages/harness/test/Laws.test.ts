@@ -67,7 +67,12 @@ const runChain = (run: Run, steps: ReadonlyArray<Step>, clock: "test" | "live") 
     const backendIds = ids(steps.length)
     const reg = registration(backendIds.map((id, i) => ({
       id,
-      subscriptions: [intercept(["tool.before"], { timeoutMs: steps[i]!.kind === "hang" ? hangMillis : 10_000, failurePolicy: steps[i]!.policy })]
+      subscriptions: [
+        intercept(["tool.before"], {
+          timeoutMs: steps[i]!.kind === "hang" ? hangMillis : 10_000,
+          failurePolicy: steps[i]!.policy
+        })
+      ]
     })))
     const registry = Either.getOrThrow(Registry.compile(reg, Grant.full()))
     const calls: Array<string> = []
@@ -105,10 +110,10 @@ const runChain = (run: Run, steps: ReadonlyArray<Step>, clock: "test" | "live") 
         endpoint,
         capabilities: granted,
         allowance: { remaining: 3, count: 0 },
-        prepare: () => Effect.fail(new Uploads.UploadError({ reason: "upload-unconfigured", detail: "no uploads here" })),
+        prepare: () =>
+          Effect.fail(new Uploads.UploadError({ reason: "upload-unconfigured", detail: "no uploads here" })),
         retiring
-      }, progress)
-    ))
+      }, progress)))
     if (clock === "live") yield* Effect.supervised(chain, supervisor)
     else {
       const fiber = yield* Effect.fork(Effect.supervised(chain, supervisor))
@@ -128,12 +133,18 @@ const runChain = (run: Run, steps: ReadonlyArray<Step>, clock: "test" | "live") 
 
 const isDeny = (e: HookEffect.HookEffect) => e.type === "deny"
 const isStop = (e: HookEffect.HookEffect) => e.type === "flow" && e.operation === "stop"
-const shortCircuits = (s: Step) => s.kind === "respond" ? s.effects.some((e) => isDeny(e) || isStop(e)) : s.policy === "fail-closed"
+const shortCircuits = (s: Step) =>
+  s.kind === "respond" ? s.effects.some((e) => isDeny(e) || isStop(e)) : s.policy === "fail-closed"
 
 /** The tool input after one response's modifications, in order. */
 const edited = (before: Json.JsonObject, effects: ReadonlyArray<HookEffect.HookEffect>): Json.JsonObject =>
-  effects.reduce<Json.JsonObject>((current, e) =>
-    e.type === "modify" ? (e.operation === "merge" ? { ...current, ...(e.value as Json.JsonObject) } : (e.value as Json.JsonObject)) : current, before)
+  effects.reduce<Json.JsonObject>(
+    (current, e) =>
+      e.type === "modify"
+        ? (e.operation === "merge" ? { ...current, ...(e.value as Json.JsonObject) } : (e.value as Json.JsonObject))
+        : current,
+    before
+  )
 
 /** Checks every settlement law on one run. */
 const checkLaws = (steps: ReadonlyArray<Step>, outcome: Outcome) => {
@@ -159,7 +170,10 @@ const checkLaws = (steps: ReadonlyArray<Step>, outcome: Outcome) => {
     // Fail-closed: a synthetic denial with the generic reason, never backend text.
     assert.strictEqual(decision.denial?.synthetic, last.kind !== "respond")
     const first = last.kind === "respond" ? last.effects.find(isDeny) : undefined
-    assert.strictEqual(decision.denial?.reason, first?.type === "deny" ? first.reason : Settlement.syntheticDenialReason)
+    assert.strictEqual(
+      decision.denial?.reason,
+      first?.type === "deny" ? first.reason : Settlement.syntheticDenialReason
+    )
   }
   // Flow: stop when any reached response stopped.
   const stopped = effects.some(isStop)
@@ -182,12 +196,17 @@ const checkLaws = (steps: ReadonlyArray<Step>, outcome: Outcome) => {
   }
   // Supplied results: the last return, if no later response changed the operation, and
   // only when neither denied nor stopped.
-  const lastReturn = responses.reduce<{ readonly j: number; readonly value: Json.JsonValue } | undefined>((found, r, j) => {
-    const returns = r.filter((e) => e.type === "return")
-    const last = returns[returns.length - 1]
-    return last?.type === "return" ? { j, value: last.value } : found
-  }, undefined)
-  const candidate = !denied && !stopped && lastReturn !== undefined && unchangedAfter(lastReturn.j) ? lastReturn.value : undefined
+  const lastReturn = responses.reduce<{ readonly j: number; readonly value: Json.JsonValue } | undefined>(
+    (found, r, j) => {
+      const returns = r.filter((e) => e.type === "return")
+      const last = returns[returns.length - 1]
+      return last?.type === "return" ? { j, value: last.value } : found
+    },
+    undefined
+  )
+  const candidate = !denied && !stopped && lastReturn !== undefined && unchangedAfter(lastReturn.j)
+    ? lastReturn.value
+    : undefined
   assert.deepStrictEqual(decision.candidate?.value, candidate)
   // No effect is not permission: nothing accepted, nothing decided.
   if (effects.length === 0 && !denied) {
@@ -208,18 +227,31 @@ const summary = (o: Outcome) => ({
   decision: o.decision
 })
 
-const chains: ReadonlyArray<readonly [string, Run]> = [["harness chain", Chain.run], ["reference chain", ReferenceChain.run]]
+const chains: ReadonlyArray<readonly [string, Run]> = [["harness chain", Chain.run], [
+  "reference chain",
+  ReferenceChain.run
+]]
 
 describe("settlement laws", () => {
   for (const [name, run] of chains) {
-    it.effect.prop(`${name}, test clock`, [stepsArb], ([steps]) => Effect.map(runChain(run, steps, "test"), (o) => checkLaws(steps, o)), {
-      fastCheck: { numRuns: 40 },
-      timeout: 120_000
-    })
-    it.live.prop(`${name}, live clock`, [stepsArb], ([steps]) => Effect.map(runChain(run, steps, "live"), (o) => checkLaws(steps, o)), {
-      fastCheck: { numRuns: 25 },
-      timeout: 120_000
-    })
+    it.effect.prop(
+      `${name}, test clock`,
+      [stepsArb],
+      ([steps]) => Effect.map(runChain(run, steps, "test"), (o) => checkLaws(steps, o)),
+      {
+        fastCheck: { numRuns: 40 },
+        timeout: 120_000
+      }
+    )
+    it.live.prop(
+      `${name}, live clock`,
+      [stepsArb],
+      ([steps]) => Effect.map(runChain(run, steps, "live"), (o) => checkLaws(steps, o)),
+      {
+        fastCheck: { numRuns: 25 },
+        timeout: 120_000
+      }
+    )
   }
 
   it.effect.prop("the harness chain and the reference agree exactly", [stepsArb], ([steps]) =>
@@ -239,36 +271,59 @@ describe("settlement laws over accepted responses (pure)", () => {
   const interceptable = ["tool.before", "tool.after", "turn.finish.before", "model.request.before"] as const
   const scenario = fc.constantFrom(...interceptable).chain((type) => {
     const caps = Grant.boundaryCapabilities(Boundary.of(type), 3)
-    return fc.tuple(fc.constant(type), fc.array(Arbitraries.effects(type, caps, { maxLength: 4 }), { maxLength: 4 }), fc.boolean())
+    return fc.tuple(
+      fc.constant(type),
+      fc.array(Arbitraries.effects(type, caps, { maxLength: 4 }), { maxLength: 4 }),
+      fc.boolean()
+    )
   })
 
-  it.prop("permission, flow, supplied results and accumulation follow the laws; interruption never grants", [scenario], ([[, responses, interrupted]]) => {
-    const state = responses.reduce(
-      (current, effects) => Settlement.accept(current, { effects, operationChanged: false }, provenance),
-      Settlement.initial()
-    )
-    const decision = Settlement.settle(state, { interrupted })
-    const all = responses.flat()
-    const has = (p: (e: HookEffect.HookEffect) => boolean) => all.some(p)
-    const denied = has(isDeny)
-    const stopped = has(isStop)
-    const continued = has((e) => e.type === "flow" && e.operation === "continue")
-    // deny > ask > allow > none; ask persists despite a later allow; interruption drops an allow.
-    const permission = denied ? "deny" : has((e) => e.type === "ask") ? "ask" : has((e) => e.type === "allow") ? "allow" : "none"
-    assert.strictEqual(decision.permission, interrupted && permission === "allow" ? "none" : permission)
-    // Stop beats continue in either order; one continuation step consumes one allowance unit.
-    const flow = stopped ? "stop" : continued && !interrupted ? "continue" : "none"
-    assert.strictEqual(decision.flow, flow)
-    assert.strictEqual(decision.continuationsConsumed, flow === "continue" ? 1 : 0)
-    assert.deepStrictEqual(decision.instructions, all.flatMap((e) => (e.type === "flow" && e.operation === "continue" && e.instruction !== undefined ? [e.instruction] : [])))
-    // The last return is the candidate, unless denied, stopped or interrupted.
-    const returns = all.filter((e) => e.type === "return")
-    const last = returns[returns.length - 1]
-    assert.deepStrictEqual(decision.candidate?.value, denied || stopped || interrupted || last?.type !== "return" ? undefined : last.value)
-    // Messages and injections accumulate in acceptance order.
-    assert.deepStrictEqual(decision.messages, all.flatMap((e) => (e.type === "message" ? [e.text] : [])))
-    assert.deepStrictEqual(decision.injections.length, all.filter((e) => e.type === "inject").length)
-  }, { fastCheck: { numRuns: 400 } })
+  it.prop(
+    "permission, flow, supplied results and accumulation follow the laws; interruption never grants",
+    [scenario],
+    ([[, responses, interrupted]]) => {
+      const state = responses.reduce(
+        (current, effects) => Settlement.accept(current, { effects, operationChanged: false }, provenance),
+        Settlement.initial()
+      )
+      const decision = Settlement.settle(state, { interrupted })
+      const all = responses.flat()
+      const has = (p: (e: HookEffect.HookEffect) => boolean) => all.some(p)
+      const denied = has(isDeny)
+      const stopped = has(isStop)
+      const continued = has((e) => e.type === "flow" && e.operation === "continue")
+      // deny > ask > allow > none; ask persists despite a later allow; interruption drops an allow.
+      const permission = denied
+        ? "deny"
+        : has((e) => e.type === "ask")
+        ? "ask"
+        : has((e) => e.type === "allow")
+        ? "allow"
+        : "none"
+      assert.strictEqual(decision.permission, interrupted && permission === "allow" ? "none" : permission)
+      // Stop beats continue in either order; one continuation step consumes one allowance unit.
+      const flow = stopped ? "stop" : continued && !interrupted ? "continue" : "none"
+      assert.strictEqual(decision.flow, flow)
+      assert.strictEqual(decision.continuationsConsumed, flow === "continue" ? 1 : 0)
+      assert.deepStrictEqual(
+        decision.instructions,
+        all.flatMap((
+          e
+        ) => (e.type === "flow" && e.operation === "continue" && e.instruction !== undefined ? [e.instruction] : []))
+      )
+      // The last return is the candidate, unless denied, stopped or interrupted.
+      const returns = all.filter((e) => e.type === "return")
+      const last = returns[returns.length - 1]
+      assert.deepStrictEqual(
+        decision.candidate?.value,
+        denied || stopped || interrupted || last?.type !== "return" ? undefined : last.value
+      )
+      // Messages and injections accumulate in acceptance order.
+      assert.deepStrictEqual(decision.messages, all.flatMap((e) => (e.type === "message" ? [e.text] : [])))
+      assert.deepStrictEqual(decision.injections.length, all.filter((e) => e.type === "inject").length)
+    },
+    { fastCheck: { numRuns: 400 } }
+  )
 })
 
 describe("laws at the protocol level", () => {
@@ -286,19 +341,30 @@ describe("laws at the protocol level", () => {
     assert.isTrue(Either.isLeft(staged))
   }, { fastCheck: { numRuns: 200 }, timeout: 60_000 })
 
-  const types = ["tool.before", "tool.after", "turn.finish.before", "model.request.before", "user.message.outbound"] as const
+  const types = [
+    "tool.before",
+    "tool.after",
+    "turn.finish.before",
+    "model.request.before",
+    "user.message.outbound"
+  ] as const
   const decodeEffect = Decoder.make(HookEffect.HookEffect, { onExcessProperty: "error" })
-  it.prop("generated effects are well formed and granted by the capabilities they were drawn for; ungranted ones are not", [
-    fc.constantFrom(...types).chain((type) =>
-      Arbitraries.capabilities(type).filter((c) => c.effects.length > 0).chain((caps) =>
-        fc.tuple(fc.constant(caps), Arbitraries.effects(type, caps), Arbitraries.ungrantedEffect(caps))
+  it.prop(
+    "generated effects are well formed and granted by the capabilities they were drawn for; ungranted ones are not",
+    [
+      fc.constantFrom(...types).chain((type) =>
+        Arbitraries.capabilities(type).filter((c) => c.effects.length > 0).chain((caps) =>
+          fc.tuple(fc.constant(caps), Arbitraries.effects(type, caps), Arbitraries.ungrantedEffect(caps))
+        )
       )
-    )
-  ], ([[caps, good, bad]]) => {
-    for (const e of good) {
-      assert.isTrue(Either.isRight(decodeEffect(e)), JSON.stringify(e))
-      assert.isUndefined(Capabilities.grantProblem(caps, e))
-    }
-    assert.isDefined(Capabilities.grantProblem(caps, bad))
-  }, { fastCheck: { numRuns: 100 }, timeout: 60_000 })
+    ],
+    ([[caps, good, bad]]) => {
+      for (const e of good) {
+        assert.isTrue(Either.isRight(decodeEffect(e)), JSON.stringify(e))
+        assert.isUndefined(Capabilities.grantProblem(caps, e))
+      }
+      assert.isDefined(Capabilities.grantProblem(caps, bad))
+    },
+    { fastCheck: { numRuns: 100 }, timeout: 60_000 }
+  )
 })

@@ -4,13 +4,22 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, FastCheck as fc, Supervisor } from "effect"
 import { answer, backends, intercept, observe, registration, toolBefore, withHooks } from "./support.js"
 
-type Step = { readonly kind: "merge"; readonly value: Json.JsonObject } | { readonly kind: "rejected"; readonly value: Json.JsonObject } | {
+type Step = { readonly kind: "merge"; readonly value: Json.JsonObject } | {
+  readonly kind: "rejected"
+  readonly value: Json.JsonObject
+} | {
   readonly kind: "fail"
 } | { readonly kind: "hang" }
 
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
-  fc.dictionary(fc.constantFrom("a", "b", "command"), fc.integer({ min: 0, max: 9 }), { minKeys: 1 }).map((value) => ({ kind: "merge" as const, value })),
-  fc.dictionary(fc.constantFrom("a", "b", "command"), fc.integer({ min: 0, max: 9 }), { minKeys: 1 }).map((value) => ({ kind: "rejected" as const, value })),
+  fc.dictionary(fc.constantFrom("a", "b", "command"), fc.integer({ min: 0, max: 9 }), { minKeys: 1 }).map((value) => ({
+    kind: "merge" as const,
+    value
+  })),
+  fc.dictionary(fc.constantFrom("a", "b", "command"), fc.integer({ min: 0, max: 9 }), { minKeys: 1 }).map((value) => ({
+    kind: "rejected" as const,
+    value
+  })),
   fc.constant<Step>({ kind: "fail" }),
   fc.constant<Step>({ kind: "hang" })
 )
@@ -34,7 +43,9 @@ const scripted = (
           maxInFlight = Math.max(maxInFlight, inFlight)
           record(id, message)
           yield* Effect.yieldNow()
-          if (step.kind === "fail") return yield* Effect.fail(new Transport.TransportError({ reason: "io", detail: "broken" }))
+          if (step.kind === "fail") {
+            return yield* Effect.fail(new Transport.TransportError({ reason: "io", detail: "broken" }))
+          }
           if (step.kind === "hang") return yield* Effect.never
           const modify: Json.JsonObject = { type: "modify", target: "input", operation: "merge", value: step.value }
           const effects = step.kind === "merge" ? [modify] : [modify, { type: "allow", bogus: true }]
@@ -43,7 +54,10 @@ const scripted = (
       notify: (message) => Effect.sync(() => record(id, message))
     }
   })
-  table["com.example.observer"] = { request: () => Effect.never, notify: (message) => Effect.sync(() => record("com.example.observer", message)) }
+  table["com.example.observer"] = {
+    request: () => Effect.never,
+    notify: (message) => Effect.sync(() => record("com.example.observer", message))
+  }
   Object.assign(table, extra)
   return { layer: Transport.layerInProcess(table), maxInFlight: () => maxInFlight }
 }
@@ -68,9 +82,16 @@ describe("chain properties", () => {
     ([steps]) =>
       Effect.gen(function*() {
         const seen: Array<{ id: string; input: Json.JsonObject; method: string }> = []
-        const { layer, maxInFlight } = scripted(steps, (id, m) => seen.push({ id, input: m.params.event.tool.input, method: m.method }))
-        const result = yield* withHooks(regFor(steps), layer, Hooks.dispatch("tool.before", toolBefore({ command: "ls" })))
-        const intercepts = seen.filter((s) => s.method === "hooks/intercept")
+        const { layer, maxInFlight } = scripted(steps, (id, m) =>
+          seen.push({ id, input: m.params.event.tool.input, method: m.method }))
+        const result = yield* withHooks(
+          regFor(steps),
+          layer,
+          Hooks.dispatch("tool.before", toolBefore({ command: "ls" }))
+        )
+        const intercepts = seen.filter((s) =>
+          s.method === "hooks/intercept"
+        )
         assert.deepStrictEqual(intercepts.map((s) => s.id), ids(steps.length))
         assert.strictEqual(maxInFlight(), 1)
         let expected: Json.JsonObject = { command: "ls" }
@@ -107,7 +128,10 @@ describe("chain properties", () => {
     { fastCheck: { numRuns: 15 } }
   )
 
-  const memberArb = fc.dictionary(fc.constantFrom("command", "x"), fc.constantFrom<Json.JsonValue>(1, 2, "ls", null)) as fc.Arbitrary<
+  const memberArb = fc.dictionary(
+    fc.constantFrom("command", "x"),
+    fc.constantFrom<Json.JsonValue>(1, 2, "ls", null)
+  ) as fc.Arbitrary<
     Json.JsonObject
   >
   const editArb = fc.tuple(fc.constantFrom("merge", "replace"), memberArb)
@@ -120,7 +144,9 @@ describe("chain properties", () => {
       const all = undo ? [...edits, ["replace", Object.fromEntries(Object.entries(input).reverse())] as const] : edits
       const { layer } = backends({
         "com.example.approve": answer({ type: "allow" }, { type: "return", value: { cached: true } }),
-        "com.example.edit": answer(...all.map(([operation, value]) => ({ type: "modify", target: "input", operation, value })))
+        "com.example.edit": answer(
+          ...all.map(([operation, value]) => ({ type: "modify", target: "input", operation, value }))
+        )
       })
       const reg = registration([
         { id: "com.example.approve", subscriptions: [intercept(["tool.before"])] },

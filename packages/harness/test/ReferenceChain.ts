@@ -82,11 +82,19 @@ export const run = (input: Chain.Input, progress: Ref.Ref<Chain.Progress>): Effe
         exchange(input, route, called).pipe(
           Effect.timeoutFail({
             duration: Duration.millis(route.timeoutMs ?? 0),
-            onTimeout: () => failure(route, { phase: "transport", code: "timeout", detail: `no accepted response within ${route.timeoutMs} ms` })
+            onTimeout: () =>
+              failure(route, {
+                phase: "transport",
+                code: "timeout",
+                detail: `no accepted response within ${route.timeoutMs} ms`
+              })
           }),
           Effect.either
         )
       )
-      yield* Ref.set(progress, Either.match(outcome, { onLeft: (f) => withFailure(called, route, f, 0), onRight: (p) => p }))
+      yield* Ref.set(
+        progress,
+        Either.match(outcome, { onLeft: (f) => withFailure(called, route, f, 0), onRight: (p) => p })
+      )
     }
   })

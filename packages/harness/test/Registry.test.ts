@@ -21,8 +21,11 @@ const sub = (extra: Record<string, unknown> = {}) => ({
   ...extra
 })
 
-const backend = (id: string, subscriptions: ReadonlyArray<unknown>, transport: unknown = { type: "stdio", command: "hook", lifecycle: "persistent" }) =>
-  ({ id, transport, subscriptions })
+const backend = (
+  id: string,
+  subscriptions: ReadonlyArray<unknown>,
+  transport: unknown = { type: "stdio", command: "hook", lifecycle: "persistent" }
+) => ({ id, transport, subscriptions })
 
 describe("Registry", () => {
   it("reports every problem at once, each with a code and a JSON Pointer", () => {
@@ -32,14 +35,30 @@ describe("Registry", () => {
         backend("com.example.a", [
           sub({ events: ["session.end"] }),
           sub({ events: ["tool.be*"], failurePolicy: undefined }),
-          { events: ["tool.*"], mode: "observe", content: { default: "omit" }, timeoutMs: 10, failurePolicy: "fail-open" },
+          {
+            events: ["tool.*"],
+            mode: "observe",
+            content: { default: "omit" },
+            timeoutMs: 10,
+            failurePolicy: "fail-open"
+          },
           sub({ timeoutMs: 0, scope: "managed" }),
           sub({ content: {} })
         ]),
         backend("com.example.a", [sub()], { type: "http", url: "http://policy.example.com/hooks" }),
         backend("not reverse dns", [sub()], { type: "grpc" }),
-        { ...backend("com.example.c", [sub({ events: ["nope"] })], { type: "stdio", command: "x", lifecycle: "persistent" }), authentication: { type: "bearer", tokenEnv: "T" } },
-        { ...backend("com.example.d", [sub()], { type: "https", url: "https://x" }), authentication: { type: "mtls", token: "literal" } },
+        {
+          ...backend("com.example.c", [sub({ events: ["nope"] })], {
+            type: "stdio",
+            command: "x",
+            lifecycle: "persistent"
+          }),
+          authentication: { type: "bearer", tokenEnv: "T" }
+        },
+        {
+          ...backend("com.example.d", [sub()], { type: "https", url: "https://x" }),
+          authentication: { type: "mtls", token: "literal" }
+        },
         backend("com.example.e", [])
       ]
     }
@@ -71,7 +90,10 @@ describe("Registry", () => {
     const doc = {
       protocolVersion: "draft",
       hooks: [
-        { ...backend("com.example.a", [sub({ scope: "managed" }), sub({ id: "x" }), sub({ id: "x", mode: "watch" })]), authentication: { type: "bearer", tokenEnv: "T" } },
+        {
+          ...backend("com.example.a", [sub({ scope: "managed" }), sub({ id: "x" }), sub({ id: "x", mode: "watch" })]),
+          authentication: { type: "bearer", tokenEnv: "T" }
+        },
         backend("com.example.a", [sub()])
       ]
     }
@@ -80,8 +102,16 @@ describe("Registry", () => {
     const compiled = Registry.compile(doc, Grant.full())
     const registryIssues = Either.isLeft(compiled) ? compiled.left.issues.map((i) => [i.code, i.path, i.message]) : []
     assert.deepStrictEqual(registryIssues, [
-      ["authentication-not-allowed", "/hooks/0/authentication", "stdio backends take no authentication (process trust only)"],
-      ["managed-scope-disableable", "/hooks/0/subscriptions/0/disableable", "a managed subscription must set disableable to false"],
+      [
+        "authentication-not-allowed",
+        "/hooks/0/authentication",
+        "stdio backends take no authentication (process trust only)"
+      ],
+      [
+        "managed-scope-disableable",
+        "/hooks/0/subscriptions/0/disableable",
+        "a managed subscription must set disableable to false"
+      ],
       ["duplicate-subscription-id", "/hooks/0/subscriptions/2/id", "duplicate subscription id x"],
       ["invalid-mode", "/hooks/0/subscriptions/2/mode", "mode must be intercept or observe"],
       ["duplicate-backend-id", "/hooks/1/id", "duplicate backend id com.example.a"]
@@ -104,7 +134,10 @@ describe("Registry", () => {
 
   it("an intercept wildcard expanding to nothing the host intercepts is an error", () => {
     const grant = Either.getOrThrow(Grant.fromCapabilityMap({ "tool.before": { effects: ["deny"] } }))
-    const doc = { protocolVersion: "draft", hooks: [backend("com.example.a", [sub({ events: ["model.*"] }), sub({ events: ["tool.after"] })])] }
+    const doc = {
+      protocolVersion: "draft",
+      hooks: [backend("com.example.a", [sub({ events: ["model.*"] }), sub({ events: ["tool.after"] })])]
+    }
     assert.deepStrictEqual(issuesOf(doc, grant), [
       ["wildcard-selects-nothing", "/hooks/0/subscriptions/0/events/0"],
       ["event-not-intercepted-by-host", "/hooks/0/subscriptions/1/events/0"]
@@ -115,14 +148,21 @@ describe("Registry", () => {
     const doc = {
       protocolVersion: "draft",
       hooks: [
-        backend("com.example.b", [sub({ id: "policy" }), { events: ["*"], mode: "observe", content: { default: "omit" } }]),
+        backend("com.example.b", [sub({ id: "policy" }), {
+          events: ["*"],
+          mode: "observe",
+          content: { default: "omit" }
+        }]),
         backend("com.example.a", [sub({ events: ["tool.*"] })], { type: "http", url: "http://127.0.0.1:8080/hooks" })
       ],
       unknownMember: { kept: true }
     }
     const registry = Either.getOrThrow(Registry.compile(doc, Grant.full()))
     const routes = registry.routes("tool.before")
-    assert.deepStrictEqual(routes.intercept.map((r) => [r.backend.id, r.label]), [["com.example.b", "policy"], ["com.example.a", "0"]])
+    assert.deepStrictEqual(routes.intercept.map((r) => [r.backend.id, r.label]), [["com.example.b", "policy"], [
+      "com.example.a",
+      "0"
+    ]])
     assert.deepStrictEqual(routes.observe.map((r) => [r.backend.id, r.label]), [["com.example.b", "1"]])
     assert.deepStrictEqual(registry.routes("tool.after").intercept.map((r) => r.backend.id), ["com.example.a"])
     assert.deepStrictEqual(registry.routes("session.end").intercept, [])
@@ -140,7 +180,16 @@ describe("Registry", () => {
   })
 
   describe.skipIf(!existsSync(fixtures))("official registration fixtures", () => {
-    const files = existsSync(fixtures) ? ["portable.valid.json", "model-family-selection.valid.json", "content-default-missing.invalid.json", "empty-hooks.invalid.json", "intercept-content-missing.invalid.json", "observe-content-missing.invalid.json"] : []
+    const files = existsSync(fixtures)
+      ? [
+        "portable.valid.json",
+        "model-family-selection.valid.json",
+        "content-default-missing.invalid.json",
+        "empty-hooks.invalid.json",
+        "intercept-content-missing.invalid.json",
+        "observe-content-missing.invalid.json"
+      ]
+      : []
     for (const file of files) {
       it(file, () => {
         const doc = JSON.parse(readFileSync(join(fixtures, file), "utf8"))

@@ -36,7 +36,8 @@ const respond = (effects: Json.JsonValue, id: Json.JsonValue = "evt_1"): Json.Js
   result: { protocolVersion: "draft", effects }
 })
 
-const codeOf = (result: Either.Either<Staging.Staged, Staging.Rejection>) => Either.isLeft(result) ? result.left.code : "accepted"
+const codeOf = (result: Either.Either<Staging.Staged, Staging.Rejection>) =>
+  Either.isLeft(result) ? result.left.code : "accepted"
 
 describe("Staging envelope", () => {
   const ctx = contextFor("tool.before", toolBefore)
@@ -44,7 +45,10 @@ describe("Staging envelope", () => {
   it("rejects a non-object", () => assert.strictEqual(codeOf(Staging.stage([respond([])], ctx)), "malformed-response"))
   it("rejects another id", () => assert.strictEqual(codeOf(Staging.stage(respond([], "evt_2"), ctx)), "id-mismatch"))
   it("rejects a JSON-RPC error and keeps its code", () => {
-    const result = Staging.stage({ jsonrpc: "2.0", id: "evt_1", error: { code: -32003, message: "busy: token=abc" } }, ctx)
+    const result = Staging.stage(
+      { jsonrpc: "2.0", id: "evt_1", error: { code: -32003, message: "busy: token=abc" } },
+      ctx
+    )
     assert.isTrue(Either.isLeft(result))
     if (Either.isLeft(result)) {
       assert.strictEqual(result.left.code, "jsonrpc-error")
@@ -53,14 +57,34 @@ describe("Staging envelope", () => {
     }
   })
   it("rejects result and error together", () =>
-    assert.strictEqual(codeOf(Staging.stage({ ...respond([]), error: { code: 1, message: "x" } }, ctx)), "invalid-envelope"))
+    assert.strictEqual(
+      codeOf(Staging.stage({ ...respond([]), error: { code: 1, message: "x" } }, ctx)),
+      "invalid-envelope"
+    ))
   it("rejects another protocol version", () =>
-    assert.strictEqual(codeOf(Staging.stage({ jsonrpc: "2.0", id: "evt_1", result: { protocolVersion: "2025-01-01", effects: [] } }, ctx)), "version-mismatch"))
+    assert.strictEqual(
+      codeOf(
+        Staging.stage({ jsonrpc: "2.0", id: "evt_1", result: { protocolVersion: "2025-01-01", effects: [] } }, ctx)
+      ),
+      "version-mismatch"
+    ))
   it("rejects a missing effects list", () =>
-    assert.strictEqual(codeOf(Staging.stage({ jsonrpc: "2.0", id: "evt_1", result: { protocolVersion: "draft" } }, ctx)), "missing-effects"))
-  it("rejects non-object effects", () => assert.strictEqual(codeOf(Staging.stage(respond({ type: "deny" }), ctx)), "missing-effects"))
+    assert.strictEqual(
+      codeOf(Staging.stage({ jsonrpc: "2.0", id: "evt_1", result: { protocolVersion: "draft" } }, ctx)),
+      "missing-effects"
+    ))
+  it("rejects non-object effects", () =>
+    assert.strictEqual(codeOf(Staging.stage(respond({ type: "deny" }), ctx)), "missing-effects"))
   it("rejects a discovery manifest in an intercept result", () =>
-    assert.strictEqual(codeOf(Staging.stage({ jsonrpc: "2.0", id: "evt_1", result: { protocolVersion: "draft", effects: [], manifest: {} } }, ctx)), "invalid-envelope"))
+    assert.strictEqual(
+      codeOf(
+        Staging.stage(
+          { jsonrpc: "2.0", id: "evt_1", result: { protocolVersion: "draft", effects: [], manifest: {} } },
+          ctx
+        )
+      ),
+      "invalid-envelope"
+    ))
 })
 
 describe("Staging effects", () => {
@@ -70,14 +94,33 @@ describe("Staging effects", () => {
     ["unknown effect member", [{ type: "allow", why: "x" }], "unknown-effect-field"],
     ["deny without reason", [{ type: "deny" }], "invalid-effect"],
     ["deny with an empty reason", [{ type: "deny", reason: "" }], "invalid-effect"],
-    ["modify of a target this boundary lacks", [{ type: "modify", target: "output", operation: "merge", value: [] }], "ungranted-target"],
+    [
+      "modify of a target this boundary lacks",
+      [{ type: "modify", target: "output", operation: "merge", value: [] }],
+      "ungranted-target"
+    ],
     ["modify input with a list", [{ type: "modify", target: "input", operation: "merge", value: [] }], "invalid-value"],
     ["continue at tool.before", [{ type: "flow", operation: "continue" }], "ungranted-operation"],
     ["flow stop without reason", [{ type: "flow", operation: "stop" }], "invalid-effect"],
-    ["inject with a non-message value", [{ type: "inject", target: "context", operation: "append", deliverAt: "now", value: { a: 1 } }], "invalid-value"],
+    ["inject with a non-message value", [{
+      type: "inject",
+      target: "context",
+      operation: "append",
+      deliverAt: "now",
+      value: { a: 1 }
+    }], "invalid-value"],
     ["return of any JSON at tool.before", [{ type: "return", value: null }], "accepted"],
-    ["a valid deny after an invalid effect", [{ type: "ask", extra: 1 }, { type: "deny", reason: "no" }], "unknown-effect-field"],
-    ["a valid deny before an invalid effect", [{ type: "deny", reason: "no" }, { type: "modify", target: "input", operation: "merge", value: 3 }], "invalid-value"]
+    [
+      "a valid deny after an invalid effect",
+      [{ type: "ask", extra: 1 }, { type: "deny", reason: "no" }],
+      "unknown-effect-field"
+    ],
+    ["a valid deny before an invalid effect", [{ type: "deny", reason: "no" }, {
+      type: "modify",
+      target: "input",
+      operation: "merge",
+      value: 3
+    }], "invalid-value"]
   ]
   for (const [name, effects, expected] of cases) {
     it(name, () => assert.strictEqual(codeOf(Staging.stage(respond(effects), ctx)), expected))
@@ -91,21 +134,41 @@ describe("Staging effects", () => {
   })
 
   it("modify(workspace) edits the change object and must keep it valid", () => {
-    const event: Json.JsonObject = { ...toolBefore, type: "workspace.change.before", workspace: { kind: "cwd", change: { cwd: "/a" } } }
+    const event: Json.JsonObject = {
+      ...toolBefore,
+      type: "workspace.change.before",
+      workspace: { kind: "cwd", change: { cwd: "/a" } }
+    }
     const c = contextFor("workspace.change.before", event)
-    const ok = Staging.stage(respond([{ type: "modify", target: "workspace", operation: "merge", value: { cwd: "/b" } }]), c)
+    const ok = Staging.stage(
+      respond([{ type: "modify", target: "workspace", operation: "merge", value: { cwd: "/b" } }]),
+      c
+    )
     assert.deepStrictEqual(Either.isRight(ok) && (ok.right.event.workspace as any).change, { cwd: "/b" })
-    assert.strictEqual(codeOf(Staging.stage(respond([{ type: "modify", target: "workspace", operation: "merge", value: { cwd: 1 } }]), c)), "invalid-value")
+    assert.strictEqual(
+      codeOf(
+        Staging.stage(respond([{ type: "modify", target: "workspace", operation: "merge", value: { cwd: 1 } }]), c)
+      ),
+      "invalid-value"
+    )
   })
 
   it("modify(instructions) creates the list when absent and rejects attachments", () => {
     const event: Json.JsonObject = { ...toolBefore, type: "context.compact.before", trigger: "auto", items: [] }
     const c = contextFor("context.compact.before", event)
     const part = { id: "i", kind: "text", mediaType: "text/plain", selection: "body", text: "keep decisions" }
-    const ok = Staging.stage(respond([{ type: "modify", target: "instructions", operation: "merge", value: [part] }]), c)
+    const ok = Staging.stage(
+      respond([{ type: "modify", target: "instructions", operation: "merge", value: [part] }]),
+      c
+    )
     assert.deepStrictEqual(Either.isRight(ok) && ok.right.event.instructions, [part])
     const image = { id: "a", kind: "attachment", mediaType: "image/png", selection: "metadata" }
-    assert.strictEqual(codeOf(Staging.stage(respond([{ type: "modify", target: "instructions", operation: "merge", value: [image] }]), c)), "invalid-value")
+    assert.strictEqual(
+      codeOf(
+        Staging.stage(respond([{ type: "modify", target: "instructions", operation: "merge", value: [image] }]), c)
+      ),
+      "invalid-value"
+    )
   })
 
   it.prop("a modify of tool input changes the operation exactly when the input differs afterwards", [
@@ -114,7 +177,10 @@ describe("Staging effects", () => {
   ], ([value, operation]) => {
     const input: Json.JsonObject = { command: "ls", cwd: "/tmp", flags: ["-l"] }
     const event: Json.JsonObject = { ...toolBefore, tool: { name: "Bash", input, origin: "native" } }
-    const result = Staging.stage(respond([{ type: "modify", target: "input", operation, value: value as Json.JsonObject }]), contextFor("tool.before", event))
+    const result = Staging.stage(
+      respond([{ type: "modify", target: "input", operation, value: value as Json.JsonObject }]),
+      contextFor("tool.before", event)
+    )
     assert.isTrue(Either.isRight(result))
     if (Either.isRight(result)) {
       const after = (result.right.event.tool as Json.JsonObject).input
@@ -128,7 +194,10 @@ describe("Staging effects", () => {
   const editArb = fc.tuple(fc.constantFrom<"merge" | "replace">("merge", "replace"), objectArb)
   const inputOf = (result: Either.Either<Staging.Staged, Staging.Rejection>) =>
     Either.isRight(result) ? (result.right.event.tool as Json.JsonObject).input : undefined
-  const withInput = (input: Json.JsonObject): Json.JsonObject => ({ ...toolBefore, tool: { name: "Bash", input, origin: "native" } })
+  const withInput = (input: Json.JsonObject): Json.JsonObject => ({
+    ...toolBefore,
+    tool: { name: "Bash", input, origin: "native" }
+  })
   const edits = (list: ReadonlyArray<readonly [string, Json.JsonValue]>): Json.JsonValue =>
     list.map(([operation, value]) => ({ type: "modify", target: "input", operation, value }))
 
@@ -165,15 +234,24 @@ describe("Staging effects", () => {
     const parse = (text: string) => Either.getOrThrow(Json.parse(text)) as Json.JsonObject
     const input = parse(`{"n":123456789012345678901234567890}`)
     const ctx = contextFor("tool.before", withInput(input))
-    const same = Staging.stage(parse(`{"jsonrpc":"2.0","id":"evt_1","result":{"protocolVersion":"draft","effects":[
+    const same = Staging.stage(
+      parse(`{"jsonrpc":"2.0","id":"evt_1","result":{"protocolVersion":"draft","effects":[
       {"type":"modify","target":"input","operation":"merge","value":{"n":123456789012345678901234567891}},
-      {"type":"modify","target":"input","operation":"merge","value":{"n":123456789012345678901234567890}}]}}`), ctx)
+      {"type":"modify","target":"input","operation":"merge","value":{"n":123456789012345678901234567890}}]}}`),
+      ctx
+    )
     assert.isTrue(Either.isRight(same) && !same.right.operationChanged)
-    const other = Staging.stage(parse(`{"jsonrpc":"2.0","id":"evt_1","result":{"protocolVersion":"draft","effects":[
-      {"type":"modify","target":"input","operation":"merge","value":{"n":123456789012345678901234567891}}]}}`), ctx)
+    const other = Staging.stage(
+      parse(`{"jsonrpc":"2.0","id":"evt_1","result":{"protocolVersion":"draft","effects":[
+      {"type":"modify","target":"input","operation":"merge","value":{"n":123456789012345678901234567891}}]}}`),
+      ctx
+    )
     assert.isTrue(Either.isRight(other) && other.right.operationChanged)
-    const respelled = Staging.stage(parse(`{"jsonrpc":"2.0","id":"evt_1","result":{"protocolVersion":"draft","effects":[
-      {"type":"modify","target":"input","operation":"merge","value":{"n":1.23456789012345678901234567890e29}}]}}`), ctx)
+    const respelled = Staging.stage(
+      parse(`{"jsonrpc":"2.0","id":"evt_1","result":{"protocolVersion":"draft","effects":[
+      {"type":"modify","target":"input","operation":"merge","value":{"n":1.23456789012345678901234567890e29}}]}}`),
+      ctx
+    )
     assert.isTrue(Either.isRight(respelled) && !respelled.right.operationChanged, "the same value, written otherwise")
   })
 
@@ -183,23 +261,42 @@ describe("Staging effects", () => {
     const due = () => ++looks > 3
     assert.strictEqual(codeOf(Staging.stage(respond(many), { ...ctx, expired: due })), "deadline-expired")
     assert.isBelow(looks, 10)
-    assert.strictEqual(codeOf(Staging.stage(respond([{ type: "ask" }]), { ...ctx, expired: () => true })), "deadline-expired")
+    assert.strictEqual(
+      codeOf(Staging.stage(respond([{ type: "ask" }]), { ...ctx, expired: () => true })),
+      "deadline-expired"
+    )
     assert.strictEqual(codeOf(Staging.stage(respond(many), { ...ctx, expired: () => false })), "accepted")
-    const merges = Array.from({ length: 1000 }, (_, i) => ({ type: "modify", target: "input", operation: "merge", value: { [`k${i}`]: i } }))
+    const merges = Array.from(
+      { length: 1000 },
+      (_, i) => ({ type: "modify", target: "input", operation: "merge", value: { [`k${i}`]: i } })
+    )
     looks = 0
-    assert.strictEqual(codeOf(Staging.stage(respond(merges), { ...ctx, expired: () => ++looks > 20 })), "deadline-expired")
+    assert.strictEqual(
+      codeOf(Staging.stage(respond(merges), { ...ctx, expired: () => ++looks > 20 })),
+      "deadline-expired"
+    )
   })
 
   it("staging is linear: many edits of one target are applied in one pass", () => {
     const n = 10_000
-    const merges = Array.from({ length: n }, (_, i) => ({ type: "modify", target: "input", operation: "merge", value: { [`k${i}`]: "v" } }))
+    const merges = Array.from(
+      { length: n },
+      (_, i) => ({ type: "modify", target: "input", operation: "merge", value: { [`k${i}`]: "v" } })
+    )
     const started = performance.now()
     const result = Staging.stage(respond(merges), ctx)
     const objectMillis = performance.now() - started
     assert.strictEqual(Object.keys(inputOf(result) ?? {}).length, n + 1)
-    const message = (i: number) => ({ id: `m${i}`, role: "tool", parts: [{ id: `p${i}`, kind: "text", mediaType: "text/plain", selection: "body", text: "t" }] })
+    const message = (i: number) => ({
+      id: `m${i}`,
+      role: "tool",
+      parts: [{ id: `p${i}`, kind: "text", mediaType: "text/plain", selection: "body", text: "t" }]
+    })
     const event: Json.JsonObject = { ...toolBefore, type: "tool.after", items: [] }
-    const appends = Array.from({ length: n }, (_, i) => ({ type: "modify", target: "output", operation: "merge", value: [message(i)] }))
+    const appends = Array.from(
+      { length: n },
+      (_, i) => ({ type: "modify", target: "output", operation: "merge", value: [message(i)] })
+    )
     const listStarted = performance.now()
     const list = Staging.stage(respond(appends), contextFor("tool.after", event))
     const listMillis = performance.now() - listStarted
@@ -214,16 +311,27 @@ describe("Staging effects", () => {
     fc.constant<Json.JsonValue>({ type: "deny" }),
     fc.constant<Json.JsonValue>({ type: "allow", extra: 1 }),
     fc.constant<Json.JsonValue>({ type: "unknown" }),
-    fc.constant<Json.JsonValue>({ type: "modify", target: "input", operation: "replace", value: { command: "rm -rf /" } }),
+    fc.constant<Json.JsonValue>({
+      type: "modify",
+      target: "input",
+      operation: "replace",
+      value: { command: "rm -rf /" }
+    }),
     fc.constant<Json.JsonValue>({ type: "modify", target: "input", operation: "merge", value: ["x"] }),
     fc.constant<Json.JsonValue>({ type: "return", value: { cached: true } }),
     fc.constant<Json.JsonValue>({ type: "message", text: "m" }),
     fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json.JsonValue>
   )
 
-  it.prop("a rejected response publishes nothing: the pending state and event stay byte-identical", [fc.array(effectArb, { maxLength: 5 })], ([effects]) => {
+  it.prop("a rejected response publishes nothing: the pending state and event stay byte-identical", [
+    fc.array(effectArb, { maxLength: 5 })
+  ], ([effects]) => {
     const before = JSON.stringify(toolBefore)
-    const state = Settlement.accept(Settlement.initial(), { effects: [{ type: "ask" }], operationChanged: false }, { backend: "b", subscription: "0", requestId: "evt_1" })
+    const state = Settlement.accept(Settlement.initial(), { effects: [{ type: "ask" }], operationChanged: false }, {
+      backend: "b",
+      subscription: "0",
+      requestId: "evt_1"
+    })
     const stateBefore = JSON.stringify(state)
     const result = Staging.stage(respond(effects), ctx)
     assert.strictEqual(JSON.stringify(toolBefore), before)
@@ -238,13 +346,17 @@ describe("Staging effects", () => {
 
 describe.skipIf(!hasFixtures)("official fixtures judged only by a boundary (editContext)", () => {
   const manifest = hasFixtures ? JSON.parse(readFileSync(join(fixtures, "manifest.json"), "utf8")) : { cases: [] }
-  const contextual = manifest.cases.filter((c: any) => c.editContext !== undefined && existsSync(join(fixtures, "..", "..", c.path)))
+  const contextual = manifest.cases.filter((c: any) =>
+    c.editContext !== undefined && existsSync(join(fixtures, "..", "..", c.path))
+  )
 
   const eventFor = (edit: any): Json.JsonObject => {
     const base = { id: "edit-1", source: "urn:test", time: "2026-01-01T00:00:00Z", type: edit.event }
     switch (edit.event) {
       case "user.elicitation.result": {
-        const result = edit.mode === "form" && edit.action === "accept" ? { action: edit.action, content: edit.current.content } : { action: edit.action }
+        const result = edit.mode === "form" && edit.action === "accept"
+          ? { action: edit.action, content: edit.current.content }
+          : { action: edit.action }
         return {
           ...base,
           elicitation: {
@@ -267,7 +379,11 @@ describe.skipIf(!hasFixtures)("official fixtures judged only by a boundary (edit
     it(`${c.id}: ${c.contextualExpectedValid ? "accepted" : "rejected"}`, () => {
       const response = JSON.parse(readFileSync(join(fixtures, "..", "..", c.path), "utf8"))
       const result = Staging.stage(response, contextFor(c.editContext.event, eventFor(c.editContext), "edit-1"))
-      assert.strictEqual(Either.isRight(result), c.contextualExpectedValid, Either.isLeft(result) ? result.left.detail : "accepted")
+      assert.strictEqual(
+        Either.isRight(result),
+        c.contextualExpectedValid,
+        Either.isLeft(result) ? result.left.detail : "accepted"
+      )
     })
   }
 })

@@ -8,7 +8,12 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Layer, Logger } from "effect"
 import { intercept } from "./support.js"
 
-const stdio = (extra: Record<string, unknown> = {}) => ({ type: "stdio", command: "node", lifecycle: "persistent", ...extra })
+const stdio = (extra: Record<string, unknown> = {}) => ({
+  type: "stdio",
+  command: "node",
+  lifecycle: "persistent",
+  ...extra
+})
 
 const doc = {
   protocolVersion: "draft",
@@ -43,7 +48,9 @@ describe("Transport.startAll through Hooks", () => {
         })
       )
       const logger = Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => lines.push(String(message))))
-      yield* Effect.scoped(Layer.build(Hooks.layer(doc, { observationTimeoutMs: 1234 }).pipe(Layer.provide(transports))))
+      yield* Effect.scoped(
+        Layer.build(Hooks.layer(doc, { observationTimeoutMs: 1234 }).pipe(Layer.provide(transports)))
+      )
         .pipe(Effect.provide(logger))
       assert.deepStrictEqual(started, ["com.example.started"])
       assert.deepStrictEqual([...lines].sort(), [

@@ -78,9 +78,14 @@ describe("attachment uploads", () => {
         const memory = Uploads.layerMemory()
         const ids = Array.from({ length: count }, (_, i) => `img${i}`)
         const parts = [...(withText ? [text] : []), ...ids.map((id) => image(id))]
-        const reg = registration([{ id: A, subscriptions: [intercept(["user.message.inbound"], { failurePolicy, upload: upload() })] }])
+        const reg = registration([{
+          id: A,
+          subscriptions: [intercept(["user.message.inbound"], { failurePolicy, upload: upload() })]
+        }])
         const attachments = Object.fromEntries(ids.map((id) => [id, Attachment.bytes(bytes)]))
-        const result = yield* dispatch(reg, { transports: layer, uploads: memory.layer }, inbound(parts), { attachments })
+        const result = yield* dispatch(reg, { transports: layer, uploads: memory.layer }, inbound(parts), {
+          attachments
+        })
         assert.strictEqual(result.decision.permission, "deny")
         assert.deepStrictEqual(result.errors, [])
         const seen = partsOf(log[0]!.event).filter((p: any) => p.kind === "attachment")
@@ -100,7 +105,12 @@ describe("attachment uploads", () => {
       const memory = Uploads.layerMemory()
       const reg = registration([
         { id: A, subscriptions: [intercept(["user.message.inbound"], { upload: upload() })] },
-        { id: B, subscriptions: [intercept(["user.message.inbound"], { upload: upload({ endpoint: "https://other.example/u" }) })] },
+        {
+          id: B,
+          subscriptions: [
+            intercept(["user.message.inbound"], { upload: upload({ endpoint: "https://other.example/u" }) })
+          ]
+        },
         { id: O, subscriptions: [observe(["user.message.inbound"], { upload: upload() })] }
       ])
       const { source, state } = counted(png)
@@ -126,8 +136,16 @@ describe("attachment uploads", () => {
       const { layer, log } = backends({ [A]: answer(), [O]: answer() })
       const memory = Uploads.layerMemory()
       const reg = registration([
-        { id: A, subscriptions: [intercept(["user.message.inbound"], { content: { default: "body", images: "metadata" }, upload: upload() })] },
-        { id: O, subscriptions: [observe(["user.message.inbound"], { content: { default: "omit" }, upload: upload() })] }
+        {
+          id: A,
+          subscriptions: [
+            intercept(["user.message.inbound"], { content: { default: "body", images: "metadata" }, upload: upload() })
+          ]
+        },
+        {
+          id: O,
+          subscriptions: [observe(["user.message.inbound"], { content: { default: "omit" }, upload: upload() })]
+        }
       ])
       const { source, state } = counted(png)
       const result = yield* dispatch(reg, { transports: layer, uploads: memory.layer }, inbound([image()]), {
@@ -136,8 +154,18 @@ describe("attachment uploads", () => {
       assert.deepStrictEqual(result.errors, [])
       assert.strictEqual(state.runs, 0)
       assert.strictEqual(memory.memory.received.length, 0)
-      assert.deepStrictEqual(partsOf(log[0]!.event)[0], { id: "img", kind: "attachment", mediaType: "image/png", selection: "metadata" })
-      assert.deepStrictEqual(partsOf(log[1]!.event)[0], { id: "img", kind: "attachment", mediaType: "image/png", selection: "omit" })
+      assert.deepStrictEqual(partsOf(log[0]!.event)[0], {
+        id: "img",
+        kind: "attachment",
+        mediaType: "image/png",
+        selection: "metadata"
+      })
+      assert.deepStrictEqual(partsOf(log[1]!.event)[0], {
+        id: "img",
+        kind: "attachment",
+        mediaType: "image/png",
+        selection: "omit"
+      })
     }))
 
   it.effect("the per-call byte budget: over it is attachment-budget for each delivery that needs it, and nothing is sent", () =>
@@ -146,7 +174,10 @@ describe("attachment uploads", () => {
       const memory = Uploads.layerMemory()
       const reg = registration([
         { id: A, subscriptions: [intercept(["user.message.inbound"], { upload: upload() })] },
-        { id: B, subscriptions: [intercept(["user.message.inbound"], { failurePolicy: "fail-closed", upload: upload() })] }
+        {
+          id: B,
+          subscriptions: [intercept(["user.message.inbound"], { failurePolicy: "fail-closed", upload: upload() })]
+        }
       ])
       const { source, state } = counted(png)
       const result = yield* dispatch(reg, { transports: layer, uploads: memory.layer }, inbound([image()]), {
@@ -180,7 +211,10 @@ describe("attachment uploads", () => {
       const small = yield* dispatch(reg, { transports: layer, uploads: memory.layer }, inbound([image()]), {
         attachments: { img: Attachment.bytes(png) }
       }, { maxAttachmentBytes: 4 })
-      assert.deepStrictEqual(small.errors.map((e) => [e.backend, e.code]), [[A, "attachment-budget"], [B, "attachment-budget"]])
+      assert.deepStrictEqual(small.errors.map((e) => [e.backend, e.code]), [[A, "attachment-budget"], [
+        B,
+        "attachment-budget"
+      ]])
     }))
 
   it.effect("a missing source, a stated digest that differs, no upload endpoint, no upload service: typed failures", () =>
@@ -217,9 +251,14 @@ describe("attachment uploads", () => {
       const { layer } = backends({ [A]: answer() })
       const reg = registration([{ id: A, subscriptions: [intercept(["user.message.inbound"], { upload: upload() })] }])
       const broken = Attachment.stream(Stream.concat(Stream.make(png), Stream.fail("secret-token-123")))
-      const result = yield* dispatch(reg, { transports: layer, uploads: Uploads.layerMemory().layer }, inbound([image()]), {
-        attachments: { img: broken }
-      })
+      const result = yield* dispatch(
+        reg,
+        { transports: layer, uploads: Uploads.layerMemory().layer },
+        inbound([image()]),
+        {
+          attachments: { img: broken }
+        }
+      )
       assert.strictEqual(result.errors[0]?.code, "attachment-unreadable")
       assert.notInclude(JSON.stringify(result.errors), "secret-token-123")
     }))
@@ -227,14 +266,21 @@ describe("attachment uploads", () => {
   it.effect("a failed upload fails only its own delivery; a receipt that does not match the bytes is a failure", () =>
     Effect.gen(function*() {
       const { layer, log } = backends({ [A]: deny, [B]: answer({ type: "deny", reason: "b" }), [O]: answer() })
-      const uploads = Layer.succeed(Uploads.Uploads, Uploads.Uploads.of({
-        upload: (request) =>
-          request.backend === A
-            ? Effect.fail(new Uploads.UploadError({ reason: "upload-status", detail: "HTTP 202", status: 202 }))
-            : request.backend === O
-            ? Effect.succeed({ ref: "lying", size: request.snapshot.size, sha256: "f".repeat(64) })
-            : Effect.succeed({ ref: `ok-${request.backend}`, size: request.snapshot.size, sha256: request.snapshot.sha256 })
-      }))
+      const uploads = Layer.succeed(
+        Uploads.Uploads,
+        Uploads.Uploads.of({
+          upload: (request) =>
+            request.backend === A
+              ? Effect.fail(new Uploads.UploadError({ reason: "upload-status", detail: "HTTP 202", status: 202 }))
+              : request.backend === O
+              ? Effect.succeed({ ref: "lying", size: request.snapshot.size, sha256: "f".repeat(64) })
+              : Effect.succeed({
+                ref: `ok-${request.backend}`,
+                size: request.snapshot.size,
+                sha256: request.snapshot.sha256
+              })
+        })
+      )
       const reg = registration([
         { id: A, subscriptions: [intercept(["user.message.inbound"], { upload: upload() })] },
         { id: B, subscriptions: [intercept(["user.message.inbound"], { upload: upload() })] },
@@ -243,10 +289,19 @@ describe("attachment uploads", () => {
       const result = yield* dispatch(reg, { transports: layer, uploads }, inbound([image()]), {
         attachments: { img: Attachment.bytes(png) }
       })
-      assert.deepStrictEqual(result.errors.map((e) => [e.backend, e.phase, e.code, e.httpStatus]), [[A, "prepare", "upload-status", 202]])
+      assert.deepStrictEqual(result.errors.map((e) => [e.backend, e.phase, e.code, e.httpStatus]), [[
+        A,
+        "prepare",
+        "upload-status",
+        202
+      ]])
       assert.strictEqual(result.decision.permission, "deny")
       assert.deepStrictEqual(log.map((entry) => [entry.backend, partsOf(entry.event)[0].body.ref]), [[B, `ok-${B}`]])
-      assert.deepStrictEqual(result.observations.map((o) => [o.backend, o.outcome, o.code]), [[O, "failed", "upload-receipt"]])
+      assert.deepStrictEqual(result.observations.map((o) => [o.backend, o.outcome, o.code]), [[
+        O,
+        "failed",
+        "upload-receipt"
+      ]])
     }))
 
   it.effect("edits may keep an attachment only under the reference the receiver was shown; the next receiver gets its own", () =>
@@ -291,20 +346,32 @@ describe("attachment uploads", () => {
     Effect.gen(function*() {
       const { layer, log } = backends({ [A]: answer(), [B]: deny })
       let interrupted = 0
-      const uploads = Layer.succeed(Uploads.Uploads, Uploads.Uploads.of({
-        upload: (request) =>
-          request.backend === A
-            ? Effect.onInterrupt(Effect.never, () => Effect.sync(() => interrupted++))
-            : Effect.succeed({ ref: "b", size: request.snapshot.size, sha256: request.snapshot.sha256 })
-      }))
+      const uploads = Layer.succeed(
+        Uploads.Uploads,
+        Uploads.Uploads.of({
+          upload: (request) =>
+            request.backend === A
+              ? Effect.onInterrupt(Effect.never, () => Effect.sync(() => interrupted++))
+              : Effect.succeed({ ref: "b", size: request.snapshot.size, sha256: request.snapshot.sha256 })
+        })
+      )
       const reg = registration([
-        { id: A, subscriptions: [intercept(["user.message.inbound"], { failurePolicy: "fail-open", upload: upload({ timeoutMs: 50 }) })] },
+        {
+          id: A,
+          subscriptions: [
+            intercept(["user.message.inbound"], { failurePolicy: "fail-open", upload: upload({ timeoutMs: 50 }) })
+          ]
+        },
         { id: B, subscriptions: [intercept(["user.message.inbound"], { upload: upload() })] }
       ])
       const result = yield* dispatch(reg, { transports: layer, uploads }, inbound([image()]), {
         attachments: { img: Attachment.bytes(png) }
       })
-      assert.deepStrictEqual(result.errors.map((e) => [e.backend, e.code, e.syntheticDenial]), [[A, "upload-timeout", false]])
+      assert.deepStrictEqual(result.errors.map((e) => [e.backend, e.code, e.syntheticDenial]), [[
+        A,
+        "upload-timeout",
+        false
+      ]])
       assert.strictEqual(interrupted, 1)
       assert.deepStrictEqual(log.map((entry) => entry.backend), [B])
       assert.strictEqual(result.decision.permission, "deny")
@@ -316,21 +383,31 @@ describe("attachment uploads", () => {
       const { layer } = backends(Object.fromEntries(observers.map((id) => [id, answer()])))
       let inFlight = 0
       let most = 0
-      const uploads = Layer.succeed(Uploads.Uploads, Uploads.Uploads.of({
-        upload: (request) =>
-          Effect.gen(function*() {
-            inFlight++
-            most = Math.max(most, inFlight)
-            yield* Effect.sleep("20 millis")
-            inFlight--
-            return { ref: request.backend, size: request.snapshot.size, sha256: request.snapshot.sha256 }
-          })
-      }))
-      const reg = registration(observers.map((id) => ({ id, subscriptions: [observe(["user.message.inbound"], { upload: upload() })] })))
+      const uploads = Layer.succeed(
+        Uploads.Uploads,
+        Uploads.Uploads.of({
+          upload: (request) =>
+            Effect.gen(function*() {
+              inFlight++
+              most = Math.max(most, inFlight)
+              yield* Effect.sleep("20 millis")
+              inFlight--
+              return { ref: request.backend, size: request.snapshot.size, sha256: request.snapshot.sha256 }
+            })
+        })
+      )
+      const reg = registration(
+        observers.map((id) => ({ id, subscriptions: [observe(["user.message.inbound"], { upload: upload() })] }))
+      )
       const result = yield* dispatch(reg, { transports: layer, uploads }, inbound([image("a"), image("b")]), {
         attachments: { a: Attachment.bytes(png), b: Attachment.bytes(png.slice(1)) }
       }, { uploadConcurrency: 2 })
-      assert.deepStrictEqual(result.observations.map((o) => o.outcome), ["delivered", "delivered", "delivered", "delivered"])
+      assert.deepStrictEqual(result.observations.map((o) => o.outcome), [
+        "delivered",
+        "delivered",
+        "delivered",
+        "delivered"
+      ])
       assert.strictEqual(most, 2)
     }))
 })

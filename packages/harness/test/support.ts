@@ -15,7 +15,11 @@ export type Script = (request: any, n: number) => Effect.Effect<Json.JsonValue, 
 
 /** Answers with these effects. */
 export const answer = (...effects: ReadonlyArray<HookEffect.HookEffect | Json.JsonValue>): Script => (request) =>
-  Effect.succeed({ jsonrpc: "2.0", id: request.id, result: { protocolVersion: "draft", effects: effects as Json.JsonValue } })
+  Effect.succeed({
+    jsonrpc: "2.0",
+    id: request.id,
+    result: { protocolVersion: "draft", effects: effects as Json.JsonValue }
+  })
 
 /** Answers with an arbitrary raw response built from the request. */
 export const raw = (build: (request: any) => Json.JsonValue): Script => (request) => Effect.succeed(build(request))
@@ -30,7 +34,12 @@ export const backends = (scripts: Record<string, Script>) => {
       request: (message) =>
         Effect.suspend(() => {
           const params = message.params as any
-          log.push({ backend: id, method: String(message.method), event: params.event, capabilities: params.capabilities })
+          log.push({
+            backend: id,
+            method: String(message.method),
+            event: params.event,
+            capabilities: params.capabilities
+          })
           const n = counts.get(id) ?? 0
           counts.set(id, n + 1)
           return script(message, n)
@@ -64,9 +73,15 @@ export const observe = (events: ReadonlyArray<string>, extra: Record<string, unk
 })
 
 /** A registration with one http backend per entry (transport type is irrelevant in-process). */
-export const registration = (hooks: ReadonlyArray<{ readonly id: string; readonly subscriptions: ReadonlyArray<unknown> }>) => ({
+export const registration = (
+  hooks: ReadonlyArray<{ readonly id: string; readonly subscriptions: ReadonlyArray<unknown> }>
+) => ({
   protocolVersion: "draft",
-  hooks: hooks.map((h) => ({ id: h.id, transport: { type: "http", url: `https://${h.id}.invalid/hooks` }, subscriptions: h.subscriptions }))
+  hooks: hooks.map((h) => ({
+    id: h.id,
+    transport: { type: "http", url: `https://${h.id}.invalid/hooks` },
+    subscriptions: h.subscriptions
+  }))
 })
 
 /** A tool.before input. */
@@ -114,7 +129,9 @@ export const heldExchange = (started: Deferred.Deferred<void>, gate?: Deferred.D
   const state = { retired: 0 }
   const run = Deferred.succeed(started, undefined).pipe(
     Effect.zipRight(Effect.never),
-    Effect.onInterrupt(() => Effect.zipRight(gate === undefined ? Effect.void : Deferred.await(gate), Effect.sync(() => state.retired++)))
+    Effect.onInterrupt(() =>
+      Effect.zipRight(gate === undefined ? Effect.void : Deferred.await(gate), Effect.sync(() => state.retired++))
+    )
   )
   return { state, run }
 }

@@ -40,7 +40,10 @@ const allCapabilities: Readonly<Record<string, Capabilities.Capabilities>> = {
     modify: "input",
     flow: ["stop"]
   }),
-  PermissionRequest: Host.capabilities(["allow", "deny", "modify", "flow", "message"], { modify: "input", flow: ["stop"] }),
+  PermissionRequest: Host.capabilities(["allow", "deny", "modify", "flow", "message"], {
+    modify: "input",
+    flow: ["stop"]
+  }),
   PostToolUse: Host.capabilities(["modify", "inject", "flow", "message"], { modify: "output", flow: ["stop"] }),
   PostToolUseFailure: Host.capabilities(["inject", "flow", "message"], { flow: ["stop"] }),
   PostToolBatch: Host.capabilities(["flow", "message"], { flow: ["stop"] }),
@@ -93,7 +96,9 @@ const renderers: Readonly<Record<string, render.Renderer>> = {
   PermissionRequest: (v) => {
     if (v.permission === "deny") return { specific: { decision: { behavior: "deny", message: render.reasonOf(v) } } }
     if (v.permission === "allow") {
-      return { specific: { decision: { behavior: "allow", ...(v.input !== undefined ? { updatedInput: v.input } : {}) } } }
+      return {
+        specific: { decision: { behavior: "allow", ...(v.input !== undefined ? { updatedInput: v.input } : {}) } }
+      }
     }
     if (v.input === undefined) return {}
     const reason = "a policy rewrote this call, and Claude Code applies a rewritten permission request only with allow"

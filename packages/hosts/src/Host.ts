@@ -164,7 +164,12 @@ export const emptyVerdict: Verdict = {
  * @since 0.1.0
  * @category constructors
  */
-export const denyVerdict = (reason: string): Verdict => ({ ...emptyVerdict, permission: "deny", reason, synthetic: true })
+export const denyVerdict = (reason: string): Verdict => ({
+  ...emptyVerdict,
+  permission: "deny",
+  reason,
+  synthetic: true
+})
 
 /**
  * The host's answer: what to print on stdout and stderr, and the exit code.
@@ -186,7 +191,11 @@ export interface Answer {
  * @since 0.1.0
  * @category constructors
  */
-export const answer = (output: Json.JsonObject | undefined, empty: string, notices: ReadonlyArray<string> = []): Answer => ({
+export const answer = (
+  output: Json.JsonObject | undefined,
+  empty: string,
+  notices: ReadonlyArray<string> = []
+): Answer => ({
   stdout: output === undefined ? empty : `${Json.stringify(output)}\n`,
   stderr: notices.map((n) => `ahp: ${n}\n`).join(""),
   exitCode: 0
@@ -334,7 +343,9 @@ export const offer = (
     },
     manifest: {
       events: entries.map(([event, caps]) =>
-        caps === undefined ? { event, modes: ["observe"] } : { event, modes: ["intercept", "observe"], capabilities: caps }
+        caps === undefined
+          ? { event, modes: ["observe"] }
+          : { event, modes: ["intercept", "observe"], capabilities: caps }
       ),
       gaps: [],
       transports: ["stdio", "http"],

@@ -1,7 +1,7 @@
-import { assert, describe, it } from "@effect/vitest"
 import { HostEvents, Hosts } from "@effect-ahp/hosts"
 import type { Host } from "@effect-ahp/hosts"
 import { Decoder, Event, Issue, Json } from "@effect-ahp/protocol"
+import { assert, describe, it } from "@effect/vitest"
 import { Either, FastCheck } from "effect"
 import { hostsRoot, payloads } from "./support.js"
 
@@ -24,7 +24,8 @@ const mapped = (host: Host.Host, payload: Json.JsonValue, includeNative = false)
 }
 
 /** The host event a sample file is named after (`notify-…`: the legacy notify payload). */
-const hostEventOf = (file: string) => file.startsWith("notify-") ? "agent-turn-complete" : file.slice(0, file.indexOf("-"))
+const hostEventOf = (file: string) =>
+  file.startsWith("notify-") ? "agent-turn-complete" : file.slice(0, file.indexOf("-"))
 
 describe.skipIf(hostsRoot === undefined)("every payload of ../shared/hosts", () => {
   for (const name of HostEvents.hostNames) {
@@ -107,7 +108,10 @@ describe.skipIf(hostsRoot === undefined)("mapped fields", () => {
     assert.deepStrictEqual(event.tool.mcp.server, { id: "github", name: "github" })
     assert.strictEqual(event.tool.mcp.toolName, "create_issue")
     assert.strictEqual(event.tool.mcp.provenance, "inferred")
-    assert.strictEqual(sample("claude-code", "PreToolUse-mcp-captured-2025.json").tool.mcp.toolName, "resolve-library-id")
+    assert.strictEqual(
+      sample("claude-code", "PreToolUse-mcp-captured-2025.json").tool.mcp.toolName,
+      "resolve-library-id"
+    )
   })
 
   it("tool results become one tool message; failures an error outcome", () => {
@@ -120,7 +124,10 @@ describe.skipIf(hostsRoot === undefined)("mapped fields", () => {
     assert.deepStrictEqual(codex.turn, { id: "019fdd0e-01dd-7400-9c26-fa44052a22cc" })
     const failure = sample("claude-code", "PostToolUseFailure-Bash-doc.json")
     assert.strictEqual(failure.outcome, "error")
-    assert.deepStrictEqual(failure.error, { class: "tool", message: "Exit code 1\nError: Cannot find module 'express'" })
+    assert.deepStrictEqual(failure.error, {
+      class: "tool",
+      message: "Exit code 1\nError: Cannot find module 'express'"
+    })
     assert.deepStrictEqual(failure.items, [])
   })
 
@@ -145,7 +152,10 @@ describe.skipIf(hostsRoot === undefined)("mapped fields", () => {
     assert.strictEqual(sample("claude-code", "SessionEnd-other-doc.json").outcome, "unknown")
     assert.strictEqual(sample("codex", "SessionStart-startup-captured.json").session.model, "gpt-5.5")
     const notify = sample("codex", "notify-agent-turn-complete.json")
-    assert.deepStrictEqual(notify.session, { id: "b5f6c1c2-1111-2222-3333-444455556666", cwd: "/Users/example/project" })
+    assert.deepStrictEqual(notify.session, {
+      id: "b5f6c1c2-1111-2222-3333-444455556666",
+      cwd: "/Users/example/project"
+    })
     assert.deepStrictEqual(notify.turn, { id: "12345" })
     assert.deepStrictEqual(notify.items.map((m: any) => [m.role, m.parts[0].text]), [
       ["user", "Rename `foo` to `bar` and update the callsites."],

@@ -1,6 +1,6 @@
-import { assert, describe, it } from "@effect/vitest"
 import { ClaudeCode, Host, HostEvents, Hosts } from "@effect-ahp/hosts"
 import { Json } from "@effect-ahp/protocol"
+import { assert, describe, it } from "@effect/vitest"
 import { FastCheck } from "effect"
 import { hostsRoot, outputs } from "./support.js"
 
@@ -18,73 +18,152 @@ const rendered = (host: HostEvents.HostName, name: string, verdict: Host.Verdict
 /** Each documented output the bridge produces, with the verdict that produces it. */
 const claudeGolden: ReadonlyArray<readonly [string, string, Host.Verdict, Json.JsonObject?]> = [
   ["PreToolUse-deny.json", "PreToolUse", v({ permission: "deny", reason: "Destructive command blocked by hook" })],
-  ["PreToolUse-allow-updatedInput-additionalContext.json", "PreToolUse", v({
-    permission: "allow",
-    messages: ["My reason here"],
-    input: { field_to_modify: "new value" },
-    context: "Current environment: production. Proceed with caution."
-  })],
-  ["PreToolUse-ask-constructed.json", "PreToolUse", v({
-    permission: "ask",
-    messages: ["Needs a human look: command touches production"]
-  })],
-  ["PermissionRequest-allow-updatedInput.json", "PermissionRequest", v({
-    permission: "allow",
-    input: { command: "npm run lint" }
-  })],
-  ["PermissionRequest-deny-constructed.json", "PermissionRequest", v({
-    permission: "deny",
-    reason: "Blocked by repository policy"
-  })],
-  ["PostToolUse-additionalContext.json", "PostToolUse", v({
-    context: "This file is generated. Edit src/schema.ts and run `bun generate` instead."
-  })],
-  ["PostToolUse-updatedToolOutput-additionalContext.json", "PostToolUse", v({
-    output: "[redacted]",
-    context: "Additional information for Claude"
-  }), { tool_response: { stdout: "AWS_SECRET=abc", stderr: "", interrupted: false, isImage: false } }],
-  ["PostToolUseFailure-additionalContext.json", "PostToolUseFailure", v({
-    context: "Additional information about the failure for Claude"
-  })],
-  ["Stop-block-continue.json", "Stop", v({
-    flow: "continue",
-    instructions: ["Must be provided when Claude is blocked from stopping"]
-  })],
+  [
+    "PreToolUse-allow-updatedInput-additionalContext.json",
+    "PreToolUse",
+    v({
+      permission: "allow",
+      messages: ["My reason here"],
+      input: { field_to_modify: "new value" },
+      context: "Current environment: production. Proceed with caution."
+    })
+  ],
+  [
+    "PreToolUse-ask-constructed.json",
+    "PreToolUse",
+    v({
+      permission: "ask",
+      messages: ["Needs a human look: command touches production"]
+    })
+  ],
+  [
+    "PermissionRequest-allow-updatedInput.json",
+    "PermissionRequest",
+    v({
+      permission: "allow",
+      input: { command: "npm run lint" }
+    })
+  ],
+  [
+    "PermissionRequest-deny-constructed.json",
+    "PermissionRequest",
+    v({
+      permission: "deny",
+      reason: "Blocked by repository policy"
+    })
+  ],
+  [
+    "PostToolUse-additionalContext.json",
+    "PostToolUse",
+    v({
+      context: "This file is generated. Edit src/schema.ts and run `bun generate` instead."
+    })
+  ],
+  [
+    "PostToolUse-updatedToolOutput-additionalContext.json",
+    "PostToolUse",
+    v({
+      output: "[redacted]",
+      context: "Additional information for Claude"
+    }),
+    { tool_response: { stdout: "AWS_SECRET=abc", stderr: "", interrupted: false, isImage: false } }
+  ],
+  [
+    "PostToolUseFailure-additionalContext.json",
+    "PostToolUseFailure",
+    v({
+      context: "Additional information about the failure for Claude"
+    })
+  ],
+  [
+    "Stop-block-continue.json",
+    "Stop",
+    v({
+      flow: "continue",
+      instructions: ["Must be provided when Claude is blocked from stopping"]
+    })
+  ],
   ["SubagentStart-additionalContext.json", "SubagentStart", v({ context: "Follow security guidelines for this task" })],
-  ["UserPromptSubmit-additionalContext.json", "UserPromptSubmit", v({
-    context: "Current branch: release-42. Deploy freeze until Friday."
-  })],
-  ["continue-false-stopReason.json", "PostToolUse", v({
-    flow: "stop",
-    stopReason: "Build failed, fix errors before continuing"
-  })],
-  ["decision-block-generic.json", "PreCompact", v({ permission: "deny", reason: "Test suite must pass before proceeding" })]
+  [
+    "UserPromptSubmit-additionalContext.json",
+    "UserPromptSubmit",
+    v({
+      context: "Current branch: release-42. Deploy freeze until Friday."
+    })
+  ],
+  [
+    "continue-false-stopReason.json",
+    "PostToolUse",
+    v({
+      flow: "stop",
+      stopReason: "Build failed, fix errors before continuing"
+    })
+  ],
+  [
+    "decision-block-generic.json",
+    "PreCompact",
+    v({ permission: "deny", reason: "Test suite must pass before proceeding" })
+  ]
 ]
 
 const codexGolden: ReadonlyArray<readonly [string, string, Host.Verdict, Json.JsonObject?]> = [
   ["PermissionRequest-allow.json", "PermissionRequest", v({ permission: "allow" })],
-  ["PermissionRequest-deny.json", "PermissionRequest", v({ permission: "deny", reason: "Blocked by repository policy." })],
-  ["PostToolUse-block-additionalContext.json", "PostToolUse", v({
-    output: "The Bash output needs review before continuing.",
-    context: "The command updated generated files."
-  })],
+  [
+    "PermissionRequest-deny.json",
+    "PermissionRequest",
+    v({ permission: "deny", reason: "Blocked by repository policy." })
+  ],
+  [
+    "PostToolUse-block-additionalContext.json",
+    "PostToolUse",
+    v({
+      output: "The Bash output needs review before continuing.",
+      context: "The command updated generated files."
+    })
+  ],
   ["PreToolUse-additionalContext.json", "PreToolUse", v({ context: "The pending command touches generated files." })],
-  ["PreToolUse-allow-updatedInput.json", "PreToolUse", v({ input: { command: "echo rewritten" } }), { tool_name: "Bash" }],
+  ["PreToolUse-allow-updatedInput.json", "PreToolUse", v({ input: { command: "echo rewritten" } }), {
+    tool_name: "Bash"
+  }],
   ["PreToolUse-deny.json", "PreToolUse", v({ permission: "deny", reason: "Destructive command blocked by hook." })],
-  ["SessionStart-additionalContext.json", "SessionStart", v({ context: "Load the workspace conventions before editing." })],
-  ["SubagentStart-additionalContext.json", "SubagentStart", v({ context: "Review the repository test conventions first." })],
-  ["Stop-block-continue.json", "Stop", v({ flow: "continue", instructions: ["Run one more pass over the failing tests."] })],
-  ["SubagentStop-block-continue.json", "SubagentStop", v({
-    flow: "continue",
-    instructions: ["Run one more focused pass inside the subagent."]
-  })],
-  ["UserPromptSubmit-additionalContext.json", "UserPromptSubmit", v({
-    context: "Ask for a clearer reproduction before editing files."
-  })],
-  ["UserPromptSubmit-block.json", "UserPromptSubmit", v({
-    permission: "deny",
-    reason: "Ask for confirmation before doing that."
-  })]
+  [
+    "SessionStart-additionalContext.json",
+    "SessionStart",
+    v({ context: "Load the workspace conventions before editing." })
+  ],
+  [
+    "SubagentStart-additionalContext.json",
+    "SubagentStart",
+    v({ context: "Review the repository test conventions first." })
+  ],
+  [
+    "Stop-block-continue.json",
+    "Stop",
+    v({ flow: "continue", instructions: ["Run one more pass over the failing tests."] })
+  ],
+  [
+    "SubagentStop-block-continue.json",
+    "SubagentStop",
+    v({
+      flow: "continue",
+      instructions: ["Run one more focused pass inside the subagent."]
+    })
+  ],
+  [
+    "UserPromptSubmit-additionalContext.json",
+    "UserPromptSubmit",
+    v({
+      context: "Ask for a clearer reproduction before editing files."
+    })
+  ],
+  [
+    "UserPromptSubmit-block.json",
+    "UserPromptSubmit",
+    v({
+      permission: "deny",
+      reason: "Ask for confirmation before doing that."
+    })
+  ]
 ]
 
 describe.skipIf(hostsRoot === undefined)("documented outputs", () => {
@@ -106,15 +185,26 @@ describe.skipIf(hostsRoot === undefined)("documented outputs", () => {
       return copy
     }
     assert.deepStrictEqual(
-      rendered("claude-code", "SessionStart", v({ context: (documented.get("SessionStart-additionalContext-sessionTitle.json") as any).hookSpecificOutput.additionalContext })),
+      rendered(
+        "claude-code",
+        "SessionStart",
+        v({
+          context: (documented.get("SessionStart-additionalContext-sessionTitle.json") as any).hookSpecificOutput
+            .additionalContext
+        })
+      ),
       without("SessionStart-additionalContext-sessionTitle.json", (o) => delete o.hookSpecificOutput.sessionTitle)
     )
     assert.deepStrictEqual(
-      rendered("claude-code", "UserPromptSubmit", v({
-        permission: "deny",
-        reason: "Explanation for decision",
-        context: "My additional context here"
-      })),
+      rendered(
+        "claude-code",
+        "UserPromptSubmit",
+        v({
+          permission: "deny",
+          reason: "Explanation for decision",
+          context: "My additional context here"
+        })
+      ),
       without("UserPromptSubmit-block-additionalContext.json", (o) => delete o.hookSpecificOutput.sessionTitle)
     )
   })
@@ -153,7 +243,9 @@ describe("rewrites and denials the host cannot express directly", () => {
   })
 
   it("Claude Code: an output of no known shape is reported, not dropped", () => {
-    const out = rendered("claude-code", "PostToolUse", v({ output: "x" }), { tool_response: { filePath: "/a", success: true } })
+    const out = rendered("claude-code", "PostToolUse", v({ output: "x" }), {
+      tool_response: { filePath: "/a", success: true }
+    })
     assert.isUndefined(out.hookSpecificOutput)
     assert.include(out.systemMessage, "does not fit")
     assert.deepStrictEqual(ClaudeCode.shapeOutput({ filePath: "/a" }, "{\"filePath\":\"/b\"}"), { filePath: "/b" })

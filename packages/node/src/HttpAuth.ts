@@ -151,10 +151,12 @@ export interface Authorizer {
  * @since 0.1.0
  * @category errors
  */
-export class LoginRequired extends Schema.TaggedError<LoginRequired>("@effect-ahp/node/LoginRequired")("LoginRequired", {
-  backend: Schema.String,
-  reason: Schema.Literal("missing", "expired", "refused")
-}) {
+export class LoginRequired
+  extends Schema.TaggedError<LoginRequired>("@effect-ahp/node/LoginRequired")("LoginRequired", {
+    backend: Schema.String,
+    reason: Schema.Literal("missing", "expired", "refused")
+  })
+{
   override get message(): string {
     const what = this.reason === "missing"
       ? "there is no OAuth login"
@@ -245,7 +247,9 @@ export const make = (services: Services, options: Options = {}): Effect.Effect<H
       grant.clientSecretRef === undefined
         ? Effect.succeedNone
         : services.credentials.resolve({ kind: "ref", name: grant.clientSecretRef }).pipe(
-          Effect.mapError((error) => oauth.credentialFailure(`the OAuth client secret is unavailable: ${error.message}`)),
+          Effect.mapError((error) =>
+            oauth.credentialFailure(`the OAuth client secret is unavailable: ${error.message}`)
+          ),
           Effect.asSome
         )
 
@@ -269,7 +273,11 @@ export const make = (services: Services, options: Options = {}): Effect.Effect<H
     }
 
     /** A client-credentials token, from the cache unless it is stale or is the one rejected. */
-    const clientCredentials = (config: oauth.OAuthConfig, grant: Grant, rejected: Option.Option<Redacted.Redacted<string>>) =>
+    const clientCredentials = (
+      config: oauth.OAuthConfig,
+      grant: Grant,
+      rejected: Option.Option<Redacted.Redacted<string>>
+    ) =>
       SynchronizedRef.modifyEffect(cell(grant), (cached) =>
         Effect.gen(function*() {
           const now = yield* Clock.currentTimeMillis
@@ -303,7 +311,10 @@ export const make = (services: Services, options: Options = {}): Effect.Effect<H
           const usable = (entry: Option.Option<TokenStore.Entry>) =>
             Option.isNone(entry)
               ? loginFailure(backend, "missing")
-              : Effect.map(Clock.currentTimeMillis, (now) => [entry.value, sendable(entry.value, now, rejected)] as const)
+              : Effect.map(
+                Clock.currentTimeMillis,
+                (now) => [entry.value, sendable(entry.value, now, rejected)] as const
+              )
           const [stored, sendableNow] = yield* usable(yield* Effect.mapError(store.get(grant.key), storeFailure))
           if (sendableNow) return [stored.accessToken, cached] as const
           // Refreshed under the store's lock: another process may have refreshed it meanwhile.
@@ -314,7 +325,10 @@ export const make = (services: Services, options: Options = {}): Effect.Effect<H
               const refresh = entry.refreshToken
               if (refresh === undefined) return yield* loginFailure(backend, "expired")
               const found = yield* server(config, grant.key.issuer)
-              const fields = yield* form(grant, [["grant_type", "refresh_token"], ["refresh_token", Redacted.value(refresh)]])
+              const fields = yield* form(grant, [["grant_type", "refresh_token"], [
+                "refresh_token",
+                Redacted.value(refresh)
+              ]])
               const token = yield* oauth.requestToken(config, found.tokenEndpoint, fields).pipe(
                 Effect.catchIf((error) => error.reason === "credential", () => loginFailure(backend, "refused"))
               )
@@ -325,8 +339,7 @@ export const make = (services: Services, options: Options = {}): Effect.Effect<H
                 expiresAt: token.expiresAt
               }
               return [[token.accessToken, Option.some(token)] as const, replaced] as const
-            })
-          ).pipe(Effect.catchTag("TokenStoreError", (error) => Effect.fail(storeFailure(error))))
+            })).pipe(Effect.catchTag("TokenStoreError", (error) => Effect.fail(storeFailure(error))))
         }))
 
     const tokenFor = (

@@ -38,7 +38,6 @@ import * as TransportApi from "@effect-ahp/harness/Transport"
 import { Json } from "@effect-ahp/protocol"
 import type { Registration } from "@effect-ahp/protocol"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
-import * as Undici from "undici"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -46,6 +45,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
+import * as Undici from "undici"
 import * as Credentials from "./Credentials.js"
 import * as HttpAuth from "./HttpAuth.js"
 import * as http from "./internal/http.js"
@@ -117,7 +117,9 @@ const closedError = http.failure("closed", "the HTTP transport was closed")
 
 const interpretRequest = (id: Json.JsonValue, maxBodyBytes: number): Interpret<Json.JsonValue> => (incoming) => {
   if (incoming.status !== 200) return Effect.fail(statusFailure(incoming.status, "200"))
-  if (!http.isJson(incoming)) return Effect.fail(http.failure("malformed", "the response is not declared as application/json"))
+  if (!http.isJson(incoming)) {
+    return Effect.fail(http.failure("malformed", "the response is not declared as application/json"))
+  }
   if (incoming.body === undefined) return Effect.fail(http.oversized("response", maxBodyBytes))
   const verdict = Either.match(Json.parseBytes(incoming.body), {
     onLeft: (error): response.Verdict => ({
@@ -128,13 +130,19 @@ const interpretRequest = (id: Json.JsonValue, maxBodyBytes: number): Interpret<J
     }),
     onRight: (value) => response.classify(value, id)
   })
-  return verdict._tag === "Response" ? Effect.succeed(verdict.value) : Effect.fail(http.failure("malformed", verdict.detail))
+  return verdict._tag === "Response"
+    ? Effect.succeed(verdict.value)
+    : Effect.fail(http.failure("malformed", verdict.detail))
 }
 
 const interpretNotification = (maxBodyBytes: number): Interpret<void> => (incoming) => {
-  if (incoming.status !== 202 && incoming.status !== 204) return Effect.fail(statusFailure(incoming.status, "202 or 204"))
+  if (incoming.status !== 202 && incoming.status !== 204) {
+    return Effect.fail(statusFailure(incoming.status, "202 or 204"))
+  }
   if (incoming.body === undefined) return Effect.fail(http.oversized("notification response", maxBodyBytes))
-  return incoming.body.length > 0 ? Effect.fail(http.failure("malformed", "the notification response has a body")) : Effect.void
+  return incoming.body.length > 0
+    ? Effect.fail(http.failure("malformed", "the notification response has a body"))
+    : Effect.void
 }
 
 const jsonHeaders: Readonly<Record<string, string>> = { "content-type": "application/json", accept: "application/json" }
@@ -239,14 +247,20 @@ export const connect = (
       interpret: Interpret<A>
     ): Effect.Effect<Attempt<A>, TransportApi.TransportError> =>
       Effect.flatMap(traceHeaders(message), (headers) =>
-        http.exchange(dispatcher, {
-          url,
-          method: "POST",
-          headers: Option.isNone(credential)
-            ? headers
-            : { ...headers, authorization: `Bearer ${Redacted.value(credential.value)}` },
-          body
-        }, maxBodyBytes, "backend", inFlight).pipe(
+        http.exchange(
+          dispatcher,
+          {
+            url,
+            method: "POST",
+            headers: Option.isNone(credential)
+              ? headers
+              : { ...headers, authorization: `Bearer ${Redacted.value(credential.value)}` },
+            body
+          },
+          maxBodyBytes,
+          "backend",
+          inFlight
+        ).pipe(
           Effect.flatMap((incoming): Effect.Effect<Attempt<A>, TransportApi.TransportError> =>
             incoming.status === 401
               ? Effect.succeed({ _tag: "Unauthorized", wwwAuthenticate: incoming.headers["www-authenticate"] })
@@ -254,28 +268,46 @@ export const connect = (
           )
         ))
 
-    const send = <A>(message: Json.JsonObject, interpret: Interpret<A>): Effect.Effect<A, TransportApi.TransportError> =>
+    const send = <A>(
+      message: Json.JsonObject,
+      interpret: Interpret<A>
+    ): Effect.Effect<A, TransportApi.TransportError> =>
       Effect.suspend(() => {
-        if (Either.isLeft(target)) return Effect.fail(target.left)
-        if (Either.isLeft(authorizer)) return Effect.fail(authorizer.left)
+        if (Either.isLeft(target)) {
+          return Effect.fail(target.left)
+        }
+        if (Either.isLeft(authorizer)) {
+          return Effect.fail(authorizer.left)
+        }
         const auth = authorizer.right
         const url = target.right
         const encoded = Json.encode(message)
-        if (Either.isLeft(encoded)) return Effect.fail(response.unencodable(encoded.left))
+        if (Either.isLeft(encoded)) {
+          return Effect.fail(response.unencodable(encoded.left))
+        }
         const body = encoded.right
         return Effect.gen(function*() {
           const credential = yield* auth.credential
           const first = yield* attempt(url, message, body, credential, interpret)
-          if (first._tag === "Done") return first.value
+          if (first._tag === "Done") {
+            return first.value
+          }
           const retry = yield* auth.challenge({ wwwAuthenticate: first.wwwAuthenticate, credential })
           const second = yield* attempt(url, message, body, Option.some(retry), interpret)
-          if (second._tag === "Done") return second.value
+          if (second._tag === "Done") {
+            return second.value
+          }
           return yield* unauthorized()
         })
       })
 
-    const exchange = <A>(message: Json.JsonObject, interpret: Interpret<A>): Effect.Effect<A, TransportApi.TransportError> =>
-      Effect.suspend(() => inFlight.closed === undefined ? send(message, interpret) : Effect.fail(closedError))
+    const exchange = <A>(
+      message: Json.JsonObject,
+      interpret: Interpret<A>
+    ): Effect.Effect<A, TransportApi.TransportError> =>
+      Effect.suspend(() =>
+        inFlight.closed === undefined ? send(message, interpret) : Effect.fail(closedError)
+      )
 
     const traceRequest = Tracing.withSpanWhenTraced("HttpTransport.request")
     const traceNotify = Tracing.withSpanWhenTraced("HttpTransport.notify")

@@ -26,8 +26,8 @@
  * @since 0.1.0
  */
 import * as Tracing from "@effect-ahp/harness/Tracing"
-import * as Uploads from "@effect-ahp/harness/Uploads"
 import type * as TransportApi from "@effect-ahp/harness/Transport"
+import * as Uploads from "@effect-ahp/harness/Uploads"
 import { Json, Upload } from "@effect-ahp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -92,12 +92,18 @@ const statusMeaning: Readonly<Record<number, string>> = {
 
 const statusFailure = (status: number) => {
   if (status >= 300 && status < 400) {
-    return fail("upload-redirect", `the upload endpoint answered with a redirect (HTTP ${status}), which is not followed`, status)
+    return fail(
+      "upload-redirect",
+      `the upload endpoint answered with a redirect (HTTP ${status}), which is not followed`,
+      status
+    )
   }
   const meaning = statusMeaning[status]
   return fail(
     "upload-status",
-    `the upload endpoint answered HTTP ${status}${meaning === undefined ? "" : ` (${meaning})`}, not 201 with a receipt`,
+    `the upload endpoint answered HTTP ${status}${
+      meaning === undefined ? "" : ` (${meaning})`
+    }, not 201 with a receipt`,
     status
   )
 }
@@ -117,7 +123,9 @@ const receiptOf = (
   maxReceiptBytes: number
 ): Either.Either<Upload.Receipt, Uploads.UploadError> => {
   if (incoming.status !== 201) return Either.left(statusFailure(incoming.status))
-  if (!isJsonMediaType(incoming)) return Either.left(fail("upload-receipt", "the receipt is not declared as application/json"))
+  if (!isJsonMediaType(incoming)) {
+    return Either.left(fail("upload-receipt", "the receipt is not declared as application/json"))
+  }
   if (incoming.body === undefined) {
     return Either.left(fail("upload-receipt", `the receipt exceeds the size limit of ${maxReceiptBytes} bytes`))
   }
@@ -140,7 +148,11 @@ const framingBreak = /[\r\n]/
  */
 export const make = (
   options: Options = {}
-): Effect.Effect<Uploads.Uploads["Type"], never, HttpTransport.Dispatcher | Credentials.CredentialResolver | Scope.Scope> =>
+): Effect.Effect<
+  Uploads.Uploads["Type"],
+  never,
+  HttpTransport.Dispatcher | Credentials.CredentialResolver | Scope.Scope
+> =>
   Effect.gen(function*() {
     const closedError = http.failure("closed", "the upload client was closed")
     const inFlight = new http.InFlight()
@@ -160,7 +172,13 @@ export const make = (
       }
       if (Option.isSome(credential)) framing.authorization = `Bearer ${Redacted.value(credential.value)}`
       return Effect.mapError(
-        http.exchange(dispatcher, { url, method: "POST", headers: framing, body: snapshot.bytes }, maxReceiptBytes, "upload endpoint", inFlight),
+        http.exchange(
+          dispatcher,
+          { url, method: "POST", headers: framing, body: snapshot.bytes },
+          maxReceiptBytes,
+          "upload endpoint",
+          inFlight
+        ),
         fromTransport
       )
     }
@@ -178,7 +196,10 @@ export const make = (
         const url = target.right
         const unauthorized = fail("upload-unauthorized", "the upload endpoint rejected the credentials (HTTP 401)", 401)
         const confirm = (incoming: http.Incoming) =>
-          Either.match(receiptOf(incoming, request.snapshot, maxReceiptBytes), { onLeft: Effect.fail, onRight: Effect.succeed })
+          Either.match(receiptOf(incoming, request.snapshot, maxReceiptBytes), {
+            onLeft: Effect.fail,
+            onRight: Effect.succeed
+          })
         const auth = httpAuth.authorizer(
           { url, authentication: request.config.auth, backend: request.backend, purpose: "upload" },
           inFlight
@@ -187,7 +208,11 @@ export const make = (
           auth.challenge({ wwwAuthenticate: rejected.headers["www-authenticate"], credential }).pipe(
             Effect.mapError((error) =>
               error.reason === "credential" || error.reason === "unauthorized"
-                ? fail("upload-unauthorized", `the upload endpoint answered 401 and no credential is usable: ${error.detail}`, 401)
+                ? fail(
+                  "upload-unauthorized",
+                  `the upload endpoint answered 401 and no credential is usable: ${error.detail}`,
+                  401
+                )
                 : fromTransport(error)
             ),
             Effect.flatMap((token) => post(url, request, Option.some(token))),

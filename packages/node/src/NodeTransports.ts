@@ -65,10 +65,16 @@ export const make = (options: Options = {}): Effect.Effect<TransportApi.Transpor
       Effect.context<Requirements>(),
       HttpTransport.makeAuth(options.http),
       (context, auth) =>
-        Context.add(Context.pick(Credentials.CredentialResolver, HttpTransport.Dispatcher)(context), HttpAuth.HttpAuth, auth)
+        Context.add(
+          Context.pick(Credentials.CredentialResolver, HttpTransport.Dispatcher)(context),
+          HttpAuth.HttpAuth,
+          auth
+        )
     ),
     (context) => {
-      const configured = (options.secrets ?? []).map((secret) => Redacted.isRedacted(secret) ? Redacted.value(secret) : secret)
+      const configured = (options.secrets ?? []).map((secret) =>
+        Redacted.isRedacted(secret) ? Redacted.value(secret) : secret
+      )
       const resolver = Context.get(context, Credentials.CredentialResolver)
       const tokenEnvs = new Set<string>()
       // Read when a tail is rendered, so a rotated value is redacted too; a resolver that
@@ -130,6 +136,10 @@ export const layerNode = (
     AttachmentFiles.layer
   ).pipe(
     Layer.provide(
-      Layer.mergeAll(HttpTransport.layerDispatcher, Credentials.layerEnv(options.credentialRefs), TokenStore.layerConfig())
+      Layer.mergeAll(
+        HttpTransport.layerDispatcher,
+        Credentials.layerEnv(options.credentialRefs),
+        TokenStore.layerConfig()
+      )
     )
   )

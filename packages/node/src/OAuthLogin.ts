@@ -85,7 +85,9 @@ export const layerBrowserSystem: Layer.Layer<Browser> = Layer.succeed(
           : ["xdg-open", [url]]
         const child = childProcess.spawn(command, args, { stdio: "ignore", detached: true })
         child.once("error", () =>
-          resume(Effect.fail(new LoginError({ backend: "", reason: "browser", detail: `${command} could not be started` }))))
+          resume(
+            Effect.fail(new LoginError({ backend: "", reason: "browser", detail: `${command} could not be started` }))
+          ))
         child.once("spawn", () => {
           child.unref()
           resume(Effect.void)
@@ -174,17 +176,22 @@ export const target = (
       new LoginError({ backend: backend.id, reason: "discovery", detail: error.detail })
     const url = yield* Effect.mapError(http.checkTarget(backend.transport.url, "backend"), discovery)
     const probe = yield* Effect.mapError(
-      http.exchange(config.dispatcher, {
-        url,
-        method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json" },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: "ahp-auth-login",
-          method: "hooks/capabilities",
-          params: { protocolVersion: "draft" }
-        })
-      }, config.maxMetadataBytes, "backend"),
+      http.exchange(
+        config.dispatcher,
+        {
+          url,
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json" },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: "ahp-auth-login",
+            method: "hooks/capabilities",
+            params: { protocolVersion: "draft" }
+          })
+        },
+        config.maxMetadataBytes,
+        "backend"
+      ),
       discovery
     )
     if (probe.status !== 401) {
@@ -237,13 +244,17 @@ const listen = (backend: string, state: string) =>
           const code = params.get("code")
           if (error !== null || code === null || code === "") {
             answer(400, "The login did not succeed. You can close this window.")
-            return complete(Effect.succeed({ error: error !== null && /^[a-z_]{1,64}$/.test(error) ? error : "no code" }))
+            return complete(
+              Effect.succeed({ error: error !== null && /^[a-z_]{1,64}$/.test(error) ? error : "no code" })
+            )
           }
           answer(200, "You are logged in. You can close this window.")
           complete(Effect.succeed({ code }))
         })
         server.once("error", () =>
-          resume(Effect.fail(new LoginError({ backend, reason: "browser", detail: "the redirect listener could not start" }))))
+          resume(
+            Effect.fail(new LoginError({ backend, reason: "browser", detail: "the redirect listener could not start" }))
+          ))
         server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
       }),
       (server) =>
@@ -320,10 +331,15 @@ export const loginTarget = (
     )
     const redirect = yield* Effect.timeoutFail(received, {
       duration: options.timeout ?? Duration.minutes(5),
-      onTimeout: () => new LoginError({ backend, reason: "timeout", detail: "no answer came back from the browser in time" })
+      onTimeout: () =>
+        new LoginError({ backend, reason: "timeout", detail: "no answer came back from the browser in time" })
     })
     if ("error" in redirect) {
-      return yield* new LoginError({ backend, reason: "denied", detail: `the authorization server answered ${redirect.error}` })
+      return yield* new LoginError({
+        backend,
+        reason: "denied",
+        detail: `the authorization server answered ${redirect.error}`
+      })
     }
     const token = yield* Effect.mapError(
       oauth.requestToken(

@@ -62,8 +62,8 @@
  *
  * @since 0.1.0
  */
-import { Registration } from "@effect-ahp/protocol"
 import type * as TransportApi from "@effect-ahp/harness/Transport"
+import { Registration } from "@effect-ahp/protocol"
 import * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"

@@ -167,11 +167,16 @@ const fromList = (
         Effect.zipRight(
           lock,
           Effect.flatMap(read, (entries) =>
-            Effect.flatMap(f(entries), ([result, next]) =>
-              next === undefined ? Effect.succeed(result) : Effect.as(write(next), result)))
+            Effect.flatMap(
+              f(entries),
+              ([result, next]) => next === undefined ? Effect.succeed(result) : Effect.as(write(next), result)
+            ))
         )
       ))
-    const replace = (entries: ReadonlyArray<Entry>, entry: Entry) => [...entries.filter((e) => !sameKey(e, entry)), entry]
+    const replace = (
+      entries: ReadonlyArray<Entry>,
+      entry: Entry
+    ) => [...entries.filter((e) => !sameKey(e, entry)), entry]
     return TokenStore.of({
       get: (key) => Effect.map(read, (entries) => Option.fromNullable(entries.find((e) => sameKey(e, key)))),
       put: (entry) => change((entries) => Effect.succeed([undefined, replace(entries, entry)] as const)),
@@ -185,7 +190,8 @@ const fromList = (
         change((entries) =>
           Effect.map(
             f(Option.fromNullable(entries.find((e) => sameKey(e, key)))),
-            ([result, entry]) => [result, entry === undefined ? undefined : replace(entries, { ...entry, ...pick(key) })] as const
+            ([result, entry]) =>
+              [result, entry === undefined ? undefined : replace(entries, { ...entry, ...pick(key) })] as const
           )
         )
     })
@@ -233,7 +239,10 @@ const fileLock = (file: string): Effect.Effect<void, TokenStoreError, Scope.Scop
   )
   return Effect.acquireRelease(
     create.pipe(
-      Effect.retry({ schedule: Schedule.spaced("20 millis").pipe(Schedule.upTo("15 seconds")), while: (e) => e._tag === "Busy" }),
+      Effect.retry({
+        schedule: Schedule.spaced("20 millis").pipe(Schedule.upTo("15 seconds")),
+        while: (e) => e._tag === "Busy"
+      }),
       Effect.catchTag("Busy", () => Effect.fail(new TokenStoreError({ reason: "locked", file })))
     ),
     () => Effect.sync(() => fs.rmSync(lock, { force: true }))

@@ -5,7 +5,16 @@ import { Effect, Layer, Option, Redacted } from "effect"
 import * as fs from "node:fs"
 import { fileURLToPath } from "node:url"
 import * as oauthInternal from "../src/internal/oauth.js"
-import { clientSecret, issuer, metadataUrl, type Reply, resourceUrl, world, type World, type WorldOptions } from "./oauthWorld.js"
+import {
+  clientSecret,
+  issuer,
+  metadataUrl,
+  type Reply,
+  resourceUrl,
+  type World,
+  world,
+  type WorldOptions
+} from "./oauthWorld.js"
 import { okResponse, request } from "./utils.js"
 
 const Secrets = Credentials.layerTest({ "oauth-client-secret": clientSecret, AHP_POLICY_TOKEN: "policy-bearer-token" })
@@ -73,7 +82,10 @@ describe("HttpAuth: protected resource discovery", () => {
         challenge: "Bearer",
         resourceMetadata: (path) =>
           path === "/.well-known/oauth-protected-resource"
-            ? { status: 200, json: { resource: "https://rs.test/", authorization_servers: ["https://elsewhere.test", issuer] } }
+            ? {
+              status: 200,
+              json: { resource: "https://rs.test/", authorization_servers: ["https://elsewhere.test", issuer] }
+            }
             : { status: 404 }
       })
       const endpoint = yield* connectTo(w)
@@ -84,13 +96,19 @@ describe("HttpAuth: protected resource discovery", () => {
         "GET https://rs.test/.well-known/oauth-protected-resource",
         "GET https://as.test/.well-known/oauth-authorization-server"
       ])
-      assert.strictEqual(w.grants[0]!.get("resource"), "https://rs.test/", "the token is bound to the discovered resource")
+      assert.strictEqual(
+        w.grants[0]!.get("resource"),
+        "https://rs.test/",
+        "the token is bound to the discovered resource"
+      )
     }).pipe(Effect.provide(Secrets)))
 
   it.scopedLive("endpoints sharing one HttpAuth share its tokens (per issuer, resource and client) and what discovery learned", () =>
     Effect.gen(function*() {
       const w = yield* world()
-      const auth = HttpTransport.layerAuth({ clients: [client] }).pipe(Layer.provide(Layer.merge(w.dispatcherLayer, Secrets)))
+      const auth = HttpTransport.layerAuth({ clients: [client] }).pipe(
+        Layer.provide(Layer.merge(w.dispatcherLayer, Secrets))
+      )
       const [a, b] = yield* Effect.all([connectTo(w), connectTo(w)]).pipe(Effect.provide(auth))
       yield* a.request(request(1))
       yield* b.request(request(2))
@@ -101,12 +119,19 @@ describe("HttpAuth: protected resource discovery", () => {
   it.scopedLive("event and upload endpoints are authorized independently: an upload authorizer inherits nothing", () =>
     Effect.gen(function*() {
       const w = yield* world()
-      const auth = yield* HttpAuth.make({ dispatcher: w.dispatcher, credentials: yield* Credentials.CredentialResolver, store: Option.none() }, {
+      const auth = yield* HttpAuth.make({
+        dispatcher: w.dispatcher,
+        credentials: yield* Credentials.CredentialResolver,
+        store: Option.none()
+      }, {
         clients: [client]
       })
       const target = { url: new URL(resourceUrl), authentication: undefined, backend: "com.example.rs" } as const
       const events = auth.authorizer({ ...target, purpose: "event" })
-      const token = yield* events.challenge({ wwwAuthenticate: `Bearer resource_metadata="${metadataUrl}"`, credential: Option.none() })
+      const token = yield* events.challenge({
+        wwwAuthenticate: `Bearer resource_metadata="${metadataUrl}"`,
+        credential: Option.none()
+      })
       assert.strictEqual(Redacted.value(token), "at-1")
       assert.isTrue(Option.isSome(yield* events.credential))
       const uploads = auth.authorizer({ ...target, purpose: "upload" })
@@ -116,7 +141,12 @@ describe("HttpAuth: protected resource discovery", () => {
   const hostile: ReadonlyArray<readonly [string, WorldOptions, string, ReadonlyArray<string>]> = [
     [
       "metadata for another resource",
-      { resourceMetadata: () => ({ status: 200, json: { resource: "https://other.test/hooks", authorization_servers: [issuer] } }) },
+      {
+        resourceMetadata: () => ({
+          status: 200,
+          json: { resource: "https://other.test/hooks", authorization_servers: [issuer] }
+        })
+      },
       "credential",
       [`GET ${metadataUrl}`]
     ],
@@ -130,11 +160,24 @@ describe("HttpAuth: protected resource discovery", () => {
             : { status: 404 }
       },
       "credential",
-      ["GET https://rs.test/.well-known/oauth-protected-resource/hooks", "GET https://rs.test/.well-known/oauth-protected-resource"]
+      [
+        "GET https://rs.test/.well-known/oauth-protected-resource/hooks",
+        "GET https://rs.test/.well-known/oauth-protected-resource"
+      ]
     ],
     ["a plain-http metadata URL", { challenge: "Bearer resource_metadata=\"http://rs.test/prm\"" }, "credential", []],
-    ["a metadata URL on a private address", { challenge: "Bearer resource_metadata=\"https://10.0.0.7/prm\"" }, "credential", []],
-    ["a metadata URL on loopback", { challenge: "Bearer resource_metadata=\"https://127.0.0.1:1/prm\"" }, "credential", []],
+    [
+      "a metadata URL on a private address",
+      { challenge: "Bearer resource_metadata=\"https://10.0.0.7/prm\"" },
+      "credential",
+      []
+    ],
+    [
+      "a metadata URL on loopback",
+      { challenge: "Bearer resource_metadata=\"https://127.0.0.1:1/prm\"" },
+      "credential",
+      []
+    ],
     [
       "no authorization server",
       { resourceMetadata: () => ({ status: 200, json: { resource: resourceUrl, authorization_servers: [] } }) },
@@ -143,7 +186,12 @@ describe("HttpAuth: protected resource discovery", () => {
     ],
     [
       "only authorization servers this harness has no client for",
-      { resourceMetadata: () => ({ status: 200, json: { resource: resourceUrl, authorization_servers: ["https://evil.test"] } }) },
+      {
+        resourceMetadata: () => ({
+          status: 200,
+          json: { resource: resourceUrl, authorization_servers: ["https://evil.test"] }
+        })
+      },
       "credential",
       [`GET ${metadataUrl}`]
     ],
@@ -176,7 +224,9 @@ describe("HttpAuth: protected resource discovery", () => {
       {
         resourceMetadata: () => ({
           status: 200,
-          raw: Buffer.from(JSON.stringify({ resource: resourceUrl, authorization_servers: [issuer], pad: "x".repeat(200_000) }))
+          raw: Buffer.from(
+            JSON.stringify({ resource: resourceUrl, authorization_servers: [issuer], pad: "x".repeat(200_000) })
+          )
         })
       },
       "oversized",
@@ -202,7 +252,12 @@ describe("HttpAuth: protected resource discovery", () => {
       const endpoint = yield* connectTo(w)
       assert.strictEqual((yield* failureOf(endpoint.request(request(1)))).reason, "unauthorized")
       assert.strictEqual((yield* failureOf(endpoint.request(request(2)))).reason, "unauthorized")
-      assert.deepStrictEqual(posts(w).map((s) => s.authorization), [undefined, "Bearer at-1", "Bearer at-1", "Bearer at-2"])
+      assert.deepStrictEqual(posts(w).map((s) => s.authorization), [
+        undefined,
+        "Bearer at-1",
+        "Bearer at-1",
+        "Bearer at-2"
+      ])
       assert.strictEqual(w.grants.length, 2)
     }).pipe(Effect.provide(Secrets)))
 
@@ -252,8 +307,14 @@ const portable = `${ahp}fixtures/draft/registration/portable.valid.json`
 
 /** The official portable registration's HTTP backend, pointed through `w`'s dispatcher. */
 const portableHooks = (w: World, edit: (backend: Record<string, unknown>) => Record<string, unknown>) => {
-  const fixture = JSON.parse(fs.readFileSync(portable, "utf8")) as { protocolVersion: string; hooks: Array<Record<string, unknown>> }
-  const reg = { ...fixture, hooks: fixture.hooks.filter((h) => (h.transport as { type: string }).type === "http").map(edit) }
+  const fixture = JSON.parse(fs.readFileSync(portable, "utf8")) as {
+    protocolVersion: string
+    hooks: Array<Record<string, unknown>>
+  }
+  const reg = {
+    ...fixture,
+    hooks: fixture.hooks.filter((h) => (h.transport as { type: string }).type === "http").map(edit)
+  }
   const transports = NodeTransports.layer({ http: { clients: [client] } }).pipe(
     Layer.provide(Layer.merge(Secrets, w.dispatcherLayer))
   )
@@ -276,7 +337,10 @@ describe.skipIf(!fs.existsSync(portable))("HttpAuth with the official portable r
       assert.deepStrictEqual(result.errors.map((e) => [e.code, e.policy]), [["unauthorized", "fail-closed"]])
       assert.strictEqual(result.decision.permission, "deny")
       assert.deepStrictEqual(w.traffic, [`POST ${url}`, `POST ${url}`])
-      assert.deepStrictEqual(w.rs.seen.map((s) => s.authorization), ["Bearer policy-bearer-token", "Bearer policy-bearer-token"])
+      assert.deepStrictEqual(w.rs.seen.map((s) => s.authorization), [
+        "Bearer policy-bearer-token",
+        "Bearer policy-bearer-token"
+      ])
     }))
 
   it.scopedLive("without its binding (as the schema says: discovery) the call discovers the resource and is answered", () =>
@@ -287,7 +351,10 @@ describe.skipIf(!fs.existsSync(portable))("HttpAuth with the official portable r
       )
       assert.deepStrictEqual(result.errors, [])
       assert.strictEqual(result.decision.permission, "none")
-      assert.deepStrictEqual(w.traffic.slice(0, 2), [`POST ${url}`, "GET https://policy.example.com/.well-known/oauth-protected-resource/agent-hooks"])
+      assert.deepStrictEqual(w.traffic.slice(0, 2), [
+        `POST ${url}`,
+        "GET https://policy.example.com/.well-known/oauth-protected-resource/agent-hooks"
+      ])
       assert.strictEqual(w.grants[0]!.get("resource"), url)
       assert.notInclude(JSON.stringify(w.rs.seen), "policy-bearer-token", "no configured bearer token goes anywhere")
     }))
@@ -299,10 +366,17 @@ describe.skipIf(!fs.existsSync(portable))("HttpAuth with the official portable r
         const result = yield* toolBefore.pipe(
           Effect.provide(portableHooks(w, ({ authentication: _, ...backend }) => ({
             ...backend,
-            subscriptions: (backend.subscriptions as Array<Record<string, unknown>>).map((s) => ({ ...s, failurePolicy: policy }))
+            subscriptions: (backend.subscriptions as Array<Record<string, unknown>>).map((s) => ({
+              ...s,
+              failurePolicy: policy
+            }))
           })))
         )
-        assert.deepStrictEqual(result.errors.map((e) => [e.code, e.policy, e.syntheticDenial]), [["credential", policy, policy === "fail-closed"]])
+        assert.deepStrictEqual(result.errors.map((e) => [e.code, e.policy, e.syntheticDenial]), [[
+          "credential",
+          policy,
+          policy === "fail-closed"
+        ]])
         assert.strictEqual(result.decision.permission, policy === "fail-closed" ? "deny" : "none")
         assert.strictEqual(w.rs.seen.filter((s) => s.method === "POST").length, 1)
       }))
@@ -316,7 +390,10 @@ describe.skipIf(!fs.existsSync(portable))("HttpAuth with the official portable r
       const result = yield* toolBefore.pipe(
         Effect.provide(portableHooks(w, ({ authentication: _, ...backend }) => ({
           ...backend,
-          subscriptions: (backend.subscriptions as Array<Record<string, unknown>>).map((s) => ({ ...s, timeoutMs: 500 }))
+          subscriptions: (backend.subscriptions as Array<Record<string, unknown>>).map((s) => ({
+            ...s,
+            timeoutMs: 500
+          }))
         })))
       )
       assert.deepStrictEqual(result.errors.map((e) => [e.code, e.policy]), [["timeout", "fail-closed"]])

@@ -133,9 +133,11 @@ describe("HttpTransport", () => {
     Effect.gen(function*() {
       const backend = yield* httpBackend("never-answer")
       const endpoint = yield* connect(backend.url)
-      const error = yield* Effect.flip(endpoint.request(request(1)).pipe(
-        Effect.timeoutFail({ duration: Duration.millis(300), onTimeout: () => new Deadline() })
-      ))
+      const error = yield* Effect.flip(
+        endpoint.request(request(1)).pipe(
+          Effect.timeoutFail({ duration: Duration.millis(300), onTimeout: () => new Deadline() })
+        )
+      )
       assert.strictEqual(error._tag, "Deadline")
       yield* waitForLog(backend.log, (e) => e.event === "closed")
     }).pipe(Effect.provide(TestLayer)))
@@ -166,7 +168,10 @@ describe("HttpTransport", () => {
         flow: "client_credentials"
       }).pipe(Scope.extend(scope))
       const inFlight = yield* Effect.fork(endpoint.request(request(1)))
-      yield* waitForLog(issuer.log, (e) => e.event === "request" && e.path === "/.well-known/oauth-authorization-server")
+      yield* waitForLog(
+        issuer.log,
+        (e) => e.event === "request" && e.path === "/.well-known/oauth-authorization-server"
+      )
       yield* Scope.close(scope, Exit.void)
       assert.strictEqual((yield* failureOf(Fiber.join(inFlight))).reason, "closed")
     }).pipe(Effect.provide(TestLayer)))
@@ -343,7 +348,10 @@ const issuerNaming = (tokenEndpoint: string) =>
   )
 
 /** A token endpoint that issues `learned-token` to anyone. */
-const tokenServer = loopback(() => ({ status: 200, json: { access_token: "learned-token", token_type: "Bearer", expires_in: 60 } }))
+const tokenServer = loopback(() => ({
+  status: 200,
+  json: { access_token: "learned-token", token_type: "Bearer", expires_in: 60 }
+}))
 
 const issuerOAuth: Registration.Authentication = {
   type: "oauth",
@@ -387,14 +395,20 @@ describe("OAuth metadata cannot downgrade", () => {
     Effect.gen(function*() {
       const tokens = yield* tokenServer
       const issuer = yield* issuerNaming(`${tokens.origin}/token`)
-      const dispatcher = yield* routedDispatcher({ "https://issuer.test": issuer.origin, "https://backend.test": issuer.origin })
+      const dispatcher = yield* routedDispatcher({
+        "https://issuer.test": issuer.origin,
+        "https://backend.test": issuer.origin
+      })
       const endpoint = yield* connect("https://backend.test/hooks", issuerOAuth).pipe(
         Effect.provideService(HttpTransport.Dispatcher, dispatcher)
       )
       const error = yield* failureOf(endpoint.request(request(1)))
       assert.strictEqual(error.reason, "credential")
       assert.deepStrictEqual(tokens.seen, [], "the plain-http token endpoint is never contacted")
-      assert.deepStrictEqual(issuer.seen.map((s) => [s.method, s.path]), [["GET", "/.well-known/oauth-authorization-server"]])
+      assert.deepStrictEqual(issuer.seen.map((s) => [s.method, s.path]), [[
+        "GET",
+        "/.well-known/oauth-authorization-server"
+      ]])
       for (const s of [...issuer.seen, ...tokens.seen]) assert.notInclude(s.body, clientSecret)
     }).pipe(Effect.provide(TestLayer)))
 
@@ -412,13 +426,17 @@ describe("OAuth metadata cannot downgrade", () => {
       )
       assert.strictEqual((yield* failureOf(refused.request(request(1)))).reason, "credential")
       assert.deepStrictEqual(tokens.seen, [])
-      const allowed = yield* connect("https://backend.test/hooks", issuerOAuth, { tokenEndpointOrigins: ["https://tokens.test"] }).pipe(
+      const allowed = yield* connect("https://backend.test/hooks", issuerOAuth, {
+        tokenEndpointOrigins: ["https://tokens.test"]
+      }).pipe(
         Effect.provideService(HttpTransport.Dispatcher, dispatcher)
       )
       assert.deepStrictEqual(yield* allowed.request(request(1)), okResponse(1))
       assert.deepStrictEqual(tokens.seen.map((s) => [s.method, s.path]), [["POST", "/token"]])
       assert.strictEqual(new URLSearchParams(tokens.seen[0]!.body).get("client_secret"), clientSecret)
-      assert.deepStrictEqual(issuer.seen.filter((s) => s.path === "/hooks").map((s) => s.authorization), ["Bearer learned-token"])
+      assert.deepStrictEqual(issuer.seen.filter((s) => s.path === "/hooks").map((s) => s.authorization), [
+        "Bearer learned-token"
+      ])
     }).pipe(Effect.provide(TestLayer)))
 
   for (const policy of ["fail-open", "fail-closed"] as const) {
@@ -426,7 +444,10 @@ describe("OAuth metadata cannot downgrade", () => {
       Effect.gen(function*() {
         const tokens = yield* tokenServer
         const issuer = yield* issuerNaming(`${tokens.origin}/token`)
-        const dispatcher = yield* routedDispatcher({ "https://issuer.test": issuer.origin, "https://backend.test": issuer.origin })
+        const dispatcher = yield* routedDispatcher({
+          "https://issuer.test": issuer.origin,
+          "https://backend.test": issuer.origin
+        })
         const transports = NodeTransports.layer().pipe(
           Layer.provide(Layer.merge(TestLayer, Layer.succeed(HttpTransport.Dispatcher, dispatcher)))
         )
@@ -436,7 +457,13 @@ describe("OAuth metadata cannot downgrade", () => {
             id: "com.example.oauth",
             transport: { type: "http", url: "https://backend.test/hooks" },
             authentication: issuerOAuth,
-            subscriptions: [{ mode: "intercept", events: ["tool.before"], timeoutMs: 10_000, failurePolicy: policy, content: { default: "body" } }]
+            subscriptions: [{
+              mode: "intercept",
+              events: ["tool.before"],
+              timeoutMs: 10_000,
+              failurePolicy: policy,
+              content: { default: "body" }
+            }]
           }]
         }
         const result = yield* Hooks.dispatch("tool.before", {
@@ -444,7 +471,11 @@ describe("OAuth metadata cannot downgrade", () => {
           call: { id: "call-1" },
           path: "main"
         }).pipe(Effect.provide(Hooks.layer(reg).pipe(Layer.provide(transports))))
-        assert.deepStrictEqual(result.errors.map((e) => [e.code, e.policy, e.syntheticDenial]), [["credential", policy, policy === "fail-closed"]])
+        assert.deepStrictEqual(result.errors.map((e) => [e.code, e.policy, e.syntheticDenial]), [[
+          "credential",
+          policy,
+          policy === "fail-closed"
+        ]])
         assert.strictEqual(result.decision.permission, policy === "fail-closed" ? "deny" : "none")
         assert.notInclude(JSON.stringify(result.errors), clientSecret)
         assert.deepStrictEqual(tokens.seen, [])

@@ -36,7 +36,12 @@ const uploadServer = (answer: (seen: Seen, n: number) => Answer | "hang") =>
         const server = nodeHttp.createServer((req, res) => {
           const parts: Array<Buffer> = []
           req.on("data", (chunk: Buffer) => parts.push(chunk)).on("end", () => {
-            const request = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, body: Buffer.concat(parts) }
+            const request = {
+              method: req.method ?? "",
+              path: req.url ?? "",
+              headers: req.headers,
+              body: Buffer.concat(parts)
+            }
             seen.push(request)
             const reply = answer(request, seen.length)
             if (reply === "hang") {
@@ -62,12 +67,18 @@ const uploadServer = (answer: (seen: Seen, n: number) => Answer | "hang") =>
 const sha256 = (bytes: Uint8Array) => crypto.createHash("sha256").update(bytes).digest("hex")
 
 /** A 201 with the exact receipt of what was received (overridable). */
-const receipt = (extra: Record<string, unknown> = {}, headers: Record<string, string> = { "content-type": "application/json" }) =>
-(seen: Seen): Answer => ({
-  status: 201,
-  headers,
-  body: JSON.stringify({ ref: `ref-${seen.body.length}`, size: seen.body.length, sha256: sha256(seen.body), ...extra })
-})
+const receipt =
+  (extra: Record<string, unknown> = {}, headers: Record<string, string> = { "content-type": "application/json" }) =>
+  (seen: Seen): Answer => ({
+    status: 201,
+    headers,
+    body: JSON.stringify({
+      ref: `ref-${seen.body.length}`,
+      size: seen.body.length,
+      sha256: sha256(seen.body),
+      ...extra
+    })
+  })
 
 const bytes = new Uint8Array([0, 255, 0xc3, 0x28, 10, 13, 0x7b, 0x22])
 
@@ -133,27 +144,46 @@ describe("HttpUpload", () => {
 
   it.scopedLive("hostile receivers: wrong hash or size, extra members, no JSON, 202, 204, redirects, oversized receipts, error statuses", () =>
     Effect.gen(function*() {
-      const cases: ReadonlyArray<readonly [string, (seen: Seen) => Answer, Uploads.UploadFailure, number | undefined]> = [
-        ["wrong hash", receipt({ sha256: "a".repeat(64) }), "upload-receipt", undefined],
-        ["wrong size", receipt({ size: bytes.length + 1 }), "upload-receipt", undefined],
-        ["extra member", receipt({ expires: 10 }), "upload-receipt", undefined],
-        ["missing ref", (seen) => ({ ...receipt()(seen), body: JSON.stringify({ size: seen.body.length, sha256: sha256(seen.body) }) }), "upload-receipt", undefined],
-        ["uppercase hash", (seen) => receipt({ sha256: sha256(seen.body).toUpperCase() })(seen), "upload-receipt", undefined],
-        ["not JSON", () => ({ status: 201, headers: { "content-type": "application/json" }, body: "ok" }), "upload-receipt", undefined],
-        ["text content type", receipt({}, { "content-type": "text/plain" }), "upload-receipt", undefined],
-        ["no content type", receipt({}, {}), "upload-receipt", undefined],
-        ["oversized receipt", receipt({ ref: "r".repeat(20_000) }), "upload-receipt", undefined],
-        ["202", (seen) => ({ ...receipt()(seen), status: 202 }), "upload-status", 202],
-        ["204", () => ({ status: 204 }), "upload-status", 204],
-        ["200", (seen) => ({ ...receipt()(seen), status: 200 }), "upload-status", 200],
-        ["302", () => ({ status: 302, headers: { location: "/elsewhere" } }), "upload-redirect", 302],
-        ["307", () => ({ status: 307, headers: { location: "/elsewhere" } }), "upload-redirect", 307],
-        ["400", () => ({ status: 400 }), "upload-status", 400],
-        ["403", () => ({ status: 403 }), "upload-status", 403],
-        ["404", () => ({ status: 404 }), "upload-status", 404],
-        ["413", () => ({ status: 413 }), "upload-status", 413],
-        ["500", () => ({ status: 500, body: "internal trace with secrets" }), "upload-status", 500]
-      ]
+      const cases: ReadonlyArray<readonly [string, (seen: Seen) => Answer, Uploads.UploadFailure, number | undefined]> =
+        [
+          ["wrong hash", receipt({ sha256: "a".repeat(64) }), "upload-receipt", undefined],
+          ["wrong size", receipt({ size: bytes.length + 1 }), "upload-receipt", undefined],
+          ["extra member", receipt({ expires: 10 }), "upload-receipt", undefined],
+          [
+            "missing ref",
+            (seen) => ({
+              ...receipt()(seen),
+              body: JSON.stringify({ size: seen.body.length, sha256: sha256(seen.body) })
+            }),
+            "upload-receipt",
+            undefined
+          ],
+          [
+            "uppercase hash",
+            (seen) => receipt({ sha256: sha256(seen.body).toUpperCase() })(seen),
+            "upload-receipt",
+            undefined
+          ],
+          [
+            "not JSON",
+            () => ({ status: 201, headers: { "content-type": "application/json" }, body: "ok" }),
+            "upload-receipt",
+            undefined
+          ],
+          ["text content type", receipt({}, { "content-type": "text/plain" }), "upload-receipt", undefined],
+          ["no content type", receipt({}, {}), "upload-receipt", undefined],
+          ["oversized receipt", receipt({ ref: "r".repeat(20_000) }), "upload-receipt", undefined],
+          ["202", (seen) => ({ ...receipt()(seen), status: 202 }), "upload-status", 202],
+          ["204", () => ({ status: 204 }), "upload-status", 204],
+          ["200", (seen) => ({ ...receipt()(seen), status: 200 }), "upload-status", 200],
+          ["302", () => ({ status: 302, headers: { location: "/elsewhere" } }), "upload-redirect", 302],
+          ["307", () => ({ status: 307, headers: { location: "/elsewhere" } }), "upload-redirect", 307],
+          ["400", () => ({ status: 400 }), "upload-status", 400],
+          ["403", () => ({ status: 403 }), "upload-status", 403],
+          ["404", () => ({ status: 404 }), "upload-status", 404],
+          ["413", () => ({ status: 413 }), "upload-status", 413],
+          ["500", () => ({ status: 500, body: "internal trace with secrets" }), "upload-status", 500]
+        ]
       for (const [name, answer, reason, status] of cases) {
         const server = yield* uploadServer(answer)
         const uploads = yield* client()
@@ -167,7 +197,10 @@ describe("HttpUpload", () => {
 
   it.scopedLive("without upload.auth a 401 is upload-unauthorized when discovery finds no usable client; the upload is not retried", () =>
     Effect.gen(function*() {
-      const server = yield* uploadServer(() => ({ status: 401, headers: { "www-authenticate": "Bearer resource_metadata=\"x\"" } }))
+      const server = yield* uploadServer(() => ({
+        status: 401,
+        headers: { "www-authenticate": "Bearer resource_metadata=\"x\"" }
+      }))
       const uploads = yield* client()
       const error = yield* failureOf(uploads.upload(yield* request(`${server.origin}/u`)))
       assert.strictEqual(error.reason, "upload-unauthorized")
@@ -186,12 +219,15 @@ describe("HttpUpload", () => {
           targets.push(target)
           return {
             credential: Effect.succeedNone,
-            challenge: (rejection) => Effect.sync(() => rejections.push(rejection)).pipe(Effect.as(Redacted.make(secret)))
+            challenge: (rejection) =>
+              Effect.sync(() => rejections.push(rejection)).pipe(Effect.as(Redacted.make(secret)))
           }
         }
       })
       const server = yield* uploadServer((seen) =>
-        seen.headers.authorization === `Bearer ${secret}` ? receipt()(seen) : { status: 401, headers: { "www-authenticate": "Bearer realm=\"u\"" } }
+        seen.headers.authorization === `Bearer ${secret}`
+          ? receipt()(seen)
+          : { status: 401, headers: { "www-authenticate": "Bearer realm=\"u\"" } }
       )
       const uploads = yield* client(auth)
       const result = yield* uploads.upload(yield* request(`${server.origin}/u?q=1`))
@@ -200,7 +236,10 @@ describe("HttpUpload", () => {
       assert.deepStrictEqual(targets.map((t) => [t.url.href, t.backend, t.purpose, t.authentication]), [
         [`${server.origin}/u?q=1`, "com.example.policy", "upload", undefined]
       ])
-      assert.deepStrictEqual(rejections.map((r) => [r.wwwAuthenticate, Option.isNone(r.credential)]), [["Bearer realm=\"u\"", true]])
+      assert.deepStrictEqual(rejections.map((r) => [r.wwwAuthenticate, Option.isNone(r.credential)]), [[
+        "Bearer realm=\"u\"",
+        true
+      ]])
       const refused = yield* uploadServer(() => ({ status: 401 }))
       const error = yield* failureOf(uploads.upload(yield* request(`${refused.origin}/u`)))
       assert.strictEqual(error.reason, "upload-unauthorized")
@@ -213,7 +252,9 @@ describe("HttpUpload", () => {
       const uploads = yield* client()
       yield* uploads.upload(yield* request(`${server.origin}/u`, bytes, { type: "bearer", tokenEnv: "UPLOAD_TOKEN" }))
       assert.deepStrictEqual(server.seen.map((s) => s.headers.authorization), [`Bearer ${secret}`, `Bearer ${secret}`])
-      const missing = yield* failureOf(uploads.upload(yield* request(`${server.origin}/u`, bytes, { type: "bearer", tokenRef: "nope" })))
+      const missing = yield* failureOf(
+        uploads.upload(yield* request(`${server.origin}/u`, bytes, { type: "bearer", tokenRef: "nope" }))
+      )
       assert.strictEqual(missing.reason, "upload-credential")
       assert.strictEqual(server.seen.length, 2)
     }))

@@ -7,7 +7,9 @@ const hold = (lock: Lock) =>
   Effect.gen(function*() {
     const release = yield* Deferred.make<void>()
     const started = yield* Deferred.make<void>()
-    const holder = yield* Effect.fork(lock.withLock(Effect.zipRight(Deferred.succeed(started, undefined), Deferred.await(release))))
+    const holder = yield* Effect.fork(
+      lock.withLock(Effect.zipRight(Deferred.succeed(started, undefined), Deferred.await(release)))
+    )
     yield* Deferred.await(started)
     return { holder, release }
   })
@@ -37,7 +39,9 @@ describe("Lock", () => {
       const failed = yield* Effect.exit(lock.withLock(Effect.fail("boom")))
       assert.deepStrictEqual(failed, Exit.fail("boom"))
       const started = yield* Deferred.make<void>()
-      const holder = yield* Effect.fork(lock.withLock(Effect.zipRight(Deferred.succeed(started, undefined), Effect.never)))
+      const holder = yield* Effect.fork(
+        lock.withLock(Effect.zipRight(Deferred.succeed(started, undefined), Effect.never))
+      )
       yield* Deferred.await(started)
       yield* Fiber.interrupt(holder)
       assert.strictEqual(yield* lock.withLock(Effect.succeed("free")), "free")

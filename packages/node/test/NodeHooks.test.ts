@@ -16,12 +16,14 @@ const registration = (reason: string, http?: string) => {
     args: [script, "stdio", `deny=${reason}`],
     lifecycle: "per_event"
   }, [interceptTool])
-  return Registration.make(http === undefined ? [stdio] : [
-    Registration.http("com.example.http", { url: http }, [interceptTool], {
-      authentication: { type: "bearer", tokenRef: "vault/policy" }
-    }),
-    stdio
-  ])
+  return Registration.make(
+    http === undefined ? [stdio] : [
+      Registration.http("com.example.http", { url: http }, [interceptTool], {
+        authentication: { type: "bearer", tokenRef: "vault/policy" }
+      }),
+      stdio
+    ]
+  )
 }
 
 const toolBefore = {
@@ -81,11 +83,19 @@ describe("NodeHooks.layerConfig", () => {
   it.effect("an unreadable registration file is a configuration error naming the file, a missing setting a ConfigError", () =>
     Effect.gen(function*() {
       const missingFile = yield* Layer.build(
-        NodeHooks.layerConfig().pipe(Layer.provide(under([["AHP_REGISTRATION_FILE", "/nonexistent/registration.json"]])))
+        NodeHooks.layerConfig().pipe(
+          Layer.provide(under([["AHP_REGISTRATION_FILE", "/nonexistent/registration.json"]]))
+        )
       ).pipe(Effect.scoped, Effect.flip)
       assert.isTrue(Registry.isConfigurationError(missingFile))
-      assert.strictEqual(missingFile.message, "invalid registration: /: cannot read the registration file /nonexistent/registration.json (ENOENT)")
-      const unset = yield* Layer.build(NodeHooks.layerConfig().pipe(Layer.provide(under([])))).pipe(Effect.scoped, Effect.flip)
+      assert.strictEqual(
+        missingFile.message,
+        "invalid registration: /: cannot read the registration file /nonexistent/registration.json (ENOENT)"
+      )
+      const unset = yield* Layer.build(NodeHooks.layerConfig().pipe(Layer.provide(under([])))).pipe(
+        Effect.scoped,
+        Effect.flip
+      )
       assert.isTrue(ConfigError.isConfigError(unset) && ConfigError.isMissingDataOnly(unset), String(unset))
     }))
 })

@@ -1,5 +1,5 @@
-import { Credentials, HttpTransport, NodeTransports } from "@effect-ahp/node"
 import { Transport } from "@effect-ahp/harness"
+import { Credentials, HttpTransport, NodeTransports } from "@effect-ahp/node"
 import { Registration } from "@effect-ahp/protocol"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
@@ -69,7 +69,9 @@ describe("NodeTransports", () => {
 })
 
 describe("Credentials", () => {
-  const provider = ConfigProvider.fromMap(new Map([["POLICY_TOKEN", "from-env"], ["EMPTY_TOKEN", ""], ["VAULT", "from-config"]]))
+  const provider = ConfigProvider.fromMap(
+    new Map([["POLICY_TOKEN", "from-env"], ["EMPTY_TOKEN", ""], ["VAULT", "from-config"]])
+  )
 
   it.effect("resolves env references through Config and refs from values or Configs; missing and empty values are errors naming only the reference", () =>
     Effect.gen(function*() {
@@ -95,7 +97,10 @@ describe("Credentials", () => {
       Credentials.layerEnv({
         "vault/policy": "from-ref",
         "vault/configured": Config.redacted("VAULT"),
-        "vault/broken": Config.mapOrFail(Config.redacted("VAULT"), () => Either.left(ConfigError.InvalidData([], "vault is sealed")))
+        "vault/broken": Config.mapOrFail(
+          Config.redacted("VAULT"),
+          () => Either.left(ConfigError.InvalidData([], "vault is sealed"))
+        )
       }).pipe(Layer.provide(Layer.setConfigProvider(provider)))
     )))
 

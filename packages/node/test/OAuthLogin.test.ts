@@ -5,7 +5,7 @@ import { ConfigProvider, Effect, Fiber, Layer, Option, Redacted } from "effect"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { browser, issuer, resourceUrl, silentBrowser, world, type World, type WorldOptions } from "./oauthWorld.js"
+import { browser, issuer, resourceUrl, silentBrowser, type World, world, type WorldOptions } from "./oauthWorld.js"
 import { okResponse, request, tempFile } from "./utils.js"
 
 const backendId = "com.example.rs"
@@ -45,11 +45,17 @@ const fileStore = Effect.map(tempFile("state/ahp/tokens.json"), (file) => ({
 }))
 
 /** What the tests need around a world: its dispatcher, the store, a browser double, no secrets. */
-const services = (w: World, store: Layer.Layer<TokenStore.TokenStore>, opened: Array<string>, tamper?: (u: URL) => URL) =>
-  Layer.mergeAll(w.dispatcherLayer, store, browser(w, opened, tamper), Credentials.layerTest({}))
+const services = (
+  w: World,
+  store: Layer.Layer<TokenStore.TokenStore>,
+  opened: Array<string>,
+  tamper?: (u: URL) => URL
+) => Layer.mergeAll(w.dispatcherLayer, store, browser(w, opened, tamper), Credentials.layerTest({}))
 
 const connect = (backend: Registration.Backend, options: HttpTransport.Options = {}) =>
-  HttpTransport.connect(backend.transport as Registration.HttpTransport, backend.authentication, options, { backend: backend.id })
+  HttpTransport.connect(backend.transport as Registration.HttpTransport, backend.authentication, options, {
+    backend: backend.id
+  })
 
 const noTokens = (text: string) => {
   for (const token of ["at-", "rt-", "code-"]) assert.notInclude(text, token)
@@ -150,7 +156,11 @@ describe("OAuthLogin", () => {
     Effect.gen(function*() {
       const w = yield* world()
       const opened: Array<string> = []
-      const noBinding: Registration.Backend = { id: backendId, transport: { type: "http", url: resourceUrl }, subscriptions }
+      const noBinding: Registration.Backend = {
+        id: backendId,
+        transport: { type: "http", url: resourceUrl },
+        subscriptions
+      }
       yield* Effect.gen(function*() {
         const loggedIn = yield* OAuthLogin.login(noBinding, { clients: [pkceClient] })
         assert.deepStrictEqual(loggedIn.target.key, { issuer, resource: resourceUrl, clientId: "person" })
@@ -168,7 +178,9 @@ describe("OAuthLogin", () => {
       }).pipe(Effect.provide(services(w, TokenStore.layerMemory(), opened)))
     }))
 
-  const refusals: ReadonlyArray<readonly [string, WorldOptions, ((u: URL) => URL) | undefined, OAuthLogin.LoginError["reason"], boolean]> = [
+  const refusals: ReadonlyArray<
+    readonly [string, WorldOptions, ((u: URL) => URL) | undefined, OAuthLogin.LoginError["reason"], boolean]
+  > = [
     [
       "a redirect with another state",
       {},
@@ -180,8 +192,20 @@ describe("OAuthLogin", () => {
       true
     ],
     ["a denied authorization", { denyWith: "access_denied" }, undefined, "denied", true],
-    ["an issuer without PKCE S256", { issuerMetadata: { code_challenge_methods_supported: ["plain"] } }, undefined, "discovery", false],
-    ["issuer metadata naming another issuer", { issuerMetadata: { issuer: "https://evil.test" } }, undefined, "discovery", false],
+    [
+      "an issuer without PKCE S256",
+      { issuerMetadata: { code_challenge_methods_supported: ["plain"] } },
+      undefined,
+      "discovery",
+      false
+    ],
+    [
+      "issuer metadata naming another issuer",
+      { issuerMetadata: { issuer: "https://evil.test" } },
+      undefined,
+      "discovery",
+      false
+    ],
     [
       "a plain-http authorization endpoint",
       { issuerMetadata: { authorization_endpoint: "http://as.test/authorize" } },
@@ -210,7 +234,9 @@ describe("OAuthLogin", () => {
       const w = yield* world()
       const opened: Array<string> = []
       const error = yield* loginFailure(OAuthLogin.login(withBinding, { timeout: "300 millis" })).pipe(
-        Effect.provide(Layer.mergeAll(w.dispatcherLayer, TokenStore.layerMemory(), silentBrowser(opened), Credentials.layerTest({})))
+        Effect.provide(
+          Layer.mergeAll(w.dispatcherLayer, TokenStore.layerMemory(), silentBrowser(opened), Credentials.layerTest({}))
+        )
       )
       assert.strictEqual(error.reason, "timeout")
       const redirect = new URL(opened[0]!).searchParams.get("redirect_uri")!
@@ -271,10 +297,20 @@ describe("TokenStore", () => {
       yield* waitingDone(waiting)
       assert.deepStrictEqual((yield* store.list).map((e) => Redacted.value(e.accessToken)), ["at-1"])
 
-      const gone = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" })
+      const gone = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], {
+        encoding: "utf8"
+      })
       fs.writeFileSync(`${file}.lock`, gone.stdout)
-      const modified = yield* store.modify(entry, (current) =>
-        Effect.succeed([Option.map(current, (e) => Redacted.value(e.accessToken)), { ...entry, accessToken: Redacted.make("at-2") }] as const))
+      const modified = yield* store.modify(
+        entry,
+        (current) =>
+          Effect.succeed(
+            [Option.map(current, (e) => Redacted.value(e.accessToken)), {
+              ...entry,
+              accessToken: Redacted.make("at-2")
+            }] as const
+          )
+      )
       assert.deepStrictEqual(modified, Option.some("at-1"))
       assert.deepStrictEqual((yield* store.list).map((e) => Redacted.value(e.accessToken)), ["at-2"])
       assert.isFalse(fs.existsSync(`${file}.lock`), "the lock is removed after the change")
@@ -282,7 +318,9 @@ describe("TokenStore", () => {
 
   it.effect("without a configured location the store fails with location when used", () =>
     Effect.gen(function*() {
-      const layer = TokenStore.layerConfig().pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map()))))
+      const layer = TokenStore.layerConfig().pipe(
+        Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map())))
+      )
       const error = yield* Effect.flip(Effect.flatMap(TokenStore.TokenStore, (s) => s.list).pipe(Effect.provide(layer)))
       assert.strictEqual(error.reason, "location")
     }))

@@ -65,82 +65,118 @@ const grandchildren = (log: string) =>
   Effect.map(readLog(log), (entries) => entries.filter((e) => e.event === "grandchild").map((e) => e.pid as number))
 
 const messages = (log: string) =>
-  Effect.map(readLog(log), (entries) => entries.filter((e) => e.event === "message").map((e) => e.message as Json.JsonObject))
+  Effect.map(
+    readLog(log),
+    (entries) => entries.filter((e) => e.event === "message").map((e) => e.message as Json.JsonObject)
+  )
 
 describe("stdio process groups", () => {
-  it.scopedLive("persistent: a deadline stops the child's grandchild that ignores SIGTERM; the call does not wait", () =>
-    Effect.gen(function*() {
-      const { close, endpoint, log } = yield* open(
-        (log) => hostile("persistent", "--grandchild", "quiet", "--answer", "none", "--log", log),
-        { killGrace: "2500 millis", startupTimeout: "0 millis" }
-      )
-      yield* endpoint.start!
-      const { pid } = yield* waitForLog(log, (e) => e.event === "grandchild")
-      const started = Date.now()
-      assert.strictEqual(yield* reasonOf(endpoint.request(request(1)).pipe(withDeadline(200))), "Deadline")
-      assert.isBelow(Date.now() - started, 200 + 1200, "the deadline does not wait for the kill grace")
-      yield* waitUntil("the grandchild to be stopped", () => !isAlive(pid))
-      yield* close
-    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+  it.scopedLive(
+    "persistent: a deadline stops the child's grandchild that ignores SIGTERM; the call does not wait",
+    () =>
+      Effect.gen(function*() {
+        const { close, endpoint, log } = yield* open(
+          (log) => hostile("persistent", "--grandchild", "quiet", "--answer", "none", "--log", log),
+          { killGrace: "2500 millis", startupTimeout: "0 millis" }
+        )
+        yield* endpoint.start!
+        const { pid } = yield* waitForLog(log, (e) => e.event === "grandchild")
+        const started = Date.now()
+        assert.strictEqual(yield* reasonOf(endpoint.request(request(1)).pipe(withDeadline(200))), "Deadline")
+        assert.isBelow(Date.now() - started, 200 + 1200, "the deadline does not wait for the kill grace")
+        yield* waitUntil("the grandchild to be stopped", () => !isAlive(pid))
+        yield* close
+      }).pipe(Effect.provide(NodeContext.layer)),
+    timeout
+  )
 
-  it.scopedLive("persistent: closing stops the grandchild too, after the child itself exited on its own", () =>
-    Effect.gen(function*() {
-      const { close, endpoint, log } = yield* open((log) => hostile("persistent", "--grandchild", "hold", "--log", log))
-      assert.deepStrictEqual(yield* endpoint.request(request(1)), okResponse(1))
-      assert.strictEqual((yield* grandchildren(log)).length, 1)
-      yield* close
-      assert.isTrue((yield* readLog(log)).some((e) => e.event === "eof"), "the child itself exited at the end of its stdin")
-    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+  it.scopedLive(
+    "persistent: closing stops the grandchild too, after the child itself exited on its own",
+    () =>
+      Effect.gen(function*() {
+        const { close, endpoint, log } = yield* open((log) =>
+          hostile("persistent", "--grandchild", "hold", "--log", log)
+        )
+        assert.deepStrictEqual(yield* endpoint.request(request(1)), okResponse(1))
+        assert.strictEqual((yield* grandchildren(log)).length, 1)
+        yield* close
+        assert.isTrue(
+          (yield* readLog(log)).some((e) => e.event === "eof"),
+          "the child itself exited at the end of its stdin"
+        )
+      }).pipe(Effect.provide(NodeContext.layer)),
+    timeout
+  )
 
-  it.scopedLive("per_event: every exchange stops its grandchild; none leaks, one per event", () =>
-    Effect.gen(function*() {
-      const { close, endpoint, log } = yield* open((log) =>
-        hostile("per_event", "--grandchild", "quiet", "--log", log)
-      )
-      for (const id of [1, 2, 3, 4]) assert.deepStrictEqual(yield* endpoint.request(request(id)), okResponse(id))
-      yield* endpoint.notify(notification())
-      const pids = yield* grandchildren(log)
-      assert.strictEqual(pids.length, 5)
-      yield* waitUntil("every grandchild to be stopped", () => pids.every((pid) => !isAlive(pid)))
-      assert.deepStrictEqual(processesWith(log), [], "nothing left before the endpoint closes")
-      yield* close
-    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+  it.scopedLive(
+    "per_event: every exchange stops its grandchild; none leaks, one per event",
+    () =>
+      Effect.gen(function*() {
+        const { close, endpoint, log } = yield* open((log) =>
+          hostile("per_event", "--grandchild", "quiet", "--log", log)
+        )
+        for (const id of [1, 2, 3, 4]) assert.deepStrictEqual(yield* endpoint.request(request(id)), okResponse(id))
+        yield* endpoint.notify(notification())
+        const pids = yield* grandchildren(log)
+        assert.strictEqual(pids.length, 5)
+        yield* waitUntil("every grandchild to be stopped", () => pids.every((pid) => !isAlive(pid)))
+        assert.deepStrictEqual(processesWith(log), [], "nothing left before the endpoint closes")
+        yield* close
+      }).pipe(Effect.provide(NodeContext.layer)),
+    timeout
+  )
 
-  it.scopedLive("a grandchild holding stdout holds up neither an answer nor the failure of a child that exited", () =>
-    Effect.gen(function*() {
-      const answering = yield* open((log) => hostile("per_event", "--grandchild", "hold", "--log", log))
-      assert.deepStrictEqual(yield* answering.endpoint.request(request(1)).pipe(withDeadline(5000)), okResponse(1))
-      yield* answering.close
-      for (const lifecycle of ["per_event", "persistent"] as const) {
-        const exiting = yield* open((log) => hostile(lifecycle, "--grandchild", "hold", "--stderr-exit", "bye", "--log", log))
-        assert.strictEqual(yield* reasonOf(exiting.endpoint.request(request(1)).pipe(withDeadline(3000))), "exited", lifecycle)
-        yield* exiting.close
-      }
-    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+  it.scopedLive(
+    "a grandchild holding stdout holds up neither an answer nor the failure of a child that exited",
+    () =>
+      Effect.gen(function*() {
+        const answering = yield* open((log) => hostile("per_event", "--grandchild", "hold", "--log", log))
+        assert.deepStrictEqual(yield* answering.endpoint.request(request(1)).pipe(withDeadline(5000)), okResponse(1))
+        yield* answering.close
+        for (const lifecycle of ["per_event", "persistent"] as const) {
+          const exiting = yield* open((log) =>
+            hostile(lifecycle, "--grandchild", "hold", "--stderr-exit", "bye", "--log", log)
+          )
+          assert.strictEqual(
+            yield* reasonOf(exiting.endpoint.request(request(1)).pipe(withDeadline(3000))),
+            "exited",
+            lifecycle
+          )
+          yield* exiting.close
+        }
+      }).pipe(Effect.provide(NodeContext.layer)),
+    timeout
+  )
 })
 
 describe("stdio exit status", () => {
   it.scopedLive("per_event: an answer followed by a nonzero exit is an exited failure", () =>
     Effect.gen(function*() {
-      const { close, endpoint } = yield* open((log) => hostile("per_event", "--answer", "allow", "--exit", "1", "--log", log))
+      const { close, endpoint } = yield* open((log) =>
+        hostile("per_event", "--answer", "allow", "--exit", "1", "--log", log)
+      )
       const error = yield* Effect.flip(endpoint.request(request(1)))
       assert.strictEqual(error.reason, "exited")
       assert.match(error.detail, /answered, but ended with exit code 1/)
       yield* close
     }).pipe(Effect.provide(NodeContext.layer)), timeout)
 
-  it.scopedLive("per_event: an answer without an exit within the grace is an exited failure", () =>
-    Effect.gen(function*() {
-      const { close, endpoint, log } = yield* open((log) => stdio("per_event", "ok", "--linger", "--log", log), {
-        exitGrace: "300 millis"
-      })
-      const error = yield* Effect.flip(endpoint.request(request(1)))
-      assert.strictEqual(error.reason, "exited")
-      assert.match(error.detail, /answered, but did not exit within 300 ms/)
-      const [pid] = yield* startedPids(log)
-      yield* waitUntil("the lingering child to be stopped", () => !isAlive(pid!))
-      yield* close
-    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+  it.scopedLive(
+    "per_event: an answer without an exit within the grace is an exited failure",
+    () =>
+      Effect.gen(function*() {
+        const { close, endpoint, log } = yield* open((log) => stdio("per_event", "ok", "--linger", "--log", log), {
+          exitGrace: "300 millis"
+        })
+        const error = yield* Effect.flip(endpoint.request(request(1)))
+        assert.strictEqual(error.reason, "exited")
+        assert.match(error.detail, /answered, but did not exit within 300 ms/)
+        const [pid] = yield* startedPids(log)
+        yield* waitUntil("the lingering child to be stopped", () => !isAlive(pid!))
+        yield* close
+      }).pipe(Effect.provide(NodeContext.layer)),
+    timeout
+  )
 
   it.scopedLive("per_event: a notification is delivered on exit 0 only", () =>
     Effect.gen(function*() {
@@ -159,25 +195,39 @@ describe("stdio exit status", () => {
 describe("stdio diagnostics", () => {
   const secret = "s3cr3t-token-value"
 
-  it.scopedLive("a failure carries the stderr tail with configured secrets redacted (both lifecycles)", () =>
-    Effect.gen(function*() {
-      for (const lifecycle of ["persistent", "per_event"] as const) {
-        const { close, endpoint } = yield* open((log) => ({
-          ...hostile(lifecycle, "--stderr-exit", `fatal: cannot load schema (token ${secret}, ref ref-value-9)`, "--log", log),
-          "org.effect-ahp.env": { set: { POLICY_TOKEN: secret } }
-        }), {}, { secrets: () => ["ref-value-9"] })
-        const detail = yield* detailOf(endpoint.request(request(1)))
-        assert.include(detail, "fatal: cannot load schema", lifecycle)
-        assert.include(detail, "exit code 1", lifecycle)
-        assert.notInclude(detail, secret, lifecycle)
-        assert.notInclude(detail, "ref-value-9", lifecycle)
-        assert.include(detail, "(token [redacted], ref [redacted])", lifecycle)
-        const diagnostics = yield* endpoint.diagnostics!
-        assert.include(diagnostics, "fatal: cannot load schema")
-        assert.notInclude(diagnostics, secret)
-        yield* close
-      }
-    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+  it.scopedLive(
+    "a failure carries the stderr tail with configured secrets redacted (both lifecycles)",
+    () =>
+      Effect.gen(function*() {
+        for (const lifecycle of ["persistent", "per_event"] as const) {
+          const { close, endpoint } = yield* open(
+            (log) => ({
+              ...hostile(
+                lifecycle,
+                "--stderr-exit",
+                `fatal: cannot load schema (token ${secret}, ref ref-value-9)`,
+                "--log",
+                log
+              ),
+              "org.effect-ahp.env": { set: { POLICY_TOKEN: secret } }
+            }),
+            {},
+            { secrets: () => ["ref-value-9"] }
+          )
+          const detail = yield* detailOf(endpoint.request(request(1)))
+          assert.include(detail, "fatal: cannot load schema", lifecycle)
+          assert.include(detail, "exit code 1", lifecycle)
+          assert.notInclude(detail, secret, lifecycle)
+          assert.notInclude(detail, "ref-value-9", lifecycle)
+          assert.include(detail, "(token [redacted], ref [redacted])", lifecycle)
+          const diagnostics = yield* endpoint.diagnostics!
+          assert.include(diagnostics, "fatal: cannot load schema")
+          assert.notInclude(diagnostics, secret)
+          yield* close
+        }
+      }).pipe(Effect.provide(NodeContext.layer)),
+    timeout
+  )
 
   it.scopedLive("the tail is bounded, and a secret cut by its start is still redacted", () =>
     Effect.gen(function*() {
@@ -195,11 +245,22 @@ describe("stdio diagnostics", () => {
 
   it.scopedLive("a command that cannot be started is named", () =>
     Effect.gen(function*() {
-      const missing = yield* StdioTransport.connect({ type: "stdio", command: "/nonexistent/ahp-backend", lifecycle: "persistent" })
-      assert.strictEqual(yield* detailOf(missing.request(request(1))), "could not start /nonexistent/ahp-backend: no such file (ENOENT)")
+      const missing = yield* StdioTransport.connect({
+        type: "stdio",
+        command: "/nonexistent/ahp-backend",
+        lifecycle: "persistent"
+      })
+      assert.strictEqual(
+        yield* detailOf(missing.request(request(1))),
+        "could not start /nonexistent/ahp-backend: no such file (ENOENT)"
+      )
       const nul = yield* StdioTransport.connect({ type: "stdio", command: "/bin/ahp\u0000x", lifecycle: "persistent" })
       assert.strictEqual(yield* detailOf(nul.request(request(1))), "could not start /bin/ahp\\u0000x: refused by Node")
-      const bare = yield* StdioTransport.connect({ type: "stdio", command: "ahp-no-such-backend", lifecycle: "per_event" })
+      const bare = yield* StdioTransport.connect({
+        type: "stdio",
+        command: "ahp-no-such-backend",
+        lifecycle: "per_event"
+      })
       assert.strictEqual(
         yield* detailOf(bare.request(request(1))),
         "could not start ahp-no-such-backend: not found in the child's PATH (ENOENT)"
@@ -219,197 +280,276 @@ describe("stdio paths and environment", () => {
     return dir
   })
 
-  const envOf = (log: string) => Effect.map(waitForLog(log, (e) => e.event === "env"), (e) => e as unknown as {
-    readonly env: Record<string, string>
-    readonly cwd: string
-  })
+  const envOf = (log: string) =>
+    Effect.map(waitForLog(log, (e) => e.event === "env"), (e) =>
+      e as unknown as {
+        readonly env: Record<string, string>
+        readonly cwd: string
+      })
 
-  it.scopedLive("relative paths resolve against the registration's directory; args against the working directory", () =>
-    Effect.gen(function*() {
-      const dir = yield* folder
-      const { close, scope } = yield* closable(dir)
-      const endpoint = yield* StdioTransport.connect({
-        type: "stdio",
-        command: "./bin/backend.mjs",
-        args: ["--introspect", "--log", "run.log"],
-        lifecycle: "persistent"
-      }, { directory: dir }).pipe(Scope.extend(scope))
-      assert.deepStrictEqual(yield* endpoint.request(request(1)), okResponse(1))
-      assert.strictEqual((yield* envOf(path.join(dir, "run.log"))).cwd, dir)
-      const inWork = yield* StdioTransport.connect({
-        type: "stdio",
-        command: "../bin/backend.mjs",
-        args: ["--introspect", "--log", "run.log"],
-        cwd: "work",
-        lifecycle: "per_event"
-      }, { directory: dir }).pipe(Scope.extend(scope))
-      assert.deepStrictEqual(yield* inWork.request(request(2)), okResponse(2))
-      assert.strictEqual((yield* envOf(path.join(dir, "work", "run.log"))).cwd, path.join(dir, "work"))
-      yield* close
-    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+  it.scopedLive(
+    "relative paths resolve against the registration's directory; args against the working directory",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* folder
+        const { close, scope } = yield* closable(dir)
+        const endpoint = yield* StdioTransport.connect({
+          type: "stdio",
+          command: "./bin/backend.mjs",
+          args: ["--introspect", "--log", "run.log"],
+          lifecycle: "persistent"
+        }, { directory: dir }).pipe(Scope.extend(scope))
+        assert.deepStrictEqual(yield* endpoint.request(request(1)), okResponse(1))
+        assert.strictEqual((yield* envOf(path.join(dir, "run.log"))).cwd, dir)
+        const inWork = yield* StdioTransport.connect({
+          type: "stdio",
+          command: "../bin/backend.mjs",
+          args: ["--introspect", "--log", "run.log"],
+          cwd: "work",
+          lifecycle: "per_event"
+        }, { directory: dir }).pipe(Scope.extend(scope))
+        assert.deepStrictEqual(yield* inWork.request(request(2)), okResponse(2))
+        assert.strictEqual((yield* envOf(path.join(dir, "work", "run.log"))).cwd, path.join(dir, "work"))
+        yield* close
+      }).pipe(Effect.provide(NodeContext.layer)),
+    timeout
+  )
 
-  it.scopedLive("without the registration's directory, a relative command or cwd is refused, named", () =>
-    Effect.gen(function*() {
-      const command = yield* StdioTransport.connect({ type: "stdio", command: "./bin/backend.mjs", lifecycle: "persistent" })
-      const refused = yield* Effect.flip(command.request(request(1)))
-      assert.strictEqual(refused.reason, "spawn")
-      assert.match(refused.detail, /the command \.\/bin\/backend\.mjs is a relative path, but the registration's directory/)
-      const cwd = yield* StdioTransport.connect({ ...hostile("per_event"), cwd: "work" })
-      assert.match(yield* detailOf(cwd.request(request(1))), /the working directory work is a relative path/)
-      assert.strictEqual(yield* reasonOf(cwd.notify(notification())), "spawn")
-    }), timeout)
+  it.scopedLive(
+    "without the registration's directory, a relative command or cwd is refused, named",
+    () =>
+      Effect.gen(function*() {
+        const command = yield* StdioTransport.connect({
+          type: "stdio",
+          command: "./bin/backend.mjs",
+          lifecycle: "persistent"
+        })
+        const refused = yield* Effect.flip(command.request(request(1)))
+        assert.strictEqual(refused.reason, "spawn")
+        assert.match(
+          refused.detail,
+          /the command \.\/bin\/backend\.mjs is a relative path, but the registration's directory/
+        )
+        const cwd = yield* StdioTransport.connect({ ...hostile("per_event"), cwd: "work" })
+        assert.match(yield* detailOf(cwd.request(request(1))), /the working directory work is a relative path/)
+        assert.strictEqual(yield* reasonOf(cwd.notify(notification())), "spawn")
+      }),
+    timeout
+  )
 
-  it.scopedLive("the child gets PATH, HOME, the options' env and the registration's extension — nothing else", () =>
-    Effect.gen(function*() {
-      process.env.AHP_STDIO_TEST_INHERITED = "inherited-value"
-      process.env.AHP_STDIO_TEST_HIDDEN = "hidden-value"
-      const { close, endpoint, log } = yield* open((log) => ({
-        ...hostile("persistent", "--introspect", "--log", log),
-        "org.effect-ahp.env": { inherit: ["AHP_STDIO_TEST_INHERITED", "AHP_STDIO_TEST_UNSET"], set: { LOG_LEVEL: "debug" } }
-      }), { env: { FROM_OPTIONS: "1" } })
-      yield* endpoint.start!
-      const { env } = yield* envOf(log)
-      const { PATH: _path, HOME: _home, ...rest } = env
-      assert.deepStrictEqual(rest, { FROM_OPTIONS: "1", AHP_STDIO_TEST_INHERITED: "inherited-value", LOG_LEVEL: "debug" })
-      assert.strictEqual(env.PATH, process.env.PATH)
-      yield* close
-    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+  it.scopedLive(
+    "the child gets PATH, HOME, the options' env and the registration's extension — nothing else",
+    () =>
+      Effect.gen(function*() {
+        process.env.AHP_STDIO_TEST_INHERITED = "inherited-value"
+        process.env.AHP_STDIO_TEST_HIDDEN = "hidden-value"
+        const { close, endpoint, log } = yield* open((log) => ({
+          ...hostile("persistent", "--introspect", "--log", log),
+          "org.effect-ahp.env": {
+            inherit: ["AHP_STDIO_TEST_INHERITED", "AHP_STDIO_TEST_UNSET"],
+            set: { LOG_LEVEL: "debug" }
+          }
+        }), { env: { FROM_OPTIONS: "1" } })
+        yield* endpoint.start!
+        const { env } = yield* envOf(log)
+        const { PATH: _path, HOME: _home, ...rest } = env
+        assert.deepStrictEqual(rest, {
+          FROM_OPTIONS: "1",
+          AHP_STDIO_TEST_INHERITED: "inherited-value",
+          LOG_LEVEL: "debug"
+        })
+        assert.strictEqual(env.PATH, process.env.PATH)
+        yield* close
+      }).pipe(Effect.provide(NodeContext.layer)),
+    timeout
+  )
 })
 
 describe("stdio persistent start-up", () => {
-  it.scopedLive("start runs the child ahead of the first call, which then gets its whole deadline", () =>
-    Effect.gen(function*() {
-      const { close, endpoint, log } = yield* open((log) => hostile("persistent", "--startup", "2000", "--log", log))
-      yield* endpoint.start!
-      yield* waitForLog(log, (e) => e.event === "ready")
-      assert.deepStrictEqual(yield* endpoint.request(request(1)).pipe(withDeadline(1000)), okResponse(1))
-      assert.deepStrictEqual(yield* endpoint.request(request(2)).pipe(withDeadline(1000)), okResponse(2))
-      assert.strictEqual((yield* startedPids(log)).length, 1)
-      yield* close
-    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+  it.scopedLive(
+    "start runs the child ahead of the first call, which then gets its whole deadline",
+    () =>
+      Effect.gen(function*() {
+        const { close, endpoint, log } = yield* open((log) => hostile("persistent", "--startup", "2000", "--log", log))
+        yield* endpoint.start!
+        yield* waitForLog(log, (e) => e.event === "ready")
+        assert.deepStrictEqual(yield* endpoint.request(request(1)).pipe(withDeadline(1000)), okResponse(1))
+        assert.deepStrictEqual(yield* endpoint.request(request(2)).pipe(withDeadline(1000)), okResponse(2))
+        assert.strictEqual((yield* startedPids(log)).length, 1)
+        yield* close
+      }).pipe(Effect.provide(NodeContext.layer)),
+    timeout
+  )
 
-  it.scopedLive("a deadline while the child starts up keeps it: the next request is answered by the same child", () =>
-    Effect.gen(function*() {
-      const { close, endpoint, log } = yield* open((log) => hostile("persistent", "--startup", "1000", "--log", log))
-      yield* endpoint.start!
-      assert.strictEqual(yield* reasonOf(endpoint.request(request(1)).pipe(withDeadline(200))), "Deadline")
-      assert.strictEqual(yield* reasonOf(endpoint.request(request(2)).pipe(withDeadline(200))), "Deadline")
-      assert.deepStrictEqual(yield* endpoint.request(request(3)).pipe(withDeadline(10_000)), okResponse(3))
-      assert.strictEqual((yield* startedPids(log)).length, 1, "never retired and restarted")
-      // Every request was written at once; the answers to 1 and 2 came first and were dropped by their ids.
-      assert.deepStrictEqual((yield* messages(log)).map((m) => m.id), [1, 2, 3])
-      yield* close
-    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+  it.scopedLive(
+    "a deadline while the child starts up keeps it: the next request is answered by the same child",
+    () =>
+      Effect.gen(function*() {
+        const { close, endpoint, log } = yield* open((log) => hostile("persistent", "--startup", "1000", "--log", log))
+        yield* endpoint.start!
+        assert.strictEqual(yield* reasonOf(endpoint.request(request(1)).pipe(withDeadline(200))), "Deadline")
+        assert.strictEqual(yield* reasonOf(endpoint.request(request(2)).pipe(withDeadline(200))), "Deadline")
+        assert.deepStrictEqual(yield* endpoint.request(request(3)).pipe(withDeadline(10_000)), okResponse(3))
+        assert.strictEqual((yield* startedPids(log)).length, 1, "never retired and restarted")
+        // Every request was written at once; the answers to 1 and 2 came first and were dropped by their ids.
+        assert.deepStrictEqual((yield* messages(log)).map((m) => m.id), [1, 2, 3])
+        yield* close
+      }).pipe(Effect.provide(NodeContext.layer)),
+    timeout
+  )
 
-  it.scopedLive("a child that never answers is retired at the first deadline after its start-up window", () =>
-    Effect.gen(function*() {
-      const { close, endpoint, log } = yield* open(
-        (log) => hostile("persistent", "--answer", "none", "--log", log),
-        { startupTimeout: "600 millis" }
-      )
-      yield* endpoint.start!
-      assert.strictEqual(yield* reasonOf(endpoint.request(request(1)).pipe(withDeadline(200))), "Deadline")
-      const [first] = yield* startedPids(log)
-      assert.strictEqual(yield* reasonOf(endpoint.request(request(2)).pipe(withDeadline(1500))), "Deadline")
-      yield* waitUntil("the stuck child to be stopped", () => !isAlive(first!))
-      assert.deepStrictEqual((yield* messages(log)).map((m) => m.id), [1, 2], "the kept child was sent the next request")
-      assert.strictEqual(yield* reasonOf(endpoint.request(request(3)).pipe(withDeadline(200))), "Deadline")
-      yield* waitUntil("a fresh child to start", () => Effect.runSync(startedPids(log)).length >= 2)
-      assert.notStrictEqual((yield* startedPids(log))[1], first, "a fresh child took the next request")
-      yield* close
-    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+  it.scopedLive(
+    "a child that never answers is retired at the first deadline after its start-up window",
+    () =>
+      Effect.gen(function*() {
+        const { close, endpoint, log } = yield* open(
+          (log) => hostile("persistent", "--answer", "none", "--log", log),
+          { startupTimeout: "600 millis" }
+        )
+        yield* endpoint.start!
+        assert.strictEqual(yield* reasonOf(endpoint.request(request(1)).pipe(withDeadline(200))), "Deadline")
+        const [first] = yield* startedPids(log)
+        assert.strictEqual(yield* reasonOf(endpoint.request(request(2)).pipe(withDeadline(1500))), "Deadline")
+        yield* waitUntil("the stuck child to be stopped", () => !isAlive(first!))
+        assert.deepStrictEqual(
+          (yield* messages(log)).map((m) => m.id),
+          [1, 2],
+          "the kept child was sent the next request"
+        )
+        assert.strictEqual(yield* reasonOf(endpoint.request(request(3)).pipe(withDeadline(200))), "Deadline")
+        yield* waitUntil("a fresh child to start", () => Effect.runSync(startedPids(log)).length >= 2)
+        assert.notStrictEqual((yield* startedPids(log))[1], first, "a fresh child took the next request")
+        yield* close
+      }).pipe(Effect.provide(NodeContext.layer)),
+    timeout
+  )
 
-  it.scopedLive("a child up but stuck on its first request is kept and answers the next request at once", () =>
-    Effect.gen(function*() {
-      // The soak's "wrong decisions": the kept child held every later request back until it
-      // answered the abandoned one, so they timed out unsent and the backend's answers shifted.
-      const { close, endpoint, log } = yield* open((log) => stdio("persistent", "ok", "--sequence", "hang,deny=second", "--log", log))
-      yield* endpoint.start!
-      assert.strictEqual(yield* reasonOf(endpoint.request(request("evt_1")).pipe(withDeadline(200))), "Deadline")
-      const second = yield* endpoint.request(request("evt_2")).pipe(withDeadline(5000))
-      assert.deepStrictEqual(second, {
-        jsonrpc: "2.0",
-        id: "evt_2",
-        result: { protocolVersion: "draft", effects: [{ type: "deny", reason: "second" }] }
-      })
-      assert.deepStrictEqual(yield* endpoint.request(request("evt_3")).pipe(withDeadline(5000)), okResponse("evt_3"))
-      assert.strictEqual((yield* startedPids(log)).length, 1)
-      yield* close
-    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+  it.scopedLive(
+    "a child up but stuck on its first request is kept and answers the next request at once",
+    () =>
+      Effect.gen(function*() {
+        // The soak's "wrong decisions": the kept child held every later request back until it
+        // answered the abandoned one, so they timed out unsent and the backend's answers shifted.
+        const { close, endpoint, log } = yield* open((log) =>
+          stdio("persistent", "ok", "--sequence", "hang,deny=second", "--log", log)
+        )
+        yield* endpoint.start!
+        assert.strictEqual(yield* reasonOf(endpoint.request(request("evt_1")).pipe(withDeadline(200))), "Deadline")
+        const second = yield* endpoint.request(request("evt_2")).pipe(withDeadline(5000))
+        assert.deepStrictEqual(second, {
+          jsonrpc: "2.0",
+          id: "evt_2",
+          result: { protocolVersion: "draft", effects: [{ type: "deny", reason: "second" }] }
+        })
+        assert.deepStrictEqual(yield* endpoint.request(request("evt_3")).pipe(withDeadline(5000)), okResponse("evt_3"))
+        assert.strictEqual((yield* startedPids(log)).length, 1)
+        yield* close
+      }).pipe(Effect.provide(NodeContext.layer)),
+    timeout
+  )
 
-  it.scopedLive("a request with an abandoned request's id waits for that late answer: it is never taken for its own", () =>
-    Effect.gen(function*() {
-      // Two subscriptions of one backend in one call send the same id.
-      const { close, endpoint, log } = yield* open((log) => stdio("persistent", "ok", "--sequence", "late=1500,hang", "--log", log))
-      yield* endpoint.start!
-      assert.strictEqual(yield* reasonOf(endpoint.request(request("evt_same")).pipe(withDeadline(200))), "Deadline")
-      assert.strictEqual(yield* reasonOf(endpoint.request(request("evt_same")).pipe(withDeadline(4000))), "Deadline")
-      assert.strictEqual((yield* messages(log)).length, 2, "written once the late answer had come")
-      assert.strictEqual((yield* startedPids(log)).length, 1)
-      yield* close
-    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+  it.scopedLive(
+    "a request with an abandoned request's id waits for that late answer: it is never taken for its own",
+    () =>
+      Effect.gen(function*() {
+        // Two subscriptions of one backend in one call send the same id.
+        const { close, endpoint, log } = yield* open((log) =>
+          stdio("persistent", "ok", "--sequence", "late=1500,hang", "--log", log)
+        )
+        yield* endpoint.start!
+        assert.strictEqual(yield* reasonOf(endpoint.request(request("evt_same")).pipe(withDeadline(200))), "Deadline")
+        assert.strictEqual(yield* reasonOf(endpoint.request(request("evt_same")).pipe(withDeadline(4000))), "Deadline")
+        assert.strictEqual((yield* messages(log)).length, 2, "written once the late answer had come")
+        assert.strictEqual((yield* startedPids(log)).length, 1)
+        yield* close
+      }).pipe(Effect.provide(NodeContext.layer)),
+    timeout
+  )
 
   it.scopedLive("a start that fails fails again, named, on the call that needs it", () =>
     Effect.gen(function*() {
-      const endpoint = yield* StdioTransport.connect({ type: "stdio", command: "/nonexistent/ahp-slow", lifecycle: "persistent" })
+      const endpoint = yield* StdioTransport.connect({
+        type: "stdio",
+        command: "/nonexistent/ahp-slow",
+        lifecycle: "persistent"
+      })
       assert.strictEqual(yield* reasonOf(endpoint.start!), "spawn")
       assert.match(yield* detailOf(endpoint.request(request(1))), /could not start \/nonexistent\/ahp-slow/)
     }), timeout)
 })
 
 describe("stdio observation delivery", () => {
-  it.scopedLive("persistent: a notification its child cannot take (stdin closed) is not delivered", () =>
-    Effect.gen(function*() {
-      const { close, endpoint, log } = yield* open((log) => hostile("persistent", "--close-stdin", "--log", log))
-      yield* endpoint.start!
-      yield* waitForLog(log, (e) => e.event === "stdin-closed")
-      const error = yield* Effect.flip(endpoint.notify(notification()).pipe(withDeadline(3000)))
-      assert.strictEqual(error._tag === "TransportError" ? error.reason : error._tag, "exited")
-      yield* close
-    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+  it.scopedLive(
+    "persistent: a notification its child cannot take (stdin closed) is not delivered",
+    () =>
+      Effect.gen(function*() {
+        const { close, endpoint, log } = yield* open((log) => hostile("persistent", "--close-stdin", "--log", log))
+        yield* endpoint.start!
+        yield* waitForLog(log, (e) => e.event === "stdin-closed")
+        const error = yield* Effect.flip(endpoint.notify(notification()).pipe(withDeadline(3000)))
+        assert.strictEqual(error._tag === "TransportError" ? error.reason : error._tag, "exited")
+        yield* close
+      }).pipe(Effect.provide(NodeContext.layer)),
+    timeout
+  )
 
-  it.scopedLive("persistent: closing gives a slow observer the observation timeout to read and exit", () =>
-    Effect.gen(function*() {
-      const { close, endpoint, log } = yield* open(
-        (log) => hostile("persistent", "--startup", "1200", "--log", log),
-        {},
-        { observationTimeoutMs: 5000 }
-      )
-      yield* endpoint.notify(notification({ n: 1 }))
-      yield* close
-      assert.deepStrictEqual((yield* messages(log)).map((m) => m.params), [{ n: 1 }])
-      assert.isTrue((yield* readLog(log)).some((e) => e.event === "eof"), "it read to the end of its stdin and exited")
-    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+  it.scopedLive(
+    "persistent: closing gives a slow observer the observation timeout to read and exit",
+    () =>
+      Effect.gen(function*() {
+        const { close, endpoint, log } = yield* open(
+          (log) => hostile("persistent", "--startup", "1200", "--log", log),
+          {},
+          { observationTimeoutMs: 5000 }
+        )
+        yield* endpoint.notify(notification({ n: 1 }))
+        yield* close
+        assert.deepStrictEqual((yield* messages(log)).map((m) => m.params), [{ n: 1 }])
+        assert.isTrue(
+          (yield* readLog(log)).some((e) => e.event === "eof"),
+          "it read to the end of its stdin and exited"
+        )
+      }).pipe(Effect.provide(NodeContext.layer)),
+    timeout
+  )
 
-  it.scopedLive("one-shot: a notification is delivered once the child has read it and exited with status 0", () =>
-    Effect.gen(function*() {
-      const { close, endpoint, log } = yield* open(
-        (log) => hostile("persistent", "--startup", "800", "--log", log),
-        { oneShot: true }
-      )
-      yield* endpoint.start!
-      const started = Date.now()
-      yield* endpoint.notify(notification({ n: 1 })).pipe(withDeadline(10_000))
-      assert.isAtLeast(Date.now() - started, 500, "it waited for the slow child")
-      assert.deepStrictEqual((yield* messages(log)).map((m) => m.params), [{ n: 1 }])
-      yield* close
-      const failing = yield* open((log) => hostile("persistent", "--eof-exit", "3", "--log", log), { oneShot: true })
-      const error = yield* Effect.flip(failing.endpoint.notify(notification()))
-      assert.strictEqual(error.reason, "exited")
-      assert.match(error.detail, /ended with exit code 3 after the end of its stdin/)
-      yield* failing.close
-    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+  it.scopedLive(
+    "one-shot: a notification is delivered once the child has read it and exited with status 0",
+    () =>
+      Effect.gen(function*() {
+        const { close, endpoint, log } = yield* open(
+          (log) => hostile("persistent", "--startup", "800", "--log", log),
+          { oneShot: true }
+        )
+        yield* endpoint.start!
+        const started = Date.now()
+        yield* endpoint.notify(notification({ n: 1 })).pipe(withDeadline(10_000))
+        assert.isAtLeast(Date.now() - started, 500, "it waited for the slow child")
+        assert.deepStrictEqual((yield* messages(log)).map((m) => m.params), [{ n: 1 }])
+        yield* close
+        const failing = yield* open((log) => hostile("persistent", "--eof-exit", "3", "--log", log), { oneShot: true })
+        const error = yield* Effect.flip(failing.endpoint.notify(notification()))
+        assert.strictEqual(error.reason, "exited")
+        assert.match(error.detail, /ended with exit code 3 after the end of its stdin/)
+        yield* failing.close
+      }).pipe(Effect.provide(NodeContext.layer)),
+    timeout
+  )
 
-  it.scopedLive("one-shot: a notification its child did not read in time is not delivered, and the child is stopped", () =>
-    Effect.gen(function*() {
-      const { close, endpoint, log } = yield* open(
-        (log) => hostile("persistent", "--startup", "3000", "--log", log),
-        { oneShot: true }
-      )
-      assert.strictEqual(yield* reasonOf(endpoint.notify(notification()).pipe(withDeadline(500))), "Deadline")
-      const [pid] = yield* startedPids(log)
-      yield* waitUntil("the slow child to be stopped", () => !isAlive(pid!))
-      assert.deepStrictEqual(yield* messages(log), [], "it never read the observation")
-      yield* close
-    }).pipe(Effect.provide(NodeContext.layer)), timeout)
+  it.scopedLive(
+    "one-shot: a notification its child did not read in time is not delivered, and the child is stopped",
+    () =>
+      Effect.gen(function*() {
+        const { close, endpoint, log } = yield* open(
+          (log) => hostile("persistent", "--startup", "3000", "--log", log),
+          { oneShot: true }
+        )
+        assert.strictEqual(yield* reasonOf(endpoint.notify(notification()).pipe(withDeadline(500))), "Deadline")
+        const [pid] = yield* startedPids(log)
+        yield* waitUntil("the slow child to be stopped", () => !isAlive(pid!))
+        assert.deepStrictEqual(yield* messages(log), [], "it never read the observation")
+        yield* close
+      }).pipe(Effect.provide(NodeContext.layer)),
+    timeout
+  )
 })

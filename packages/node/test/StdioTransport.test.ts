@@ -47,7 +47,9 @@ const connectClosable = (
   Effect.gen(function*() {
     const log = yield* tempFile("stdio.log")
     const scope = yield* Scope.make()
-    const endpoint = yield* StdioTransport.connect(stdio(lifecycle, ...args, "--log", log), options).pipe(Scope.extend(scope))
+    const endpoint = yield* StdioTransport.connect(stdio(lifecycle, ...args, "--log", log), options).pipe(
+      Scope.extend(scope)
+    )
     return { endpoint, log, scope }
   })
 
@@ -95,24 +97,28 @@ describe("StdioTransport persistent", () => {
       assert.notStrictEqual(pids[1], pid)
     }).pipe(Effect.provide(NodeContext.layer)))
 
-  it.scopedLive("a deadline returns at once; a child ignoring SIGTERM is SIGKILLed after the grace, in the background", () =>
-    Effect.gen(function*() {
-      const { endpoint, log, scope } = yield* connectClosable("persistent", ["--sequence", "ok,ignore-sigterm"], {
-        killGrace: "2500 millis"
-      })
-      yield* endpoint.request(request(1))
-      const started = Date.now()
-      const error = yield* Effect.flip(endpoint.request(request(2)).pipe(withDeadline(100)))
-      const elapsed = Date.now() - started
-      assert.strictEqual(error._tag, "Deadline")
-      assert.isBelow(elapsed, 100 + 1200, "the deadline does not wait for the kill grace")
-      // The next request is served by a fresh child while the old one is still being stopped.
-      assert.deepStrictEqual(yield* endpoint.request(request(3)), okResponse(3))
-      const pids = yield* startedPids(log)
-      assert.strictEqual(pids.length, 2)
-      yield* Scope.close(scope, Exit.void).pipe(withDeadline(5000))
-      assert.deepStrictEqual(pids.filter(isAlive), [], "closing the endpoint waits for the background kill")
-    }).pipe(Effect.provide(NodeContext.layer)), 20_000)
+  it.scopedLive(
+    "a deadline returns at once; a child ignoring SIGTERM is SIGKILLed after the grace, in the background",
+    () =>
+      Effect.gen(function*() {
+        const { endpoint, log, scope } = yield* connectClosable("persistent", ["--sequence", "ok,ignore-sigterm"], {
+          killGrace: "2500 millis"
+        })
+        yield* endpoint.request(request(1))
+        const started = Date.now()
+        const error = yield* Effect.flip(endpoint.request(request(2)).pipe(withDeadline(100)))
+        const elapsed = Date.now() - started
+        assert.strictEqual(error._tag, "Deadline")
+        assert.isBelow(elapsed, 100 + 1200, "the deadline does not wait for the kill grace")
+        // The next request is served by a fresh child while the old one is still being stopped.
+        assert.deepStrictEqual(yield* endpoint.request(request(3)), okResponse(3))
+        const pids = yield* startedPids(log)
+        assert.strictEqual(pids.length, 2)
+        yield* Scope.close(scope, Exit.void).pipe(withDeadline(5000))
+        assert.deepStrictEqual(pids.filter(isAlive), [], "closing the endpoint waits for the background kill")
+      }).pipe(Effect.provide(NodeContext.layer)),
+    20_000
+  )
 
   it.scopedLive("closing the scope kills and reaps the child, even one ignoring SIGTERM; later calls fail", () =>
     Effect.gen(function*() {
@@ -141,7 +147,10 @@ describe("StdioTransport persistent", () => {
 
   it.scopedLive("closing the scope right after notifications delivers them: stdin is flushed and ended first", () =>
     Effect.gen(function*() {
-      const { endpoint, log, scope } = yield* connectClosable("persistent", ["ok"], { ...fast, exitGrace: "10 seconds" })
+      const { endpoint, log, scope } = yield* connectClosable("persistent", ["ok"], {
+        ...fast,
+        exitGrace: "10 seconds"
+      })
       yield* endpoint.notify(notification({ n: 1 }))
       yield* endpoint.notify(notification({ n: 2 }))
       yield* Scope.close(scope, Exit.void).pipe(withDeadline(5000))
@@ -150,7 +159,10 @@ describe("StdioTransport persistent", () => {
         entries.filter((e) => e.event === "message").map((e) => (e.message as Json.JsonObject).params),
         [{ n: 1 }, { n: 2 }]
       )
-      assert.isTrue((yield* startedPids(log)).every((pid) => !isAlive(pid)), "the child exited on its own and was reaped")
+      assert.isTrue(
+        (yield* startedPids(log)).every((pid) => !isAlive(pid)),
+        "the child exited on its own and was reaped"
+      )
       assert.strictEqual(yield* reasonOf(endpoint.notify(notification())), "closed")
     }).pipe(Effect.provide(NodeContext.layer)))
 
@@ -333,22 +345,30 @@ describe("StdioTransport per_event", () => {
       assert.deepStrictEqual(yield* second.endpoint.request(request(2)), okResponse(2))
     }).pipe(Effect.provide(NodeContext.layer)))
 
-  it.scopedLive("interrupting a hung request returns at once; its child is stopped in the background, which closing awaits", () =>
-    Effect.gen(function*() {
-      const { endpoint, log, scope } = yield* connectClosable("per_event", ["ignore-sigterm"], { killGrace: "2500 millis" })
-      const fiber = yield* Effect.fork(endpoint.request(request(1)))
-      const { pid } = yield* waitForLog(log, (e) => e.event === "message")
-      assert.isTrue(isAlive(pid))
-      const started = Date.now()
-      yield* Fiber.interrupt(fiber)
-      assert.isBelow(Date.now() - started, 1200, "the interruption does not wait for the kill grace")
-      yield* Scope.close(scope, Exit.void).pipe(withDeadline(5000))
-      assert.isFalse(isAlive(pid))
-    }).pipe(Effect.provide(NodeContext.layer)), 20_000)
+  it.scopedLive(
+    "interrupting a hung request returns at once; its child is stopped in the background, which closing awaits",
+    () =>
+      Effect.gen(function*() {
+        const { endpoint, log, scope } = yield* connectClosable("per_event", ["ignore-sigterm"], {
+          killGrace: "2500 millis"
+        })
+        const fiber = yield* Effect.fork(endpoint.request(request(1)))
+        const { pid } = yield* waitForLog(log, (e) => e.event === "message")
+        assert.isTrue(isAlive(pid))
+        const started = Date.now()
+        yield* Fiber.interrupt(fiber)
+        assert.isBelow(Date.now() - started, 1200, "the interruption does not wait for the kill grace")
+        yield* Scope.close(scope, Exit.void).pipe(withDeadline(5000))
+        assert.isFalse(isAlive(pid))
+      }).pipe(Effect.provide(NodeContext.layer)),
+    20_000
+  )
 
   it.scopedLive("closing the scope kills the children of calls in flight; they fail with closed", () =>
     Effect.gen(function*() {
-      const { endpoint, log, scope } = yield* connectClosable("per_event", ["ignore-sigterm"], { killGrace: "200 millis" })
+      const { endpoint, log, scope } = yield* connectClosable("per_event", ["ignore-sigterm"], {
+        killGrace: "200 millis"
+      })
       const pending = yield* Effect.fork(endpoint.request(request(1)))
       const { pid } = yield* waitForLog(log, (e) => e.event === "message")
       yield* Scope.close(scope, Exit.void).pipe(withDeadline(3000))
@@ -357,20 +377,24 @@ describe("StdioTransport per_event", () => {
       assert.strictEqual(yield* reasonOf(endpoint.request(request(2))), "closed")
     }).pipe(Effect.provide(NodeContext.layer)))
 
-  it.scopedLive("a notification to a child that lingers past the notification grace is not delivered", () =>
-    Effect.gen(function*() {
-      const { endpoint, log } = yield* connect("per_event", ["ok", "--linger"], {
-        killGrace: "200 millis",
-        notificationGrace: "1 second"
-      })
-      const started = Date.now()
-      const error = yield* Effect.flip(endpoint.notify(notification()).pipe(withDeadline(5000)))
-      assert.isAtLeast(Date.now() - started, 1000)
-      assert.strictEqual(error._tag === "TransportError" ? error.reason : error._tag, "exited")
-      assert.match(String(error.message), /did not exit within 1000 ms/)
-      const [pid] = yield* startedPids(log)
-      yield* waitUntil("the lingering child to be stopped", () => !isAlive(pid!))
-      const messages = (yield* readLog(log)).filter((e) => e.event === "message")
-      assert.strictEqual(messages.length, 1)
-    }).pipe(Effect.provide(NodeContext.layer)), 20_000)
+  it.scopedLive(
+    "a notification to a child that lingers past the notification grace is not delivered",
+    () =>
+      Effect.gen(function*() {
+        const { endpoint, log } = yield* connect("per_event", ["ok", "--linger"], {
+          killGrace: "200 millis",
+          notificationGrace: "1 second"
+        })
+        const started = Date.now()
+        const error = yield* Effect.flip(endpoint.notify(notification()).pipe(withDeadline(5000)))
+        assert.isAtLeast(Date.now() - started, 1000)
+        assert.strictEqual(error._tag === "TransportError" ? error.reason : error._tag, "exited")
+        assert.match(String(error.message), /did not exit within 1000 ms/)
+        const [pid] = yield* startedPids(log)
+        yield* waitUntil("the lingering child to be stopped", () => !isAlive(pid!))
+        const messages = (yield* readLog(log)).filter((e) => e.event === "message")
+        assert.strictEqual(messages.length, 1)
+      }).pipe(Effect.provide(NodeContext.layer)),
+    20_000
+  )
 })

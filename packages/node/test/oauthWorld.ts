@@ -26,23 +26,32 @@ export interface Reply {
 /** A plain-HTTP server on 127.0.0.1 answering with `answer` and recording every request. */
 export const loopback = (answer: (seen: Seen) => Reply) =>
   Effect.acquireRelease(
-    Effect.async<{ readonly server: nodeHttp.Server; readonly origin: string; readonly seen: Array<Seen> }>((resume) => {
-      const seen: Array<Seen> = []
-      const server = nodeHttp.createServer((req, res) => {
-        let body = ""
-        req.setEncoding("utf8").on("data", (chunk: string) => (body += chunk)).on("end", () => {
-          const request = { method: req.method ?? "", path: req.url ?? "", authorization: req.headers.authorization, body }
-          seen.push(request)
-          const reply = answer(request)
-          const bytes = reply.raw ?? Buffer.from(reply.json === undefined ? "" : JSON.stringify(reply.json))
-          res.writeHead(reply.status, { "content-type": "application/json", ...reply.headers })
-          if (reply.hang === true) return void res.write(bytes.subarray(0, 1))
-          res.end(bytes)
+    Effect.async<{ readonly server: nodeHttp.Server; readonly origin: string; readonly seen: Array<Seen> }>(
+      (resume) => {
+        const seen: Array<Seen> = []
+        const server = nodeHttp.createServer((req, res) => {
+          let body = ""
+          req.setEncoding("utf8").on("data", (chunk: string) => (body += chunk)).on("end", () => {
+            const request = {
+              method: req.method ?? "",
+              path: req.url ?? "",
+              authorization: req.headers.authorization,
+              body
+            }
+            seen.push(request)
+            const reply = answer(request)
+            const bytes = reply.raw ?? Buffer.from(reply.json === undefined ? "" : JSON.stringify(reply.json))
+            res.writeHead(reply.status, { "content-type": "application/json", ...reply.headers })
+            if (reply.hang === true) return void res.write(bytes.subarray(0, 1))
+            res.end(bytes)
+          })
         })
-      })
-      server.listen(0, "127.0.0.1", () =>
-        resume(Effect.succeed({ server, origin: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`, seen })))
-    }),
+        server.listen(0, "127.0.0.1", () =>
+          resume(
+            Effect.succeed({ server, origin: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`, seen })
+          ))
+      }
+    ),
     ({ server }) =>
       Effect.async<void>((resume) => {
         server.closeAllConnections()
@@ -100,7 +109,10 @@ export const world = (options: WorldOptions = {}) =>
     let issued = 0
     const accessTokens = new Set<string>()
     let refreshToken: string | undefined = undefined
-    const codes = new Map<string, { readonly challenge: string; readonly redirectUri: string; readonly resource: string }>()
+    const codes = new Map<
+      string,
+      { readonly challenge: string; readonly redirectUri: string; readonly resource: string }
+    >()
     const grants: Array<URLSearchParams> = []
     const token = (withRefresh: boolean, resource: string | null): Reply => {
       issued++
@@ -142,7 +154,11 @@ export const world = (options: WorldOptions = {}) =>
           target.searchParams.set("error", options.denyWith)
         } else {
           const code = `code-${codes.size + 1}`
-          codes.set(code, { challenge: q.get("code_challenge")!, redirectUri: target.href.split("?")[0]!, resource: q.get("resource")! })
+          codes.set(code, {
+            challenge: q.get("code_challenge")!,
+            redirectUri: target.href.split("?")[0]!,
+            resource: q.get("resource")!
+          })
           target.searchParams.set("code", code)
         }
         return { status: 302, headers: { location: target.href } }

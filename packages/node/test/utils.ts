@@ -88,10 +88,12 @@ export const reasonOf = <A, E extends { readonly reason?: string; readonly _tag:
 /** Waits (polling the file) until the log has an entry matching `predicate`. */
 export const waitForLog = (file: string, predicate: (entry: LogEntry) => boolean): Effect.Effect<LogEntry> =>
   readLog(file).pipe(
-    Effect.flatMap((entries) => Option.match(Option.fromNullable(entries.find(predicate)), {
-      onNone: () => Effect.fail(new NotYet()),
-      onSome: Effect.succeed
-    })),
+    Effect.flatMap((entries) =>
+      Option.match(Option.fromNullable(entries.find(predicate)), {
+        onNone: () => Effect.fail(new NotYet()),
+        onSome: Effect.succeed
+      })
+    ),
     Effect.retry({ schedule: Schedule.spaced("10 millis"), times: 1000 }),
     Effect.orDie
   )

@@ -50,7 +50,9 @@ export const event = <T extends EventType.EventType>(type: T): FastCheck.Arbitra
  * @since 0.1.0
  * @category events
  */
-export const interceptableEvent: FastCheck.Arbitrary<Event.InterceptableEvent> = Arbitrary.make(Event.InterceptableEvent)
+export const interceptableEvent: FastCheck.Arbitrary<Event.InterceptableEvent> = Arbitrary.make(
+  Event.InterceptableEvent
+)
 
 /**
  * Capabilities within the bounds of an interceptable event type: a subset of its effect
@@ -77,9 +79,10 @@ const messages: FastCheck.Arbitrary<Array<Json.JsonObject>> = FastCheck.array(
   }))
 )
 
-const textParts: FastCheck.Arbitrary<Array<Json.JsonObject>> = FastCheck.array(text, { minLength: 1, maxLength: 3 }).map((
-  bodies
-) => bodies.map((body, i) => ({ id: `p${i}`, kind: "text", mediaType: "text/plain", selection: "body", text: body })))
+const textParts: FastCheck.Arbitrary<Array<Json.JsonObject>> = FastCheck.array(text, { minLength: 1, maxLength: 3 })
+  .map((
+    bodies
+  ) => bodies.map((body, i) => ({ id: `p${i}`, kind: "text", mediaType: "text/plain", selection: "body", text: body })))
 
 const member = FastCheck.constantFrom("command", "path", "flag", "n")
 const scalar: FastCheck.Arbitrary<Json.JsonValue> = FastCheck.oneof(
@@ -95,7 +98,10 @@ const answers: FastCheck.Arbitrary<Json.JsonObject> = FastCheck.dictionary(
 )
 
 /** A value valid for a modify target at an event type. */
-const targetValue = (type: EventType.EventType, target: HookEffect.ModifyTarget): FastCheck.Arbitrary<Json.JsonValue> => {
+const targetValue = (
+  type: EventType.EventType,
+  target: HookEffect.ModifyTarget
+): FastCheck.Arbitrary<Json.JsonValue> => {
   switch (target) {
     case "input":
     case "workspace":
@@ -151,19 +157,25 @@ const grantedChoices = (
         break
       case "modify": {
         const ops = HookEffect.modifyTargets.flatMap((target) =>
-          (["replace", "merge"] as const).filter((op) => granted.modify?.[target]?.[op] === true).map((op) => [target, op] as const)
+          (["replace", "merge"] as const).filter((op) => granted.modify?.[target]?.[op] === true).map((op) =>
+            [target, op] as const
+          )
         )
         if (ops.length > 0) {
-          choices.push(FastCheck.constantFrom(...ops).chain(([target, operation]) =>
-            targetValue(type, target).map((value) => ({ type: "modify", target, operation, value }))
-          ))
+          choices.push(
+            FastCheck.constantFrom(...ops).chain(([target, operation]) =>
+              targetValue(type, target).map((value) => ({ type: "modify", target, operation, value }))
+            )
+          )
         }
         break
       }
       case "flow": {
         const operations = granted.flow?.operations ?? []
         if (operations.includes("stop")) {
-          choices.push(FastCheck.record({ type: FastCheck.constant("flow"), operation: FastCheck.constant("stop"), reason: text }))
+          choices.push(
+            FastCheck.record({ type: FastCheck.constant("flow"), operation: FastCheck.constant("stop"), reason: text })
+          )
         }
         if (operations.includes("continue") && Json.toNumber(granted.flow?.remainingContinuations ?? 0) > 0) {
           choices.push(FastCheck.record(
@@ -207,14 +219,20 @@ export const effects = (
   const choices = grantedChoices(type, granted, options)
   return (choices.length === 0
     ? FastCheck.constant([])
-    : FastCheck.array(FastCheck.oneof(...choices), { maxLength: options?.maxLength ?? 4 })) as unknown as FastCheck.Arbitrary<
+    : FastCheck.array(FastCheck.oneof(...choices), {
+      maxLength: options?.maxLength ?? 4
+    })) as unknown as FastCheck.Arbitrary<
       Array<HookEffect.HookEffect>
     >
 }
 
 /** A well-formed value for a modify target, whatever the event. */
 const genericValue = (target: HookEffect.ModifyTarget): FastCheck.Arbitrary<Json.JsonValue> =>
-  target === "input" || target === "workspace" ? object : target === "instructions" || target === "summary" ? textParts : messages
+  target === "input" || target === "workspace"
+    ? object
+    : target === "instructions" || target === "summary"
+    ? textParts
+    : messages
 
 const modifyOf = (target: HookEffect.ModifyTarget, operation: HookEffect.ModifyOperation) =>
   genericValue(target).map((value): Json.JsonObject => ({ type: "modify", target, operation, value }))
@@ -273,7 +291,9 @@ export const ungrantedEffect = (granted: Capabilities.Capabilities): FastCheck.A
   }
   return (choices.length > 0
     ? FastCheck.oneof(...choices)
-    : Arbitrary.make(HookEffect.HookEffect).filter((e) => Capabilities.grantProblem(granted, e) !== undefined)) as unknown as FastCheck.Arbitrary<
+    : Arbitrary.make(HookEffect.HookEffect).filter((e) =>
+      Capabilities.grantProblem(granted, e) !== undefined
+    )) as unknown as FastCheck.Arbitrary<
       HookEffect.HookEffect
     >
 }
@@ -284,7 +304,10 @@ export const ungrantedEffect = (granted: Capabilities.Capabilities): FastCheck.A
  * @since 0.1.0
  * @category responses
  */
-export const response = (id: Json.JsonValue, effects: ReadonlyArray<HookEffect.HookEffect | Json.JsonValue>): Json.JsonObject => ({
+export const response = (
+  id: Json.JsonValue,
+  effects: ReadonlyArray<HookEffect.HookEffect | Json.JsonValue>
+): Json.JsonObject => ({
   jsonrpc: "2.0",
   id,
   result: { protocolVersion: "draft", effects: effects as Array<Json.JsonValue> }
@@ -298,7 +321,12 @@ const nested = (depth: number): Json.JsonValue => {
 }
 
 /** Numbers beyond double precision, as a JSON parser keeps them. */
-const huge: FastCheck.Arbitrary<Json.JsonValue> = FastCheck.constantFrom("1e400", "-1e400", "9007199254740993", "123456789012345678901234567890")
+const huge: FastCheck.Arbitrary<Json.JsonValue> = FastCheck.constantFrom(
+  "1e400",
+  "-1e400",
+  "9007199254740993",
+  "123456789012345678901234567890"
+)
   .map((source) => new Json.LosslessNumber(source) as unknown as Json.JsonValue)
 
 /** An effect with an own `__proto__` member, as a JSON parser keeps it. */
@@ -318,10 +346,16 @@ const ownProto: Json.JsonValue = Object.defineProperty({ type: "message", text: 
  * @category responses
  */
 export const invalidEffect: FastCheck.Arbitrary<Json.JsonValue> = FastCheck.oneof(
-  FastCheck.constantFrom<Json.JsonValue>(null, 1, "deny", [], {}, { type: "veto" }, { type: "flow", operation: "pause" }),
+  FastCheck.constantFrom<Json.JsonValue>(null, 1, "deny", [], {}, { type: "veto" }, {
+    type: "flow",
+    operation: "pause"
+  }),
   FastCheck.constant<Json.JsonValue>({ type: "allow", bogus: true }),
   FastCheck.constant<Json.JsonValue>({ type: "deny" }),
-  FastCheck.integer({ min: Json.maxDepth + 1, max: Json.maxDepth + 600 }).map((depth): Json.JsonValue => ({ type: "deny", reason: nested(depth) })),
+  FastCheck.integer({ min: Json.maxDepth + 1, max: Json.maxDepth + 600 }).map((depth): Json.JsonValue => ({
+    type: "deny",
+    reason: nested(depth)
+  })),
   huge.map((n): Json.JsonValue => ({ type: "deny", reason: n })),
   huge.map((n): Json.JsonValue => ({ type: "modify", target: "input", operation: "merge", value: n })),
   FastCheck.constant(null).map(() => ownProto)
@@ -337,7 +371,10 @@ export const invalidEffect: FastCheck.Arbitrary<Json.JsonValue> = FastCheck.oneo
  */
 export const invalidResponse = (
   id: Json.JsonValue,
-  options: { readonly valid: FastCheck.Arbitrary<Array<HookEffect.HookEffect>>; readonly granted: Capabilities.Capabilities }
+  options: {
+    readonly valid: FastCheck.Arbitrary<Array<HookEffect.HookEffect>>
+    readonly granted: Capabilities.Capabilities
+  }
 ): FastCheck.Arbitrary<Json.JsonValue> => {
   const poison = FastCheck.oneof(invalidEffect, ungrantedEffect(options.granted) as FastCheck.Arbitrary<Json.JsonValue>)
   const poisoned = FastCheck.tuple(options.valid, poison, FastCheck.nat()).map(([valid, bad, at]) => {

@@ -278,7 +278,12 @@ export const boundsProblems = (
  * @since 0.1.0
  * @category models
  */
-export const GrantCode = Schema.Literal("ungranted-effect", "ungranted-target", "ungranted-operation", "allowance-exhausted")
+export const GrantCode = Schema.Literal(
+  "ungranted-effect",
+  "ungranted-target",
+  "ungranted-operation",
+  "allowance-exhausted"
+)
 
 /**
  * @since 0.1.0
@@ -329,7 +334,11 @@ export const grantProblem = (capabilities: Capabilities, effect: HookEffect.Hook
       }
       return operations[effect.operation]
         ? undefined
-        : { code: "ungranted-operation", path: "/operation", message: `modify(${effect.target}) ${effect.operation} is not granted` }
+        : {
+          code: "ungranted-operation",
+          path: "/operation",
+          message: `modify(${effect.target}) ${effect.operation} is not granted`
+        }
     }
     case "flow": {
       const flow = capabilities.flow
@@ -337,7 +346,11 @@ export const grantProblem = (capabilities: Capabilities, effect: HookEffect.Hook
         return { code: "ungranted-operation", path: "/operation", message: `flow ${effect.operation} is not granted` }
       }
       return effect.operation === "continue" && Json.toNumber(flow.remainingContinuations ?? 0) < 1
-        ? { code: "allowance-exhausted", path: "", message: "flow continue is not granted: the continuation allowance is exhausted" }
+        ? {
+          code: "allowance-exhausted",
+          path: "",
+          message: "flow continue is not granted: the continuation allowance is exhausted"
+        }
         : undefined
     }
     case "inject":

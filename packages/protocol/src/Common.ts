@@ -136,7 +136,11 @@ export const Extensions = Schema.Record({ key: ReverseDns, value: Json.Value }).
 const timestampPattern = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/
 
 const daysInMonth = (year: number, month: number): number =>
-  month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31
+  month === 2
+    ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28)
+    : [4, 6, 9, 11].includes(month)
+    ? 30
+    : 31
 
 /**
  * Whether a string is an RFC 3339 date-time with a valid calendar date and time.
@@ -167,7 +171,10 @@ export const isTimestamp = (s: string): boolean => {
  */
 export const Timestamp = Schema.String.pipe(
   Schema.filter(isTimestamp, { message: () => "must be an RFC 3339 date-time such as 2026-08-24T08:51:14Z" })
-).annotations({ arbitrary: () => (fc) => fc.date({ noInvalidDate: true, min: new Date(0), max: new Date(4102444800000) }).map((d) => d.toISOString()) })
+).annotations({
+  arbitrary: () => (fc) =>
+    fc.date({ noInvalidDate: true, min: new Date(0), max: new Date(4102444800000) }).map((d) => d.toISOString())
+})
 
 const uriPattern = /^[A-Za-z][A-Za-z0-9+.-]*:(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?#[\]]|%[0-9A-Fa-f]{2})*$/
 
@@ -234,9 +241,12 @@ export const Session = Schema.Struct({
   cwd: Schema.optionalWith(Schema.String, { exact: true }),
   workspaceRoots: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }),
   model: Schema.optionalWith(Schema.String, { exact: true }),
-  agent: Schema.optionalWith(Schema.Struct({ id: NonEmpty, type: Schema.optionalWith(Schema.String, { exact: true }) }), {
-    exact: true
-  }),
+  agent: Schema.optionalWith(
+    Schema.Struct({ id: NonEmpty, type: Schema.optionalWith(Schema.String, { exact: true }) }),
+    {
+      exact: true
+    }
+  ),
   synthesized
 }).annotations({ identifier: "Session" })
 
@@ -262,7 +272,9 @@ export const forbidden = (message: string) =>
 export const dropUndefined = <A>(value: A): A => {
   const out: Record<string, unknown> = {}
   for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
-    if (v !== undefined) Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true })
+    if (v !== undefined) {
+      Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true })
+    }
   }
   return out as A
 }

@@ -101,7 +101,13 @@ export const TextBody = Schema.Struct({ ...common, ...text, selection: Schema.Li
  * @since 0.1.0
  * @category schemas
  */
-export const TextGap = Schema.Struct({ ...common, ...text, ...disclosed, selection: Schema.Literal("body"), gap: PartGap })
+export const TextGap = Schema.Struct({
+  ...common,
+  ...text,
+  ...disclosed,
+  selection: Schema.Literal("body"),
+  gap: PartGap
+})
   .annotations({ identifier: "TextGapPart", ...strict })
 
 /**
@@ -128,7 +134,12 @@ export const TextOmitted = Schema.Struct({ ...common, ...text, ...disclosed, sel
  * @since 0.1.0
  * @category schemas
  */
-export const AttachmentBody = Schema.Struct({ ...common, ...attachment, selection: Schema.Literal("body"), body: Reference })
+export const AttachmentBody = Schema.Struct({
+  ...common,
+  ...attachment,
+  selection: Schema.Literal("body"),
+  body: Reference
+})
   .annotations({ identifier: "AttachmentBodyPart", ...strict })
 
 /**
@@ -177,7 +188,9 @@ export const AttachmentOmitted = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const TextPart = Schema.Union(TextBody, TextGap, TextMetadata, TextOmitted).annotations({ identifier: "TextPart" })
+export const TextPart = Schema.Union(TextBody, TextGap, TextMetadata, TextOmitted).annotations({
+  identifier: "TextPart"
+})
 
 /**
  * @since 0.1.0

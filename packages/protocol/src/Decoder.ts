@@ -24,17 +24,21 @@ import * as Json from "./Json.js"
 export { parseOptions }
 
 /** The issue for an input effect's decoder throws on (a value without a string form where a tag is read). */
-const unreadable: Issue = { path: "", message: "holds a value that cannot be read as JSON (an object without a string form)" }
+const unreadable: Issue = {
+  path: "",
+  message: "holds a value that cannot be read as JSON (an object without a string form)"
+}
 
 /** `decode`, or `undefined` where effect's decoder throws instead of failing (hostile values only). */
-const guarded = <A>(decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>) =>
-(u: unknown): Either.Either<A, ParseResult.ParseError> | undefined => {
-  try {
-    return decode(u)
-  } catch {
-    return undefined
+const guarded =
+  <A>(decode: (u: unknown) => Either.Either<A, ParseResult.ParseError>) =>
+  (u: unknown): Either.Either<A, ParseResult.ParseError> | undefined => {
+    try {
+      return decode(u)
+    } catch {
+      return undefined
+    }
   }
-}
 
 /**
  * Builds a decoder that reports issues instead of a `ParseError`: every problem (never
@@ -147,7 +151,9 @@ const pathOf = (link: Link | undefined): Array<PropertyKey> => {
  */
 export const lostProtoMembers = (input: unknown, output: unknown): Array<Issue> => {
   const lost: Array<Issue> = []
-  const stack: Array<{ readonly input: unknown; readonly output: unknown; readonly at: Link | undefined; readonly depth: number }> = [
+  const stack: Array<
+    { readonly input: unknown; readonly output: unknown; readonly at: Link | undefined; readonly depth: number }
+  > = [
     { input, output, at: undefined, depth: 0 }
   ]
   while (stack.length > 0) {

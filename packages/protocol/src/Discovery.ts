@@ -5,8 +5,8 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { closed, FieldGap, forbidden, NonEmpty, NonNegativeInt, ProtocolVersion, struct } from "./Common.js"
 import * as Capabilities from "./Capabilities.js"
+import { closed, FieldGap, forbidden, NonEmpty, NonNegativeInt, ProtocolVersion, struct } from "./Common.js"
 import * as EventType from "./EventType.js"
 import * as JsonRpc from "./JsonRpc.js"
 
@@ -19,7 +19,9 @@ import * as JsonRpc from "./JsonRpc.js"
 export const method = "hooks/capabilities" as const
 
 const uniqueArray = <S extends Schema.Schema.Any>(item: S) =>
-  Schema.Array(item).pipe(Schema.filter((items) => new Set(items).size === items.length || "must not contain duplicates"))
+  Schema.Array(item).pipe(
+    Schema.filter((items) => new Set(items).size === items.length || "must not contain duplicates")
+  )
 
 /**
  * Delivery modes.

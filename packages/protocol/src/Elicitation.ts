@@ -10,9 +10,9 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { AbsoluteUri, closed } from "./Common.js"
 import * as Decoder from "./Decoder.js"
+import { optional } from "./internal/events/fields.js"
 import * as Issue from "./Issue.js"
 import * as Json from "./Json.js"
-import { optional } from "./internal/events/fields.js"
 
 const annotations = { title: optional(Schema.String), description: optional(Schema.String) }
 const Strings = Schema.Array(Schema.String)

@@ -69,6 +69,7 @@ export { family } from "./EventType.js"
 
 import * as Schema from "effect/Schema"
 import * as Elicitation from "./Elicitation.js"
+import type { EventType } from "./EventType.js"
 import * as fields from "./internal/events/fields.js"
 import * as interaction from "./internal/events/interaction.js"
 import * as model from "./internal/events/model.js"
@@ -77,7 +78,6 @@ import * as shared from "./internal/events/shared.js"
 import * as task from "./internal/events/task.js"
 import * as tool from "./internal/events/tool.js"
 import * as turn from "./internal/events/turn.js"
-import type { EventType } from "./EventType.js"
 import * as Json from "./Json.js"
 
 /**

@@ -141,7 +141,10 @@ export const makeSplitter = (maxLineBytes: number): Splitter => {
  * @since 0.1.0
  * @category constructors
  */
-export const frames = <E, R>(input: Stream.Stream<Uint8Array, E, R>, maxLineBytes: number): Stream.Stream<Frame, E, R> =>
+export const frames = <E, R>(
+  input: Stream.Stream<Uint8Array, E, R>,
+  maxLineBytes: number
+): Stream.Stream<Frame, E, R> =>
   Stream.suspend(() => {
     const splitter = makeSplitter(maxLineBytes)
     return input.pipe(

@@ -38,7 +38,10 @@ export type Deny = typeof Deny.Type
  * @since 0.1.0
  * @category schemas
  */
-export const Allow = Schema.Struct({ type: Schema.Literal("allow") }).annotations({ identifier: "AllowEffect", ...closed })
+export const Allow = Schema.Struct({ type: Schema.Literal("allow") }).annotations({
+  identifier: "AllowEffect",
+  ...closed
+})
 
 /**
  * `ask`: require user approval before the operation runs.
@@ -182,7 +185,11 @@ export type Return = typeof Return.Type
  * @since 0.1.0
  * @category schemas
  */
-export const FlowStop = Schema.Struct({ type: Schema.Literal("flow"), operation: Schema.Literal("stop"), reason: NonEmpty })
+export const FlowStop = Schema.Struct({
+  type: Schema.Literal("flow"),
+  operation: Schema.Literal("stop"),
+  reason: NonEmpty
+})
   .annotations({ identifier: "FlowStopEffect", ...closed })
 
 /**

@@ -6,8 +6,8 @@
  */
 import * as Arbitrary from "effect/Arbitrary"
 import * as Schema from "effect/Schema"
-import { Extensions, forbidden, NonEmpty, ProtocolVersion, struct } from "./Common.js"
 import * as Capabilities from "./Capabilities.js"
+import { Extensions, forbidden, NonEmpty, ProtocolVersion, struct } from "./Common.js"
 import * as Event from "./Event.js"
 import * as HookEffect from "./HookEffect.js"
 import * as arbitraries from "./internal/arbitraries.js"
@@ -129,7 +129,12 @@ export const Request = struct({
 ).annotations({
   identifier: "InterceptRequest",
   arbitrary: () => (fc) =>
-    Arbitrary.makeLazy(Params)(fc).map((params) => ({ jsonrpc: "2.0" as const, id: params.event.id, method, params })) as any
+    Arbitrary.makeLazy(Params)(fc).map((params) => ({
+      jsonrpc: "2.0" as const,
+      id: params.event.id,
+      method,
+      params
+    })) as any
 })
 
 /**
@@ -190,7 +195,9 @@ export type Response = typeof Response.Type
 export const DenyResponse = response(
   struct({
     ...resultFields,
-    effects: Schema.Tuple(HookEffect.Deny).annotations({ message: () => "a deny response carries exactly one deny effect" })
+    effects: Schema.Tuple(HookEffect.Deny).annotations({
+      message: () => "a deny response carries exactly one deny effect"
+    })
   }),
   "InterceptDenyResponse"
 )

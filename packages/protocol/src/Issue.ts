@@ -59,7 +59,8 @@ export const pointer: (path: ReadonlyArray<PropertyKey>) => string = internal.po
  * @since 0.1.0
  * @category combinators
  */
-export const within: (issues: ReadonlyArray<Issue>, parent: ReadonlyArray<PropertyKey>) => Array<Issue> = internal.within
+export const within: (issues: ReadonlyArray<Issue>, parent: ReadonlyArray<PropertyKey>) => Array<Issue> =
+  internal.within
 
 /**
  * Converts a Schema `ParseError` into issues with JSON Pointer paths.

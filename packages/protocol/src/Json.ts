@@ -229,9 +229,11 @@ const losslessLiterals = (fc: typeof import("effect/FastCheck")) =>
   )
 
 const jsonArbitrary = (fc: typeof import("effect/FastCheck")) =>
-  fc.tuple(fc.jsonValue({ maxDepth: 3, noUnicodeString: false }), fc.array(losslessLiterals(fc), { maxLength: 3 })).map((
-    [v, literals]
-  ) => normalizeNumbers(v, literals.map((source) => new LosslessNumber(source)), { next: 0 }) as JsonValue)
+  fc.tuple(fc.jsonValue({ maxDepth: 3, noUnicodeString: false }), fc.array(losslessLiterals(fc), { maxLength: 3 })).map(
+    (
+      [v, literals]
+    ) => normalizeNumbers(v, literals.map((source) => new LosslessNumber(source)), { next: 0 }) as JsonValue
+  )
 
 /**
  * Makes a generated value survive JSON text unchanged (no `-0`, no integers beyond exact

@@ -105,7 +105,6 @@ export const isSafeEndpoint = (url: string): boolean => {
   return scheme === "https" || (scheme === "http" && loopbackHost.test(match[2]!))
 }
 
-
 const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
 
 const unique = <A>(items: ReadonlyArray<A>) => new Set(items).size === items.length || "must not contain duplicates"
@@ -141,13 +140,16 @@ export const StdioEnvironment = struct({
     Schema.Record({
       key: Schema.String,
       value: Schema.String.pipe(Schema.pattern(/^[^\0]*$/, { message: () => "must not contain a NUL character" }))
-    }).pipe(Schema.filter((set) =>
-      Object.keys(set).filter((name) => !environmentNamePattern.test(name)).map((name) => ({
-        path: [name],
-        message: "must be an environment variable name"
-      }))
-    )).annotations({
-      arbitrary: () => (fc) => fc.dictionary(fc.stringMatching(/^[A-Z_][A-Z0-9_]{0,8}$/), fc.string().filter((v) => !v.includes("\0")))
+    }).pipe(
+      Schema.filter((set) =>
+        Object.keys(set).filter((name) => !environmentNamePattern.test(name)).map((name) => ({
+          path: [name],
+          message: "must be an environment variable name"
+        }))
+      )
+    ).annotations({
+      arbitrary: () => (fc) =>
+        fc.dictionary(fc.stringMatching(/^[A-Z_][A-Z0-9_]{0,8}$/), fc.string().filter((v) => !v.includes("\0")))
     })
   )
 }).annotations({ identifier: "StdioEnvironment" })
@@ -246,7 +248,9 @@ const literalSecret = forbidden("literal credentials are not allowed; name the s
 export const Bearer = struct({
   type: Schema.Literal("bearer"),
   tokenEnv: optional(
-    Schema.String.pipe(Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: () => "must be an environment variable name" }))
+    Schema.String.pipe(
+      Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: () => "must be an environment variable name" })
+    )
   ),
   tokenRef: optional(NonEmpty),
   token: literalSecret,
@@ -410,7 +414,8 @@ export const isWildcard = (selector: string): boolean => wildcardPattern.test(se
  * @category predicates
  */
 export const selectorMatches = (selector: string, eventType: string): boolean =>
-  selector === "*" || selector === eventType || (isWildcard(selector) && EventType.family(eventType) === selector.slice(0, -2))
+  selector === "*" || selector === eventType ||
+  (isWildcard(selector) && EventType.family(eventType) === selector.slice(0, -2))
 
 const selector = (allowed: ReadonlyArray<string>, what: string) =>
   Schema.String.pipe(
@@ -445,9 +450,15 @@ const selectorProblems = (events: unknown, mode: "intercept" | "observe"): Array
     if (selector.includes("*")) {
       return problems.push(["invalid-selector", path, "wildcards select a whole family (tool.*) or everything (*)"])
     }
-    if (!EventType.isEventType(selector)) return problems.push(["unknown-event", path, `${selector} is not a catalogue event type`])
+    if (!EventType.isEventType(selector)) {
+      return problems.push(["unknown-event", path, `${selector} is not a catalogue event type`])
+    }
     if (mode === "intercept" && !EventType.isInterceptable(selector)) {
-      problems.push(["intercept-on-observe-only-event", path, `${selector} is observation-only and cannot be intercepted`])
+      problems.push([
+        "intercept-on-observe-only-event",
+        path,
+        `${selector} is observation-only and cannot be intercepted`
+      ])
     }
   })
   return problems
@@ -463,26 +474,52 @@ const subscriptionRules = (mode: "intercept" | "observe") => (sub: unknown): Rea
   const problems = selectorProblems(sub.events, mode)
   if (mode === "intercept") {
     if (!has(sub, "failurePolicy")) {
-      problems.push(["missing-failure-policy", ["failurePolicy"], "an intercept subscription must declare fail-open or fail-closed"])
+      problems.push([
+        "missing-failure-policy",
+        ["failurePolicy"],
+        "an intercept subscription must declare fail-open or fail-closed"
+      ])
     } else if (sub.failurePolicy !== "fail-open" && sub.failurePolicy !== "fail-closed") {
-      const given = typeof sub.failurePolicy === "string" ? `, got ${JSON.stringify(sub.failurePolicy.slice(0, 64))}` : ""
-      problems.push(["missing-failure-policy", ["failurePolicy"], `failurePolicy must be fail-open or fail-closed${given}`])
+      const given = typeof sub.failurePolicy === "string"
+        ? `, got ${JSON.stringify(sub.failurePolicy.slice(0, 64))}`
+        : ""
+      problems.push([
+        "missing-failure-policy",
+        ["failurePolicy"],
+        `failurePolicy must be fail-open or fail-closed${given}`
+      ])
     }
-    if (!has(sub, "timeoutMs")) problems.push(["missing-timeout", ["timeoutMs"], "an intercept subscription must declare timeoutMs"])
+    if (!has(sub, "timeoutMs")) {
+      problems.push(["missing-timeout", ["timeoutMs"], "an intercept subscription must declare timeoutMs"])
+    }
   } else {
     if (has(sub, "failurePolicy")) {
-      problems.push(["forbidden-failure-policy", ["failurePolicy"], "an observe subscription must not set failurePolicy"])
+      problems.push([
+        "forbidden-failure-policy",
+        ["failurePolicy"],
+        "an observe subscription must not set failurePolicy"
+      ])
     }
-    if (has(sub, "timeoutMs")) problems.push(["forbidden-timeout", ["timeoutMs"], "an observe subscription must not set timeoutMs"])
+    if (has(sub, "timeoutMs")) {
+      problems.push(["forbidden-timeout", ["timeoutMs"], "an observe subscription must not set timeoutMs"])
+    }
   }
   if (!Json.isObject(sub.content) || !has(sub.content, "default")) {
     problems.push(["missing-content-selection", ["content"], "content selection with a default is required"])
   }
   if (sub.scope === "managed" && sub.disableable !== false) {
-    problems.push(["managed-scope-disableable", ["disableable"], "a managed subscription must set disableable to false"])
+    problems.push([
+      "managed-scope-disableable",
+      ["disableable"],
+      "a managed subscription must set disableable to false"
+    ])
   }
   if (Json.isObject(sub.upload) && typeof sub.upload.endpoint === "string" && !isSafeEndpoint(sub.upload.endpoint)) {
-    problems.push(["unsafe-endpoint", ["upload", "endpoint"], "upload endpoints must be https (plain http only on loopback)"])
+    problems.push([
+      "unsafe-endpoint",
+      ["upload", "endpoint"],
+      "upload endpoints must be https (plain http only on loopback)"
+    ])
   }
   return problems
 }
@@ -578,7 +615,11 @@ const backendRules = (backend: unknown): ReadonlyArray<Problem> => {
   if (!Json.isObject(transport) || !transportTypes.includes(transport.type as string)) {
     problems.push(["unsupported-transport", ["transport"], "transport must be stdio, http or in-process"])
   } else if (transport.type === "http" && typeof transport.url === "string" && !isSafeEndpoint(transport.url)) {
-    problems.push(["unsafe-endpoint", ["transport", "url"], "remote endpoints must be https; plain http is only allowed on loopback"])
+    problems.push([
+      "unsafe-endpoint",
+      ["transport", "url"],
+      "remote endpoints must be https; plain http is only allowed on loopback"
+    ])
   }
   const auth = backend.authentication
   if (has(backend, "authentication")) {
@@ -591,11 +632,19 @@ const backendRules = (backend: unknown): ReadonlyArray<Problem> => {
     }
     if (Json.isObject(auth)) {
       if (auth.type !== "bearer" && auth.type !== "oauth") {
-        problems.push(["unknown-auth-type", ["authentication", "type"], "authentication type must be bearer or oauth (the portable bindings)"])
+        problems.push([
+          "unknown-auth-type",
+          ["authentication", "type"],
+          "authentication type must be bearer or oauth (the portable bindings)"
+        ])
       }
       for (const key of literalCredentials) {
         if (has(auth, key)) {
-          problems.push(["literal-credential", ["authentication", key], "literal credentials are not allowed; reference the secret"])
+          problems.push([
+            "literal-credential",
+            ["authentication", key],
+            "literal credentials are not allowed; reference the secret"
+          ])
         }
       }
     }
@@ -605,7 +654,15 @@ const backendRules = (backend: unknown): ReadonlyArray<Problem> => {
     problems.push(["missing-subscriptions", ["subscriptions"], "a backend needs at least one subscription"])
     return problems
   }
-  problems.push(...duplicateIds(subscriptions, "subscriptions", (id): id is string => typeof id === "string", "duplicate-subscription-id", "subscription"))
+  problems.push(
+    ...duplicateIds(
+      subscriptions,
+      "subscriptions",
+      (id): id is string => typeof id === "string",
+      "duplicate-subscription-id",
+      "subscription"
+    )
+  )
   subscriptions.forEach((sub: unknown, i) => {
     if (Json.isObject(sub) && sub.mode !== "intercept" && sub.mode !== "observe") {
       problems.push(["invalid-mode", ["subscriptions", i, "mode"], "mode must be intercept or observe"])
@@ -646,7 +703,15 @@ const documentRules = (document: unknown): ReadonlyArray<Problem> => {
     problems.push(["missing-backends", ["hooks"], "hooks must list at least one backend"])
     return problems
   }
-  problems.push(...duplicateIds(hooks, "hooks", (id): id is string => typeof id === "string" && isReverseDns(id), "duplicate-backend-id", "backend"))
+  problems.push(
+    ...duplicateIds(
+      hooks,
+      "hooks",
+      (id): id is string => typeof id === "string" && isReverseDns(id),
+      "duplicate-backend-id",
+      "backend"
+    )
+  )
   return problems
 }
 

@@ -6,9 +6,9 @@
  */
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import * as Decoder from "./Decoder.js"
 import * as Discovery from "./Discovery.js"
 import * as Intercept from "./Intercept.js"
-import * as Decoder from "./Decoder.js"
 import * as Issue from "./Issue.js"
 import * as Json from "./Json.js"
 import * as JsonRpc from "./JsonRpc.js"
@@ -145,9 +145,14 @@ export interface Verdict {
 export const validate = (value: unknown, kind?: Kind): Verdict => {
   const k = kind ?? inferKind(value)
   if (Array.isArray(value)) {
-    return { kind: k, issues: [{ path: "", message: "a batch (JSON array) is not allowed; each message is one JSON object" }] }
+    return {
+      kind: k,
+      issues: [{ path: "", message: "a batch (JSON array) is not allowed; each message is one JSON object" }]
+    }
   }
-  if (!Json.isObject(value)) return { kind: k, issues: [{ path: "", message: `expected a JSON object, got ${Issue.describe(value)}` }] }
+  if (!Json.isObject(value)) {
+    return { kind: k, issues: [{ path: "", message: `expected a JSON object, got ${Issue.describe(value)}` }] }
+  }
   const result = decoders[k](value)
   return { kind: k, issues: Either.isLeft(result) ? result.left : [] }
 }
@@ -179,7 +184,10 @@ export interface TextVerdict {
  * @since 0.1.0
  * @category validation
  */
-export const validateText = (text: string, options: { readonly framing: Framing; readonly kind?: Kind | undefined }): TextVerdict => {
+export const validateText = (
+  text: string,
+  options: { readonly framing: Framing; readonly kind?: Kind | undefined }
+): TextVerdict => {
   if (options.framing === "json") {
     const parsed = Json.parse(text)
     if (Either.isLeft(parsed)) return { kinds: [], issues: [{ path: "", message: parsed.left.message }] }
@@ -204,12 +212,18 @@ export const validateText = (text: string, options: { readonly framing: Framing;
   lines.forEach((raw, index) => {
     const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw
     if (line.trim() === "") {
-      issues.push({ path: `/${index}`, message: `framing: line ${index + 1} is empty (each line must hold one message)` })
+      issues.push({
+        path: `/${index}`,
+        message: `framing: line ${index + 1} is empty (each line must hold one message)`
+      })
       return
     }
     const parsed = Json.parse(line)
     if (Either.isLeft(parsed)) {
-      issues.push({ path: `/${index}`, message: `framing: line ${index + 1} is not one complete JSON message (${parsed.left.message})` })
+      issues.push({
+        path: `/${index}`,
+        message: `framing: line ${index + 1} is not one complete JSON message (${parsed.left.message})`
+      })
       return
     }
     const verdict = validate(parsed.right, options.kind)

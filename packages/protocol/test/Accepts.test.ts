@@ -1,11 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Arbitrary, Either, FastCheck, Schema } from "effect"
 import { closed } from "../src/Common.js"
-import { compile } from "../src/internal/accepts.js"
-import { corrupt } from "./corrupt.js"
-import * as HookEffect from "../src/HookEffect.js"
 import * as Decoder from "../src/Decoder.js"
+import * as HookEffect from "../src/HookEffect.js"
+import { compile } from "../src/internal/accepts.js"
 import * as Json from "../src/Json.js"
+import { corrupt } from "./corrupt.js"
 
 /** Whether effect's decoder accepts `u` (it throws on a few hostile values, which it does not accept). */
 const decodes = (schema: Schema.Schema<any, any>, u: unknown, onExcessProperty: "preserve" | "error" = "preserve") => {

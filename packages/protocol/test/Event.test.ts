@@ -2,13 +2,13 @@ import { assert, describe, it } from "@effect/vitest"
 import { Arbitrary, Either, FastCheck, Schema } from "effect"
 import * as fs from "node:fs"
 import { fileURLToPath } from "node:url"
-import * as Event from "../src/Event.js"
-import { compile } from "../src/internal/accepts.js"
-import { corrupt } from "./corrupt.js"
 import * as Decoder from "../src/Decoder.js"
 import * as Elicitation from "../src/Elicitation.js"
+import * as Event from "../src/Event.js"
+import { compile } from "../src/internal/accepts.js"
 import * as Issue from "../src/Issue.js"
 import * as Json from "../src/Json.js"
+import { corrupt } from "./corrupt.js"
 
 const decodeEvent = Decoder.make(Event.Event)
 

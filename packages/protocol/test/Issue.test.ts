@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
-import * as Event from "../src/Event.js"
 import * as Decoder from "../src/Decoder.js"
+import * as Event from "../src/Event.js"
 import * as Json from "../src/Json.js"
 import * as Registration from "../src/Registration.js"
 
@@ -14,7 +14,9 @@ const toolBefore = (extra: string) =>
 
 describe("__proto__ members", () => {
   it("are kept inside free-form JSON (tool input), as own members", () => {
-    const decoded = decodeEvent(parse(toolBefore(`"tool":{"name":"t","origin":"native","input":{"__proto__":{"x":1}}}`)))
+    const decoded = decodeEvent(
+      parse(toolBefore(`"tool":{"name":"t","origin":"native","input":{"__proto__":{"x":1}}}`))
+    )
     assert.isTrue(Either.isRight(decoded))
     const input = (Either.getOrThrow(decoded) as any).tool.input
     assert.isTrue(Object.prototype.hasOwnProperty.call(input, "__proto__"))
@@ -58,7 +60,10 @@ describe("__proto__ members", () => {
 
 describe("hostile values", () => {
   const event = JSON.parse(toolBefore(`"tool":{"name":"t","origin":"native","input":{}}`))
-  const hostile = { ...event, items: [{ id: "p", kind: Object.create(null), mediaType: "text/plain", selection: "omit" }] }
+  const hostile = {
+    ...event,
+    items: [{ id: "p", kind: Object.create(null), mediaType: "text/plain", selection: "omit" }]
+  }
 
   it("are an issue or a parse error, never a thrown error", () => {
     const issue = { path: "", message: "holds a value that cannot be read as JSON (an object without a string form)" }

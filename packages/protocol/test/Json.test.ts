@@ -68,9 +68,12 @@ describe("Json: time linear in the text", () => {
     let sixteen = Infinity
     let one = Infinity
     for (let round = 0; round < 7; round++) {
-      sixteen = Math.min(sixteen, fastest(() => {
-        for (let i = 0; i < 16; i++) f(small)
-      }, 1))
+      sixteen = Math.min(
+        sixteen,
+        fastest(() => {
+          for (let i = 0; i < 16; i++) f(small)
+        }, 1)
+      )
       one = Math.min(one, fastest(() => f(large), 1))
     }
     const ratio = one / sixteen
@@ -96,7 +99,14 @@ describe("Json: bounded nesting", () => {
     assert.strictEqual(Json.maxDepth, 512)
     assert.isTrue(Either.isRight(Json.parse(nestedText(512, "1"))))
     assert.isTrue(Either.isRight(Json.parse(`{"a":${nestedText(511)}}`)))
-    for (const text of [nestedText(513), `{"a":${nestedText(512)}}`, nestedText(513, "1e400"), nestedText(600, "9007199254740993")]) {
+    for (
+      const text of [
+        nestedText(513),
+        `{"a":${nestedText(512)}}`,
+        nestedText(513, "1e400"),
+        nestedText(600, "9007199254740993")
+      ]
+    ) {
       const result = Json.parse(text)
       assert.isTrue(Either.isLeft(result), text.slice(0, 20))
       if (Either.isLeft(result)) {
@@ -107,7 +117,13 @@ describe("Json: bounded nesting", () => {
   })
 
   it("refuses very deep text before building it, through every parser path", () => {
-    for (const text of [nestedText(1_000_000), nestedText(1_000_000, "123456789012345678901"), "{\"a\":".repeat(20_000) + "1" + "}".repeat(20_000)]) {
+    for (
+      const text of [
+        nestedText(1_000_000),
+        nestedText(1_000_000, "123456789012345678901"),
+        "{\"a\":".repeat(20_000) + "1" + "}".repeat(20_000)
+      ]
+    ) {
       const start = performance.now()
       const result = Json.parse(text)
       assert.isTrue(Either.isLeft(result) && result.left.reason === "depth")
@@ -157,14 +173,18 @@ describe("Json: bounded nesting", () => {
   })
 
   it("finds __proto__ members of a wide or deep value in linear time, without recursion", () => {
-    const wide = parse(`{${Array.from({ length: 20_000 }, (_, i) => `"m${i}":{"__proto__":{"__proto__":1}}`).join(",")}}`)
+    const wide = parse(
+      `{${Array.from({ length: 20_000 }, (_, i) => `"m${i}":{"__proto__":{"__proto__":1}}`).join(",")}}`
+    )
     const start = performance.now()
     const lost = Decoder.lostProtoMembers(wide, {})
     assert.strictEqual(lost.length, 20_000)
     assert.strictEqual(lost[0]!.path, "/m0/__proto__")
     assert.isBelow(performance.now() - start, 2_000)
     const deep = parse(`${"{\"a\":".repeat(500)}{"__proto__":1}${"}".repeat(500)}`)
-    assert.deepStrictEqual(Decoder.lostProtoMembers(deep, {}).map((issue) => issue.path), [`${"/a".repeat(500)}/__proto__`])
+    assert.deepStrictEqual(Decoder.lostProtoMembers(deep, {}).map((issue) => issue.path), [
+      `${"/a".repeat(500)}/__proto__`
+    ])
     assert.deepStrictEqual(Decoder.lostProtoMembers(deep, deep), [])
     assert.deepStrictEqual(Decoder.lostProtoMembers(nestedValue(10_000), {}), [])
   })
@@ -264,15 +284,24 @@ describe("Json: lossless numbers", () => {
     const value = parse(text)
     assert.strictEqual(Json.stringify(Either.getOrThrow(Json.copy(value))), text)
     assert.strictEqual(Json.stringify(Json.clone(value)), text)
-    assert.strictEqual(Json.stringify(parse(`{"a":[1e-400,{}],"b":1e400}`), 2), `{\n  "a": [\n    1e-400,\n    {}\n  ],\n  "b": 1e400\n}`)
+    assert.strictEqual(
+      Json.stringify(parse(`{"a":[1e-400,{}],"b":1e400}`), 2),
+      `{\n  "a": [\n    1e-400,\n    {}\n  ],\n  "b": 1e400\n}`
+    )
   })
 
   const literal = FastCheck.oneof(
     FastCheck.tuple(
       FastCheck.constantFrom("", "-"),
-      FastCheck.oneof(FastCheck.constant("0"), FastCheck.tuple(FastCheck.constantFrom(..."123456789"), digits(0, 40)).map(([a, b]) => a + b)),
+      FastCheck.oneof(
+        FastCheck.constant("0"),
+        FastCheck.tuple(FastCheck.constantFrom(..."123456789"), digits(0, 40)).map(([a, b]) => a + b)
+      ),
       FastCheck.option(digits(1, 40), { nil: undefined }),
-      FastCheck.option(FastCheck.tuple(FastCheck.constantFrom("e", "E"), FastCheck.constantFrom("", "+", "-"), digits(1, 4)), { nil: undefined })
+      FastCheck.option(
+        FastCheck.tuple(FastCheck.constantFrom("e", "E"), FastCheck.constantFrom("", "+", "-"), digits(1, 4)),
+        { nil: undefined }
+      )
     ).map(([sign, int, fraction, exponent]) =>
       `${sign}${int}${fraction === undefined ? "" : `.${fraction}`}${exponent === undefined ? "" : exponent.join("")}`
     ),
@@ -290,12 +319,20 @@ describe("Json: lossless numbers", () => {
     assert.strictEqual(Json.stringify((parse(`[${written}]`) as [unknown])[0]), written)
   }, { fastCheck: { numRuns: 1_000 } })
 
-  it.prop("ordinary literals stay JavaScript numbers", [FastCheck.double({ noNaN: true, noDefaultInfinity: true })], ([n]) => {
-    assert.strictEqual(typeof (parse(`[${JSON.stringify(n)}]`) as [unknown])[0], "number", "any number JavaScript writes")
-    if (n === 0 || (Math.abs(n) >= 1e-300 && Math.abs(n) <= 1e300)) {
-      assert.strictEqual(typeof (parse(`[${n.toPrecision(15)}]`) as [unknown])[0], "number", "15 significant digits")
+  it.prop(
+    "ordinary literals stay JavaScript numbers",
+    [FastCheck.double({ noNaN: true, noDefaultInfinity: true })],
+    ([n]) => {
+      assert.strictEqual(
+        typeof (parse(`[${JSON.stringify(n)}]`) as [unknown])[0],
+        "number",
+        "any number JavaScript writes"
+      )
+      if (n === 0 || (Math.abs(n) >= 1e-300 && Math.abs(n) <= 1e300)) {
+        assert.strictEqual(typeof (parse(`[${n.toPrecision(15)}]`) as [unknown])[0], "number", "15 significant digits")
+      }
     }
-  })
+  )
 })
 
 describe("Json.encode", () => {
@@ -312,7 +349,13 @@ describe("Json.encode", () => {
   })
 
   it("refuses what is not JSON instead of throwing or writing null", () => {
-    for (const value of [Number.NaN, { n: Infinity }, [1n], undefined, { toJSON: () => { throw new Error("no") } }]) {
+    for (
+      const value of [Number.NaN, { n: Infinity }, [1n], undefined, {
+        toJSON: () => {
+          throw new Error("no")
+        }
+      }]
+    ) {
       const result = Json.encode(value)
       assert.isTrue(Either.isLeft(result) && result.left.reason === "value", String(value))
     }

@@ -1,4 +1,17 @@
-import { Capabilities, Content, Discovery, Event, HookEffect, Intercept, Json, JsonRpc, Observe, Registration, Upload, Wire } from "@effect-ahp/protocol"
+import {
+  Capabilities,
+  Content,
+  Discovery,
+  Event,
+  HookEffect,
+  Intercept,
+  Json,
+  JsonRpc,
+  Observe,
+  Registration,
+  Upload,
+  Wire
+} from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
 import { Either, Schema } from "effect"
 
@@ -34,7 +47,8 @@ describe("round trip: Arbitrary value → encode → JSON text → decode is unc
 
 describe("Json", () => {
   it("keeps integers beyond 2^53 exactly, in and out", () => {
-    const text = `{"id":9007199254740993,"n":[123456789012345678901234567890,-9007199254740993,1e400,2.5],"s":"9007199254740993"}`
+    const text =
+      `{"id":9007199254740993,"n":[123456789012345678901234567890,-9007199254740993,1e400,2.5],"s":"9007199254740993"}`
     const value = Either.getOrThrow(Json.parse(text))
     assert.strictEqual(Json.stringify(value), text)
     assert.instanceOf((value as any).id, Json.LosslessNumber)
@@ -54,7 +68,9 @@ describe("Json", () => {
   it.prop("copy of any JSON value is equal to it and shares no object", [Json.arbitrary], ([value]) => {
     const copied = Either.getOrThrow(Json.copy(value))
     assert.isTrue(Json.equals(copied, value))
-    if (typeof value === "object" && value !== null && !(value instanceof Json.LosslessNumber)) assert.notStrictEqual(copied, value)
+    if (typeof value === "object" && value !== null && !(value instanceof Json.LosslessNumber)) {
+      assert.notStrictEqual(copied, value)
+    }
   })
 
   it.prop("clone of any JSON value equals its JSON round trip and shares no object", [Json.arbitrary], ([value]) => {
@@ -84,10 +100,18 @@ describe("Json", () => {
     const subscription = (timeoutMs: string) =>
       `{"events":["tool.before"],"mode":"intercept","timeoutMs":${timeoutMs},"failurePolicy":"fail-open","content":{"default":"body"}}`
     const text = (timeoutMs: string) =>
-      `{"protocolVersion":"draft","hooks":[{"id":"com.example.a","transport":{"type":"stdio","command":"x","lifecycle":"persistent"},"subscriptions":[${subscription(timeoutMs)}]}]}`
+      `{"protocolVersion":"draft","hooks":[{"id":"com.example.a","transport":{"type":"stdio","command":"x","lifecycle":"persistent"},"subscriptions":[${
+        subscription(timeoutMs)
+      }]}]}`
     assert.deepStrictEqual(Wire.validateText(text("90071992547409931"), { framing: "json" }).issues, [])
-    assert.strictEqual(Json.stringify(Either.getOrThrow(Json.parse(text("90071992547409931")))), text("90071992547409931"))
-    assert.deepStrictEqual(Wire.validateText(text("-90071992547409931"), { framing: "json" }).issues.map((i) => i.path), ["/hooks/0/subscriptions/0/timeoutMs"])
+    assert.strictEqual(
+      Json.stringify(Either.getOrThrow(Json.parse(text("90071992547409931")))),
+      text("90071992547409931")
+    )
+    assert.deepStrictEqual(
+      Wire.validateText(text("-90071992547409931"), { framing: "json" }).issues.map((i) => i.path),
+      ["/hooks/0/subscriptions/0/timeoutMs"]
+    )
     assert.deepStrictEqual(Wire.validateText(text("1.5"), { framing: "json" }).issues, [
       { path: "/hooks/0/subscriptions/0/timeoutMs", message: "must be an integer", code: "invalid-timeout" }
     ])
@@ -124,22 +148,47 @@ describe("Wire.validateText", () => {
     method: "hooks/intercept",
     params: {
       protocolVersion: "draft",
-      event: { id: "evt_1", source: "urn:x", type: "tool.before", time: "2026-08-24T08:51:14Z", tool: { name: "Bash", input: {}, origin: "native" }, call: { id: "c" }, path: "native", extra: 1 },
+      event: {
+        id: "evt_1",
+        source: "urn:x",
+        type: "tool.before",
+        time: "2026-08-24T08:51:14Z",
+        tool: { name: "Bash", input: {}, origin: "native" },
+        call: { id: "c" },
+        path: "native",
+        extra: 1
+      },
       capabilities: { effects: ["deny"] }
     }
   }
-  const issues = (value: unknown, kind?: Wire.Kind) => Wire.validateText(JSON.stringify(value), { framing: "json", kind }).issues
+  const issues = (value: unknown, kind?: Wire.Kind) =>
+    Wire.validateText(JSON.stringify(value), { framing: "json", kind }).issues
 
   it("infers the kind and accepts unknown envelope members", () => {
-    assert.deepStrictEqual(Wire.validateText(JSON.stringify(request), { framing: "json" }), { kinds: ["intercept-request"], issues: [] })
+    assert.deepStrictEqual(Wire.validateText(JSON.stringify(request), { framing: "json" }), {
+      kinds: ["intercept-request"],
+      issues: []
+    })
   })
 
   it("checks the request id against the event id", () => {
-    assert.deepStrictEqual(issues({ ...request, id: "evt_2" }), [{ path: "/id", message: "the request id must equal params.event.id" }])
+    assert.deepStrictEqual(issues({ ...request, id: "evt_2" }), [{
+      path: "/id",
+      message: "the request id must equal params.event.id"
+    }])
   })
 
   it("rejects capabilities beyond the event's bounds", () => {
-    const wide = { ...request, params: { ...request.params, capabilities: { effects: ["deny", "flow"], flow: { operations: ["continue"], remainingContinuations: 1, continuationCount: 0 } } } }
+    const wide = {
+      ...request,
+      params: {
+        ...request.params,
+        capabilities: {
+          effects: ["deny", "flow"],
+          flow: { operations: ["continue"], remainingContinuations: 1, continuationCount: 0 }
+        }
+      }
+    }
     assert.deepStrictEqual(issues(wide).map((i) => i.path), ["/params/capabilities/flow/operations/0"])
   })
 
@@ -149,7 +198,12 @@ describe("Wire.validateText", () => {
       id: "evt_1",
       result: {
         protocolVersion: "v1",
-        effects: [{ type: "deny" }, { type: "allow", sneaky: true }, { type: "flow", operation: "stop" }, "deny", { type: "modify", target: "output", operation: "merge", value: {} }]
+        effects: [{ type: "deny" }, { type: "allow", sneaky: true }, { type: "flow", operation: "stop" }, "deny", {
+          type: "modify",
+          target: "output",
+          operation: "merge",
+          value: {}
+        }]
       }
     }
     assert.deepStrictEqual(issues(response).map((i) => i.path).sort(), [
@@ -163,7 +217,14 @@ describe("Wire.validateText", () => {
   })
 
   it("a non-object effects member is invalid", () => {
-    assert.deepStrictEqual(issues({ jsonrpc: "2.0", id: "evt_1", result: { protocolVersion: "draft", effects: { type: "deny", reason: "x" } } }, "intercept-response").map((i) => i.path), ["/result/effects"])
+    assert.deepStrictEqual(
+      issues({
+        jsonrpc: "2.0",
+        id: "evt_1",
+        result: { protocolVersion: "draft", effects: { type: "deny", reason: "x" } }
+      }, "intercept-response").map((i) => i.path),
+      ["/result/effects"]
+    )
   })
 
   it("rejects batches and non-objects", () => {
@@ -187,9 +248,18 @@ describe("Wire.validateText", () => {
   })
 
   it("infers the most specific response kind", () => {
-    assert.strictEqual(Wire.inferKind({ jsonrpc: "2.0", id: 1, result: { effects: [] } }), "intercept-no-effect-response")
-    assert.strictEqual(Wire.inferKind({ jsonrpc: "2.0", id: 1, result: { effects: [{ type: "deny" }] } }), "intercept-deny-response")
-    assert.strictEqual(Wire.inferKind({ jsonrpc: "2.0", id: 1, result: { effects: [{ type: "ask" }] } }), "intercept-response")
+    assert.strictEqual(
+      Wire.inferKind({ jsonrpc: "2.0", id: 1, result: { effects: [] } }),
+      "intercept-no-effect-response"
+    )
+    assert.strictEqual(
+      Wire.inferKind({ jsonrpc: "2.0", id: 1, result: { effects: [{ type: "deny" }] } }),
+      "intercept-deny-response"
+    )
+    assert.strictEqual(
+      Wire.inferKind({ jsonrpc: "2.0", id: 1, result: { effects: [{ type: "ask" }] } }),
+      "intercept-response"
+    )
     assert.strictEqual(Wire.inferKind({ jsonrpc: "2.0", id: 1, result: { manifest: {} } }), "capabilities-response")
     assert.strictEqual(Wire.inferKind({ protocolVersion: "draft", hooks: [] }), "registration")
     assert.strictEqual(Wire.inferKind({ jsonrpc: "2.0", id: 1, error: { code: 1, message: "x" } }), "message")
@@ -204,7 +274,14 @@ describe("effects are closed", () => {
   })
   it("registration members stay open", () => {
     const value = Schema.decodeUnknownSync(Event.ToolBefore, { onExcessProperty: "preserve" })({
-      id: "e", source: "urn:x", type: "tool.before", time: "2026-08-24T08:51:14Z", tool: { name: "t", input: {}, origin: "native" }, call: { id: "c" }, path: "p", vendor: { keep: true }
+      id: "e",
+      source: "urn:x",
+      type: "tool.before",
+      time: "2026-08-24T08:51:14Z",
+      tool: { name: "t", input: {}, origin: "native" },
+      call: { id: "c" },
+      path: "p",
+      vendor: { keep: true }
     })
     assert.deepStrictEqual((value as any).vendor, { keep: true })
   })

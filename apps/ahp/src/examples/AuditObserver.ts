@@ -6,9 +6,9 @@
  *
  * @since 0.1.0
  */
-import { FileSystem } from "@effect/platform"
 import { Backend } from "@effect-ahp/backend"
 import { type Event, Json } from "@effect-ahp/protocol"
+import { FileSystem } from "@effect/platform"
 import { Clock, Effect } from "effect"
 import * as Brief from "../Brief.js"
 

@@ -56,15 +56,18 @@ export const annotation = (eventId: string, note: string): Content.Message => ({
  * @since 0.1.0
  * @category layers
  */
-export const layer = Backend.intercept("turn.start", (request) =>
-  Effect.sync((): ReadonlyArray<HookEffect.HookEffect> => {
-    const note = noteFor(Brief.textOf(request.event.items as never))
-    const candidates = (["now", "next_turn"] as const).map((deliverAt): HookEffect.HookEffect => ({
-      type: "inject",
-      target: "context",
-      operation: "append",
-      deliverAt,
-      value: [annotation(request.event.id, note)]
-    }))
-    return candidates.filter((effect) => Grant.isGranted(request.capabilities, effect)).slice(0, 1)
-  }))
+export const layer = Backend.intercept(
+  "turn.start",
+  (request) =>
+    Effect.sync((): ReadonlyArray<HookEffect.HookEffect> => {
+      const note = noteFor(Brief.textOf(request.event.items as never))
+      const candidates = (["now", "next_turn"] as const).map((deliverAt): HookEffect.HookEffect => ({
+        type: "inject",
+        target: "context",
+        operation: "append",
+        deliverAt,
+        value: [annotation(request.event.id, note)]
+      }))
+      return candidates.filter((effect) => Grant.isGranted(request.capabilities, effect)).slice(0, 1)
+    })
+)

@@ -107,15 +107,18 @@ const describe = (kinds: ReadonlyArray<string>): string => {
  * @since 0.1.0
  * @category layers
  */
-export const layer = Backend.intercept("tool.after", (request) =>
-  Effect.sync((): ReadonlyArray<HookEffect.HookEffect> => {
-    const { kinds, messages } = redactMessages(request.event.items)
-    if (kinds.length === 0) return []
-    const edit: HookEffect.HookEffect = { type: "modify", target: "output", operation: "replace", value: messages }
-    if (!Grant.isGranted(request.capabilities, edit)) return []
-    const note: HookEffect.HookEffect = {
-      type: "message",
-      text: `Masked ${describe(kinds)} in the output of ${request.event.tool.name}.`
-    }
-    return Grant.isGranted(request.capabilities, note) ? [edit, note] : [edit]
-  }))
+export const layer = Backend.intercept(
+  "tool.after",
+  (request) =>
+    Effect.sync((): ReadonlyArray<HookEffect.HookEffect> => {
+      const { kinds, messages } = redactMessages(request.event.items)
+      if (kinds.length === 0) return []
+      const edit: HookEffect.HookEffect = { type: "modify", target: "output", operation: "replace", value: messages }
+      if (!Grant.isGranted(request.capabilities, edit)) return []
+      const note: HookEffect.HookEffect = {
+        type: "message",
+        text: `Masked ${describe(kinds)} in the output of ${request.event.tool.name}.`
+      }
+      return Grant.isGranted(request.capabilities, note) ? [edit, note] : [edit]
+    })
+)

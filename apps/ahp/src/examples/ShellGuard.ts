@@ -90,8 +90,28 @@ const risky: ReadonlyArray<Rule> = [
 ]
 
 const readOnly = new Set([
-  "ls", "pwd", "cat", "head", "tail", "less", "wc", "echo", "grep", "rg", "which", "date", "whoami", "uname",
-  "stat", "file", "du", "df", "tree", "sort", "uniq", "diff"
+  "ls",
+  "pwd",
+  "cat",
+  "head",
+  "tail",
+  "less",
+  "wc",
+  "echo",
+  "grep",
+  "rg",
+  "which",
+  "date",
+  "whoami",
+  "uname",
+  "stat",
+  "file",
+  "du",
+  "df",
+  "tree",
+  "sort",
+  "uniq",
+  "diff"
 ])
 
 const readOnlyGit = new Set(["status", "log", "diff", "show", "branch", "remote", "rev-parse", "blame"])

@@ -119,7 +119,9 @@ export const parse = (argv: ReadonlyArray<string>, env: Readonly<Record<string, 
   const switches = new Set(["--fail-closed", "--verbose", "--no-bridge", "--project", "--user", "--audit-content"])
   while (words.length > 0) {
     const word = words.shift()!
-    const [name, inline] = word.includes("=") ? [word.slice(0, word.indexOf("=")), word.slice(word.indexOf("=") + 1)] : [word, undefined]
+    const [name, inline] = word.includes("=")
+      ? [word.slice(0, word.indexOf("=")), word.slice(word.indexOf("=") + 1)]
+      : [word, undefined]
     if (takesValue.has(name)) {
       const value = inline ?? words.shift()
       if (value === undefined) return { _tag: "Invalid", message: `${name} needs a value` }
@@ -135,7 +137,9 @@ export const parse = (argv: ReadonlyArray<string>, env: Readonly<Record<string, 
   }
   const failClosed = flags.has("--fail-closed") || truthy(env.AHP_HOOK_FAIL_CLOSED)
   if (action !== undefined) {
-    if (flags.has("--project") && flags.has("--user")) return { _tag: "Invalid", message: "--project or --user, not both" }
+    if (flags.has("--project") && flags.has("--user")) {
+      return { _tag: "Invalid", message: "--project or --user, not both" }
+    }
     return {
       _tag: action === "install" ? "Install" : "Uninstall",
       host: hostName,

@@ -21,14 +21,14 @@
  *
  * @since 0.1.0
  */
+import { Audit, Transport } from "@effect-ahp/harness"
+import { HostEvents, Hosts } from "@effect-ahp/hosts"
+import { NodeTransports, StdioTransport } from "@effect-ahp/node"
+import { Json } from "@effect-ahp/protocol"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Audit, Transport } from "@effect-ahp/harness"
-import { NodeTransports, StdioTransport } from "@effect-ahp/node"
-import { HostEvents, Hosts } from "@effect-ahp/hosts"
-import { Json } from "@effect-ahp/protocol"
 import { Console, Context, Effect, Either, Exit, Layer, Option, Ref, Schema, Scope, Stream } from "effect"
 import * as fs from "node:fs"
 import * as Http from "node:http"
@@ -87,7 +87,8 @@ const load = (file: string) =>
       Either.mapLeft(Json.parse(t), (e) => `the AHP registration ${file} is not JSON: ${e.message}`))
     const policyFor = (name: HostEvents.HostName) =>
       Either.match(parsed, {
-        onLeft: (problem) => Effect.succeed(Either.left(problem)),
+        onLeft: (problem) =>
+          Effect.succeed(Either.left(problem)),
         onRight: (document) =>
           Policy.make(Hosts.of(name), document).pipe(
             Scope.extend(scope),
@@ -100,7 +101,9 @@ const load = (file: string) =>
       codex: yield* policyFor("codex")
     }
     for (const [name, policy] of Object.entries(policies)) {
-      if (Either.isLeft(policy)) yield* Console.error(`ahp bridge: ${policy.left} (${name} calls get "no opinion" or a denial)`)
+      if (Either.isLeft(policy)) {
+        yield* Console.error(`ahp bridge: ${policy.left} (${name} calls get "no opinion" or a denial)`)
+      }
     }
     return { sha256, stamp, document: Either.getOrUndefined(parsed), policies, scope } satisfies Generation
   })
@@ -130,7 +133,11 @@ export const makeState = (file: string) =>
     const audit = yield* Effect.serviceOption(Audit.Audit)
     const loadNext = load(file).pipe(
       Effect.provideService(Transport.Transports, transports),
-      (effect) => Option.match(audit, { onNone: () => effect, onSome: (service) => Effect.provideService(effect, Audit.Audit, service) })
+      (effect) =>
+        Option.match(audit, {
+          onNone: () => effect,
+          onSome: (service) => Effect.provideService(effect, Audit.Audit, service)
+        })
     )
     const generation = yield* Ref.make(yield* loadNext)
     const lock = yield* Effect.makeSemaphore(1)
@@ -225,7 +232,9 @@ export const app = (state: State, options: { readonly verbose: boolean }) =>
     if (Option.isNone(body)) return HttpServerResponse.empty({ status: 413 })
     const generation = yield* state.current
     const log = (trace: ReadonlyArray<string>) =>
-      options.verbose && trace.length > 0 ? Console.error(trace.map((line) => `ahp bridge: ${line}`).join("\n")) : Effect.void
+      options.verbose && trace.length > 0
+        ? Console.error(trace.map((line) => `ahp bridge: ${line}`).join("\n"))
+        : Effect.void
     if (kind === "hooks") {
       const timeoutMs = timeoutOf(url, body.value, name)
       const reply = yield* answer(generation, name, body.value, {
@@ -306,60 +315,64 @@ export interface BridgeOptions {
  * @category running
  */
 export const run = (options: BridgeOptions): Effect.Effect<void, never, Io.ExitCode> =>
-  Effect.scoped(Effect.gen(function*() {
-    const located = Locate.registration({
-      flag: Option.getOrUndefined(options.registration),
-      env: process.env,
-      cwd: process.cwd(),
-      payloadCwd: undefined,
-      home: os.homedir()
-    })
-    if (located._tag !== "Found") {
-      yield* Console.error(
-        located._tag === "Missing"
-          ? `ahp bridge: no AHP registration found (searched ${located.searched.join(", ")})`
-          : `ahp bridge: cannot read the AHP registration ${located.file}: ${located.reason}`
-      )
-      return yield* Io.exitWith(Io.exitCodes.failure)
-    }
-    const transports = yield* Layer.build(Budget.layer.pipe(Layer.provide(NodeTransports.layerNode({
-      stdio: { directory: StdioTransport.directoryOf(located.file) }
-    }))))
-    const state = yield* makeState(located.file).pipe(Effect.provide(transports))
-    const auditFile = Option.getOrUndefined(options.audit)
-    if (auditFile !== undefined) yield* Console.log(`audit ${auditFile}`)
-    const serveOn = (listen: Net.ListenOptions) =>
-      Layer.build(
-        HttpServer.serve(app(state, options)).pipe(
-          Layer.provideMerge(NodeHttpServer.layerServer(() => Http.createServer(), listen))
+  Effect.scoped(
+    Effect.gen(function*() {
+      const located = Locate.registration({
+        flag: Option.getOrUndefined(options.registration),
+        env: process.env,
+        cwd: process.cwd(),
+        payloadCwd: undefined,
+        home: os.homedir()
+      })
+      if (located._tag !== "Found") {
+        yield* Console.error(
+          located._tag === "Missing"
+            ? `ahp bridge: no AHP registration found (searched ${located.searched.join(", ")})`
+            : `ahp bridge: cannot read the AHP registration ${located.file}: ${located.reason}`
         )
-      ).pipe(Effect.map(Context.get(HttpServer.HttpServer)), Effect.either)
-    const fail = (problem: string) =>
-      Effect.zipRight(Console.error(`ahp bridge: ${problem}`), Io.exitWith(Io.exitCodes.failure))
-    const socket = options.noSocket ? undefined : Option.getOrElse(options.socket, () => Locate.socketPath(located.file, process.env))
-    if (socket !== undefined) {
-      const claimed = yield* Effect.either(claimSocket(socket))
-      if (Either.isLeft(claimed)) return yield* fail(claimed.left)
-      yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(socket, { force: true })))
-      const server = yield* serveOn({ path: socket })
-      if (Either.isLeft(server)) return yield* fail(`cannot listen on ${socket}: ${String(server.left.cause)}`)
-    }
-    if (Option.isSome(options.http)) {
-      const server = yield* serveOn({ port: options.http.value, host: options.host })
-      if (Either.isLeft(server)) {
-        return yield* fail(`cannot listen on ${options.host}:${options.http.value}: ${String(server.left.cause)}`)
+        return yield* Io.exitWith(Io.exitCodes.failure)
       }
-      const address = server.right.address
-      if (address._tag === "TcpAddress") {
-        const hostname = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname
-        yield* Console.log(`listening on http://${hostname}:${address.port}/hooks/claude-code`)
+      const transports = yield* Layer.build(Budget.layer.pipe(Layer.provide(NodeTransports.layerNode({
+        stdio: { directory: StdioTransport.directoryOf(located.file) }
+      }))))
+      const state = yield* makeState(located.file).pipe(Effect.provide(transports))
+      const auditFile = Option.getOrUndefined(options.audit)
+      if (auditFile !== undefined) yield* Console.log(`audit ${auditFile}`)
+      const serveOn = (listen: Net.ListenOptions) =>
+        Layer.build(
+          HttpServer.serve(app(state, options)).pipe(
+            Layer.provideMerge(NodeHttpServer.layerServer(() => Http.createServer(), listen))
+          )
+        ).pipe(Effect.map(Context.get(HttpServer.HttpServer)), Effect.either)
+      const fail = (problem: string) =>
+        Effect.zipRight(Console.error(`ahp bridge: ${problem}`), Io.exitWith(Io.exitCodes.failure))
+      const socket = options.noSocket
+        ? undefined
+        : Option.getOrElse(options.socket, () => Locate.socketPath(located.file, process.env))
+      if (socket !== undefined) {
+        const claimed = yield* Effect.either(claimSocket(socket))
+        if (Either.isLeft(claimed)) return yield* fail(claimed.left)
+        yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(socket, { force: true })))
+        const server = yield* serveOn({ path: socket })
+        if (Either.isLeft(server)) return yield* fail(`cannot listen on ${socket}: ${String(server.left.cause)}`)
       }
-    }
-    yield* Console.log(`registration ${located.file}`)
-    if (socket !== undefined) yield* Console.log(`listening on socket ${socket}`)
-    return yield* Effect.never
-  }).pipe(
-    AuditOption.withAudit(options.audit, options.auditContent),
-    Effect.catchTag("InputError", (error) =>
-      Effect.zipRight(Console.error(`ahp bridge: ${error.message}`), Io.exitWith(Io.exitCodes.failure)))
-  ))
+      if (Option.isSome(options.http)) {
+        const server = yield* serveOn({ port: options.http.value, host: options.host })
+        if (Either.isLeft(server)) {
+          return yield* fail(`cannot listen on ${options.host}:${options.http.value}: ${String(server.left.cause)}`)
+        }
+        const address = server.right.address
+        if (address._tag === "TcpAddress") {
+          const hostname = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname
+          yield* Console.log(`listening on http://${hostname}:${address.port}/hooks/claude-code`)
+        }
+      }
+      yield* Console.log(`registration ${located.file}`)
+      if (socket !== undefined) yield* Console.log(`listening on socket ${socket}`)
+      return yield* Effect.never
+    }).pipe(
+      AuditOption.withAudit(options.audit, options.auditContent),
+      Effect.catchTag("InputError", (error) =>
+        Effect.zipRight(Console.error(`ahp bridge: ${error.message}`), Io.exitWith(Io.exitCodes.failure)))
+    )
+  )

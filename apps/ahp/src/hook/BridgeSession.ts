@@ -122,7 +122,11 @@ interface Child {
   readonly done: Effect.Effect<{ readonly code: number | null; readonly stdout: string }>
 }
 
-const start = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, input?: string): Effect.Effect<Child, never, Scope.Scope> =>
+const start = (
+  args: ReadonlyArray<string>,
+  env: NodeJS.ProcessEnv,
+  input?: string
+): Effect.Effect<Child, never, Scope.Scope> =>
   Effect.gen(function*() {
     const done = yield* Deferred.make<{ readonly code: number | null; readonly stdout: string }>()
     const child = yield* Effect.acquireRelease(
@@ -170,14 +174,20 @@ export const run = (bundle: string, registration: unknown, script: ReadonlyArray
     fs.chmodSync(dir, 0o700)
     const env = { ...process.env, AHP_BRIDGE_SOCKET: socket, AHP_CACHE_DIR: path.join(dir, "cache"), NO_COLOR: "1" }
     const bridge = yield* start([bundle, "bridge", "--registration", file, "--http", "0"], env)
-    const url = yield* waitFor(bridge, (out) =>
-      out.includes("listening on socket") ? /listening on (http:\/\/\S+)/.exec(out)?.[1] : undefined)
+    const url = yield* waitFor(
+      bridge,
+      (out) => out.includes("listening on socket") ? /listening on (http:\/\/\S+)/.exec(out)?.[1] : undefined
+    )
     yield* Console.log(`  ${s.cyan("ahp bridge")}  ${url}  and socket ${socket}`)
     const outcomes: Array<Outcome> = []
     for (const step of script) {
       const text = step.host === "claude-code"
         ? yield* Effect.promise(() =>
-          fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: Json.stringify(step.payload) })
+          fetch(url, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: Json.stringify(step.payload)
+          })
             .then((response) => response.text())
         )
         : (yield* Effect.scoped(Effect.flatMap(

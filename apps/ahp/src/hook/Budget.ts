@@ -109,7 +109,8 @@ export const layer: Layer.Layer<Transport.Transports, never, Transport.Transport
         Effect.map(inner.connect(backend), (endpoint) => ({
           request: (message) =>
             bounded(backend.id, "request", endpoint.request(message), (response) => ({ _tag: "Answered", response })),
-          notify: (message) => bounded(backend.id, "notification", endpoint.notify(message), () => ({ _tag: "Delivered" }))
+          notify: (message) =>
+            bounded(backend.id, "notification", endpoint.notify(message), () => ({ _tag: "Delivered" }))
         }))
     }))
 )

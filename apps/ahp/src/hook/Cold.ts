@@ -34,7 +34,10 @@ export interface Request {
   /** How long a backend process may take to exit once the answer is written (milliseconds). */
   readonly exitGraceMs: number
   /** The payload text, or why there is none. */
-  readonly payload: { readonly _tag: "Text"; readonly text: string } | { readonly _tag: "Unreadable"; readonly problem: string }
+  readonly payload: { readonly _tag: "Text"; readonly text: string } | {
+    readonly _tag: "Unreadable"
+    readonly problem: string
+  }
   /** The host event the payload names, when known. */
   readonly event: HostEvents.HostEvent | undefined
   readonly registration: Locate.Located
@@ -96,12 +99,15 @@ const program = (request: Request): Effect.Effect<Result> => {
   })
   const located = request.registration
   if (located._tag === "Missing") {
-    return Effect.tap(Effect.succeed(failed(
-      `no AHP registration found (pass --registration, set AHP_REGISTRATION_FILE, or create ${
-        located.searched[0] ?? ".ahp/registration.json"
-      })`,
-      request.failClosed
-    )), answered(request))
+    return Effect.tap(
+      Effect.succeed(failed(
+        `no AHP registration found (pass --registration, set AHP_REGISTRATION_FILE, or create ${
+          located.searched[0] ?? ".ahp/registration.json"
+        })`,
+        request.failClosed
+      )),
+      answered(request)
+    )
   }
   if (located._tag === "Unreadable") {
     return Effect.tap(
@@ -112,34 +118,39 @@ const program = (request: Request): Effect.Effect<Result> => {
   const document = Json.parse(located.text)
   if (Either.isLeft(document)) {
     return Effect.tap(
-      Effect.succeed(failed(`the AHP registration ${located.file} is not JSON: ${document.left.message}`, request.failClosed)),
+      Effect.succeed(
+        failed(`the AHP registration ${located.file} is not JSON: ${document.left.message}`, request.failClosed)
+      ),
       answered(request)
     )
   }
   return Effect.scoped(
-    audited(request, Effect.matchEffect(Policy.make(host, document.right), {
-      onFailure: (error) =>
-        Effect.succeed(failed(
-          `the AHP registration ${located.file} is invalid: ${issuesText(error)}`,
-          request.failClosed ||
-            (request.event?.type !== undefined && Policy.failClosedIntent(document.right, request.event.type))
-        )),
-      onSuccess: (policy) => {
-        const summary = Policy.summary(policy)
-        if (request.payload._tag === "Unreadable") {
-          const failClosed = request.event !== undefined && summary[request.event.name]?.failClosed === true
-          return Effect.succeed({ ...failed(request.payload.problem, failClosed), summary })
+    audited(
+      request,
+      Effect.matchEffect(Policy.make(host, document.right), {
+        onFailure: (error) =>
+          Effect.succeed(failed(
+            `the AHP registration ${located.file} is invalid: ${issuesText(error)}`,
+            request.failClosed ||
+              (request.event?.type !== undefined && Policy.failClosedIntent(document.right, request.event.type))
+          )),
+        onSuccess: (policy) => {
+          const summary = Policy.summary(policy)
+          if (request.payload._tag === "Unreadable") {
+            const failClosed = request.event !== undefined && summary[request.event.name]?.failClosed === true
+            return Effect.succeed({ ...failed(request.payload.problem, failClosed), summary })
+          }
+          return Effect.map(
+            Policy.answer(policy, request.payload.text, {
+              deadline: request.deadline,
+              source: request.source,
+              verbose: request.verbose
+            }),
+            (reply): Result => ({ ...reply, summary })
+          )
         }
-        return Effect.map(
-          Policy.answer(policy, request.payload.text, {
-            deadline: request.deadline,
-            source: request.source,
-            verbose: request.verbose
-          }),
-          (reply): Result => ({ ...reply, summary })
-        )
-      }
-    })).pipe(Effect.tap(answered(request)))
+      })
+    ).pipe(Effect.tap(answered(request)))
   ).pipe(Effect.provide(transports(request.exitGraceMs, request.registration)))
 }
 
@@ -150,7 +161,11 @@ const audited = <A, E, R>(request: Request, self: Effect.Effect<A, E, R>) => {
   return Effect.flatMap(
     Effect.promise(() => import("../Audit.js")),
     (Audit) =>
-      Audit.withAuditOrWarn(audit.file, audit.content, (message) => Effect.sync(() => void process.stderr.write(`ahp: ${message}\n`)))(self)
+      Audit.withAuditOrWarn(
+        audit.file,
+        audit.content,
+        (message) => Effect.sync(() => void process.stderr.write(`ahp: ${message}\n`))
+      )(self)
   )
 }
 

@@ -63,7 +63,9 @@ const decisionLine = (result: Hooks.DispatchResult): string => {
   if (denial !== undefined) {
     const by = denial.provenance === undefined
       ? ""
-      : ` (${denial.synthetic ? "synthetic, after" : "by"} ${denial.provenance.backend}/${denial.provenance.subscription})`
+      : ` (${
+        denial.synthetic ? "synthetic, after" : "by"
+      } ${denial.provenance.backend}/${denial.provenance.subscription})`
     parts.push(`"${Brief.clip(denial.reason)}"${by}`)
   }
   if (decision.flow !== "none") parts.push(`flow ${decision.flow}`)
@@ -82,12 +84,15 @@ const decisionLine = (result: Hooks.DispatchResult): string => {
 export const lines = (traced: Traced): Array<string> => {
   const { mapped, result, routes } = traced
   const out = [
-    `${traced.host.name} ${mapped.event.name} → ${mapped.type} ${String(mapped.input.id)}: ${Brief.event(mapped.input)} (${routes.intercept.length} intercept, ${routes.observe.length} observe)`
+    `${traced.host.name} ${mapped.event.name} → ${mapped.type} ${String(mapped.input.id)}: ${
+      Brief.event(mapped.input)
+    } (${routes.intercept.length} intercept, ${routes.observe.length} observe)`
   ]
   const requests = traced.exchanges.filter((e) => e.kind === "request")
   const used = new Set<Budget.Exchange>()
   for (const route of routes.intercept) {
-    const label = `${route.backend.id}/${route.label} (intercept, ${route.failurePolicy}, ${route.timeoutMs} ms, ${route.backend.transport.type})`
+    const label =
+      `${route.backend.id}/${route.label} (intercept, ${route.failurePolicy}, ${route.timeoutMs} ms, ${route.backend.transport.type})`
     const exchange = requests.find((e) => e.backend === route.backend.id && !used.has(e))
     const failure = result.errors.find((e) => e.backend === route.backend.id && e.subscription === route.label)
     if (exchange === undefined && failure === undefined) {

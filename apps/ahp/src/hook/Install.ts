@@ -45,9 +45,10 @@ const quote = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : 
  */
 export const isOurs = (handler: Json.JsonValue, host: HostEvents.HostName): boolean => {
   if (!Json.isObject(handler) || handler.type !== "command" || typeof handler.command !== "string") return false
-  const match = /(?:^|[\s"'/\\])ahp(?:-hook\.mjs|\.mjs|\.cmd|\.js)?["']?(?:\s+hook)?\s+(claude-code|codex)(?:\s|$)/.exec(
-    handler.command
-  )
+  const match = /(?:^|[\s"'/\\])ahp(?:-hook\.mjs|\.mjs|\.cmd|\.js)?["']?(?:\s+hook)?\s+(claude-code|codex)(?:\s|$)/
+    .exec(
+      handler.command
+    )
   return match !== null && match[1] === host
 }
 
@@ -72,7 +73,11 @@ export interface Entry {
 export const entries = (
   host: HostEvents.HostName,
   prefix: string,
-  options: { readonly timeoutSeconds?: number | undefined; readonly registration?: string | undefined; readonly failClosed: boolean }
+  options: {
+    readonly timeoutSeconds?: number | undefined
+    readonly registration?: string | undefined
+    readonly failClosed: boolean
+  }
 ): ReadonlyArray<Entry> =>
   HostEvents.installed(host).map((event) => {
     const timeout = ownBudget.has(event.name) ? undefined : options.timeoutSeconds ?? defaultTimeoutSeconds
@@ -190,8 +195,10 @@ export const settingsFile = (
 export const shapeProblem = (settings: Json.JsonObject, host: HostEvents.HostName): string | undefined => {
   if (settings.hooks === undefined) return undefined
   if (!Json.isObject(settings.hooks)) return "\"hooks\" is not an object"
-  const event = HostEvents.installed(host).find((e) => settings.hooks !== undefined && Json.isObject(settings.hooks) &&
-    settings.hooks[e.name] !== undefined && !Array.isArray(settings.hooks[e.name]))
+  const event = HostEvents.installed(host).find((e) =>
+    settings.hooks !== undefined && Json.isObject(settings.hooks) &&
+    settings.hooks[e.name] !== undefined && !Array.isArray(settings.hooks[e.name])
+  )
   return event === undefined ? undefined : `"hooks.${event.name}" is not a list`
 }
 
@@ -234,7 +241,9 @@ export const main = async (args: Args.Install, command: ReadonlyArray<string>): 
     : uninstall(parsed.right, args.host)
   const verb = args._tag === "Install" ? "installed" : "removed"
   if (merged.changed.length === 0) {
-    say(`${args.host}: ${file}: ${args._tag === "Install" ? "already installed" : "nothing to remove"}; nothing changed`)
+    say(
+      `${args.host}: ${file}: ${args._tag === "Install" ? "already installed" : "nothing to remove"}; nothing changed`
+    )
     return 0
   }
   let backup: string | undefined
@@ -251,7 +260,9 @@ export const main = async (args: Args.Install, command: ReadonlyArray<string>): 
     return fail(`cannot write ${file}${backup !== undefined ? ` (a backup was made: ${backup})` : ""}`)
   }
   say(`${args.host}: ${file}: ${verb} the hook for ${merged.changed.join(", ")}`)
-  if (args._tag === "Install") say(`  command: ${entries(args.host, prefix, { ...args, registration })[0]!.handler.command}`)
+  if (args._tag === "Install") {
+    say(`  command: ${entries(args.host, prefix, { ...args, registration })[0]!.handler.command}`)
+  }
   say(backup === undefined ? "  (a new file)" : `  backup: ${backup}`)
   if (args.host === "codex" && args._tag === "Install") {
     say("  Codex runs a new or changed hook only once you trust it: review it in Codex's /hooks")

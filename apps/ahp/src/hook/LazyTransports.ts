@@ -43,7 +43,11 @@ export const layer = (options: Options = {}): Layer.Layer<Transport.Transports> 
       const scope = yield* Effect.scope
       const http = yield* Effect.cached(
         Effect.flatMap(loadHttp, ([HttpTransport, Credentials, TokenStore]) => {
-          const platform = Layer.mergeAll(HttpTransport.layerDispatcher, Credentials.layerEnv(), TokenStore.layerConfig())
+          const platform = Layer.mergeAll(
+            HttpTransport.layerDispatcher,
+            Credentials.layerEnv(),
+            TokenStore.layerConfig()
+          )
           return Effect.map(
             Layer.buildWithScope(Layer.provideMerge(HttpTransport.layerAuth(), platform), scope),
             (context) => ({ HttpTransport, context })
@@ -61,7 +65,10 @@ export const layer = (options: Options = {}): Layer.Layer<Transport.Transports> 
                 StdioTransport.connect(transport, options.stdio, { ...connectOptions, backend: backend.id })
             )
             : Effect.flatMap(http, ({ HttpTransport, context }) =>
-              Effect.provide(HttpTransport.connect(transport, backend.authentication, {}, { backend: backend.id }), context))
+              Effect.provide(
+                HttpTransport.connect(transport, backend.authentication, {}, { backend: backend.id }),
+                context
+              ))
         }
       })
     })

@@ -13,11 +13,11 @@
  * @since 0.1.0
  */
 import { Hooks, type Registry } from "@effect-ahp/harness"
+import type { Transport } from "@effect-ahp/harness"
 import { Host, HostEvents } from "@effect-ahp/hosts"
 import { Event, Json, Registration } from "@effect-ahp/protocol"
 import { Clock, Effect, Either } from "effect"
 import type * as Scope from "effect/Scope"
-import type { Transport } from "@effect-ahp/harness"
 import * as Budget from "./Budget.js"
 import type * as Cache from "./Cache.js"
 import * as HookTrace from "./HookTrace.js"

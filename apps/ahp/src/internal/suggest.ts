@@ -6,8 +6,10 @@
 
 /** Edits between two words: insertions, deletions, substitutions and swaps of neighbours. */
 const distance = (a: string, b: string): number => {
-  const d: Array<Array<number>> = Array.from({ length: a.length + 1 }, (_, i) =>
-    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)))
+  const d: Array<Array<number>> = Array.from(
+    { length: a.length + 1 },
+    (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0))
+  )
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1
@@ -45,7 +47,11 @@ export const closest = (word: string, known: Iterable<string>): string | undefin
  *
  * @internal
  */
-export const didYouMean = (word: string, known: Iterable<string>, quote: (text: string) => string = (t) => t): string => {
+export const didYouMean = (
+  word: string,
+  known: Iterable<string>,
+  quote: (text: string) => string = (t) => t
+): string => {
   const match = closest(word, known)
   return match === undefined ? "" : ` (did you mean ${quote(match)}?)`
 }

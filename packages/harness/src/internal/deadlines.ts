@@ -64,7 +64,9 @@ export class Deadlines {
         return effect
       }
       return Effect.flatMap(
-        Effect.fork(Effect.zipRight(this.clock.sleep(Duration.millis(millis)), Effect.sync(() => this.expire(armed, true)))),
+        Effect.fork(
+          Effect.zipRight(this.clock.sleep(Duration.millis(millis)), Effect.sync(() => this.expire(armed, true)))
+        ),
         (sleeper) => {
           armed.cancel = () => sleeper.unsafeInterruptAsFork(fiber.id())
           return effect

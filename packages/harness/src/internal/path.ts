@@ -18,8 +18,9 @@ export const getAt = (value: unknown, path: ReadonlyArray<string>): unknown => {
 
 /** Sets an own member; `__proto__` is defined (an assignment would set the prototype). */
 const defineOwn = (target: Record<string, unknown>, key: string, value: unknown): void => {
-  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
-  else target[key] = value
+  if (key === "__proto__") {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+  } else target[key] = value
 }
 
 /**
@@ -29,7 +30,9 @@ const defineOwn = (target: Record<string, unknown>, key: string, value: unknown)
 export const setAt = <A>(value: A, path: ReadonlyArray<string>, next: unknown): A => {
   if (path.length === 0) return next as A
   const [head, ...rest] = path as [string, ...Array<string>]
-  const base = typeof value === "object" && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : {}
+  const base = typeof value === "object" && value !== null && !Array.isArray(value)
+    ? value as Record<string, unknown>
+    : {}
   const child = Object.prototype.hasOwnProperty.call(base, head) ? base[head] : undefined
   const copy: Record<string, unknown> = { ...base }
   defineOwn(copy, head, setAt(child, rest, next))

@@ -74,7 +74,9 @@ const snapshots = (options: Options): Effect.Effect<Snapshots> =>
     let budget = options.maxBytes
     for (const id of ids) {
       const left = Math.max(0, until - (yield* Clock.currentTimeMillis))
-      const result = yield* Effect.either(Attachment.snapshot(id, own(sources, id)!, { maxBytes: budget, timeoutMs: left }))
+      const result = yield* Effect.either(
+        Attachment.snapshot(id, own(sources, id)!, { maxBytes: budget, timeoutMs: left })
+      )
       if (Either.isRight(result)) budget -= result.right.size
       taken.set(id, result)
     }
@@ -120,7 +122,9 @@ const withSnapshots = (options: Options, taken: Snapshots): Prepare => (route, p
     }
     const config = route.subscription.upload
     if (config === undefined) {
-      return Effect.fail(uploadError("upload-unconfigured", "the subscription selects attachments as body but has no upload endpoint"))
+      return Effect.fail(
+        uploadError("upload-unconfigured", "the subscription selects attachments as body but has no upload endpoint")
+      )
     }
     if (Option.isNone(options.uploads)) {
       return Effect.fail(uploadError("upload-unavailable", "no upload client is available in this runtime"))

@@ -58,5 +58,7 @@ export const retire = (
     if (fiber.unsafePoll() !== null) return Effect.void
     if (interruptAs !== undefined) fiber.unsafeInterruptAsFork(interruptAs)
     owner(fiber)
-    return Effect.asVoid(Effect.raceFirst(Effect.interruptible(Fiber.await(fiber)), Effect.interruptible(Effect.sleep(grace))))
+    return Effect.asVoid(
+      Effect.raceFirst(Effect.interruptible(Fiber.await(fiber)), Effect.interruptible(Effect.sleep(grace)))
+    )
   })

@@ -56,7 +56,11 @@ const stop = { stop_hook_active: opt(Schema.Boolean), last_assistant_message: op
 
 const payloads = {
   PreToolUse: Schema.Struct({ ...common, ...toolCall }),
-  PermissionRequest: Schema.Struct({ ...common, ...toolCall, permission_suggestions: opt(Schema.Array(Json.AnyObject)) }),
+  PermissionRequest: Schema.Struct({
+    ...common,
+    ...toolCall,
+    permission_suggestions: opt(Schema.Array(Json.AnyObject))
+  }),
   PostToolUse: Schema.Struct({ ...common, ...toolCall, tool_response: opt(Json.Value), duration_ms: opt(Json.Value) }),
   PostToolUseFailure: Schema.Struct({
     ...common,
@@ -271,14 +275,23 @@ const builders: { readonly [K in keyof Payloads]: (dialect: Dialect, p: Payloads
       outcome: p.is_interrupt === true ? "cancelled" : "error",
       execution: { status: "executed" },
       items: [],
-      ...(p.is_interrupt === true ? {} : { error: { class: "tool", message: present(p.error) ? p.error : "the tool failed" } }),
+      ...(p.is_interrupt === true
+        ? {}
+        : { error: { class: "tool", message: present(p.error) ? p.error : "the tool failed" } }),
       ...durationOf(p.duration_ms)
     }),
   PermissionDenied: (d, p) => built({ ...toolFields(d, p, p), decision: "deny", decidedBy: "classifier" }),
   PostToolBatch: (d, p) =>
     built({
-      batch: { id: identifier("batch", p.session_id ?? null, p.tool_calls as unknown as Json.JsonValue), synthesized: true },
-      calls: p.tool_calls.map((call) => ({ ...toolFields(d, p, call), outcome: "ok", execution: { status: "executed" } }))
+      batch: {
+        id: identifier("batch", p.session_id ?? null, p.tool_calls as unknown as Json.JsonValue),
+        synthesized: true
+      },
+      calls: p.tool_calls.map((call) => ({
+        ...toolFields(d, p, call),
+        outcome: "ok",
+        execution: { status: "executed" }
+      }))
     }),
   UserPromptSubmit: (_, p, id) =>
     built({ turn: turnOf(p, p.prompt), trigger: "user", items: [text(`${id}.prompt`, "user", p.prompt)] }),
@@ -308,7 +321,9 @@ const builders: { readonly [K in keyof Payloads]: (dialect: Dialect, p: Payloads
     built({
       trigger: p.trigger === "manual" ? "manual" : "auto",
       items: [],
-      ...(present(p.custom_instructions) ? { instructions: [textPart(`${id}.instructions`, p.custom_instructions)] } : {})
+      ...(present(p.custom_instructions)
+        ? { instructions: [textPart(`${id}.instructions`, p.custom_instructions)] }
+        : {})
     }),
   PostCompact: (d, p, id) =>
     built({
@@ -327,7 +342,9 @@ const builders: { readonly [K in keyof Payloads]: (dialect: Dialect, p: Payloads
       continuationCount: 0,
       items: [
         ...(p["input-messages"] ?? []).map((message, i) => text(`${id}.input.${i}`, "user", message)),
-        ...(present(p["last-assistant-message"]) ? [text(`${id}.response`, "assistant", p["last-assistant-message"])] : [])
+        ...(present(p["last-assistant-message"])
+          ? [text(`${id}.response`, "assistant", p["last-assistant-message"])]
+          : [])
       ]
     }),
   Notification: (_, p, id) =>

@@ -72,11 +72,16 @@ export const render = (
   const notices = [...(rendered.notices ?? [])]
   if (verdict.permission === "deny" && !event.blocking) {
     notices.push(
-      `${verdict.synthetic ? "a fail-closed policy backend failed" : "a policy denied"} at ${event.name}, which ${host.title} does not let a hook block`
+      `${
+        verdict.synthetic ? "a fail-closed policy backend failed" : "a policy denied"
+      } at ${event.name}, which ${host.title} does not let a hook block`
     )
   }
   const universal = rendered.universal !== false
-  const messages = [...(universal && rendered.ownMessages !== true ? verdict.messages : []), ...notices.map((n) => `ahp: ${n}`)]
+  const messages = [
+    ...(universal && rendered.ownMessages !== true ? verdict.messages : []),
+    ...notices.map((n) => `ahp: ${n}`)
+  ]
   const output: Record<string, Json.JsonValue> = { ...rendered.top }
   if (universal && verdict.flow === "stop") {
     output.continue = false
@@ -91,4 +96,6 @@ export const render = (
 
 /** The "no opinion" answer, with a visible message when there is one. @internal */
 export const noOpinion = (empty: string, message: string | undefined): Host.Answer =>
-  message === undefined ? Host.answer(undefined, empty) : Host.answer({ systemMessage: `ahp: ${message}` }, empty, [message])
+  message === undefined
+    ? Host.answer(undefined, empty)
+    : Host.answer({ systemMessage: `ahp: ${message}` }, empty, [message])

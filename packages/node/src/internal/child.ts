@@ -11,8 +11,8 @@
  *
  * @internal
  */
-import type { Registration } from "@effect-ahp/protocol"
 import * as TransportApi from "@effect-ahp/harness/Transport"
+import type { Registration } from "@effect-ahp/protocol"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -309,7 +309,10 @@ const statusOf = (handle: ChildProcess.ChildProcess): Option.Option<Status> =>
  *
  * @internal
  */
-export const spawn = (config: ChildConfig, output: Output): Effect.Effect<Child, TransportApi.TransportError, Scope.Scope> =>
+export const spawn = (
+  config: ChildConfig,
+  output: Output
+): Effect.Effect<Child, TransportApi.TransportError, Scope.Scope> =>
   Either.match(launchOf(config.transport, config.directory), {
     onLeft: Effect.fail,
     onRight: (launch) => start(config, launch, output)

@@ -7,9 +7,9 @@
  * @internal
  */
 import * as TransportApi from "@effect-ahp/harness/Transport"
-import type * as Undici from "undici"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import type * as Undici from "undici"
 
 /** @internal */
 export const failure = (reason: TransportApi.TransportFailure, detail: string, status?: number) =>
@@ -133,7 +133,10 @@ class Receiver implements Undici.Dispatcher.DispatchHandler {
 
   /** The body is over the limit: answer without it and close the connection. */
   private cutOff(): void {
-    this.end(Effect.succeed({ status: this.status, headers: this.headers, body: undefined }), "the response body is over the limit")
+    this.end(
+      Effect.succeed({ status: this.status, headers: this.headers, body: undefined }),
+      "the response body is over the limit"
+    )
   }
 
   /**

@@ -23,13 +23,13 @@
  */
 import type * as TransportApi from "@effect-ahp/harness/Transport"
 import { Json } from "@effect-ahp/protocol"
-import type * as Undici from "undici"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import type * as Undici from "undici"
 import * as http from "./http.js"
 
 /** @internal */
@@ -147,7 +147,11 @@ const isLocal = (hostname: string): boolean => {
  *
  * @internal
  */
-export const checkDiscovered = (url: string, anchor: URL, what: string): Either.Either<URL, TransportApi.TransportError> => {
+export const checkDiscovered = (
+  url: string,
+  anchor: URL,
+  what: string
+): Either.Either<URL, TransportApi.TransportError> => {
   const target = http.checkTarget(url, what)
   if (Either.isLeft(target)) {
     return Either.left(credentialFailure(`the ${what} must be an https URL (plain http only on loopback)`))
@@ -192,14 +196,18 @@ export const checkTokenEndpoint = (
 ): Either.Either<URL, TransportApi.TransportError> => {
   const target = http.checkTarget(endpoint, "token endpoint")
   if (Either.isLeft(target)) {
-    return Either.left(credentialFailure("the token endpoint must use https (plain http only to a loopback issuer's host)"))
+    return Either.left(
+      credentialFailure("the token endpoint must use https (plain http only to a loopback issuer's host)")
+    )
   }
   const url = target.right
   if (url.protocol !== "https:" && issuer.protocol === "https:") {
     return Either.left(credentialFailure("the token endpoint must use https like its issuer"))
   }
   if (url.origin !== issuer.origin && !allowed.has(url.origin)) {
-    return Either.left(credentialFailure("the token endpoint is not on the issuer's origin, nor on one allowed by configuration"))
+    return Either.left(
+      credentialFailure("the token endpoint is not on the issuer's origin, nor on one allowed by configuration")
+    )
   }
   return Either.right(url)
 }
@@ -216,14 +224,17 @@ const readJsonObject = (
   outgoing: http.Outgoing,
   what: string
 ): Effect.Effect<Option.Option<Json.JsonObject>, TransportApi.TransportError> =>
-  Effect.flatMap(http.exchange(config.dispatcher, outgoing, config.maxMetadataBytes, what, config.inFlight), (incoming) => {
-    if (incoming.status !== 200 || !http.isJson(incoming)) return Effect.succeedNone
-    if (incoming.body === undefined) return Effect.fail(http.oversized(what, config.maxMetadataBytes))
-    return Effect.succeed(Either.match(Json.parseBytes(incoming.body), {
-      onLeft: () => Option.none(),
-      onRight: (value) => Json.isObject(value) ? Option.some(value) : Option.none()
-    }))
-  })
+  Effect.flatMap(
+    http.exchange(config.dispatcher, outgoing, config.maxMetadataBytes, what, config.inFlight),
+    (incoming) => {
+      if (incoming.status !== 200 || !http.isJson(incoming)) return Effect.succeedNone
+      if (incoming.body === undefined) return Effect.fail(http.oversized(what, config.maxMetadataBytes))
+      return Effect.succeed(Either.match(Json.parseBytes(incoming.body), {
+        onLeft: () => Option.none(),
+        onRight: (value) => Json.isObject(value) ? Option.some(value) : Option.none()
+      }))
+    }
+  )
 
 const getJson = (config: OAuthConfig, url: URL, what: string) =>
   readJsonObject(config, { url, method: "GET", headers: acceptJson }, what)
@@ -277,7 +288,9 @@ const validateResource = (
   const expected = resourceOf(endpoint)
   const origin = `${endpoint.origin}/`
   if (typeof resource !== "string" || !(sameResource(resource, expected) || (root && sameResource(resource, origin)))) {
-    return Either.left(credentialFailure("the protected resource metadata names a different resource than the endpoint"))
+    return Either.left(
+      credentialFailure("the protected resource metadata names a different resource than the endpoint")
+    )
   }
   const servers = metadata.authorization_servers
   if (!Array.isArray(servers) || servers.length === 0 || !servers.every((s) => typeof s === "string")) {
@@ -497,7 +510,9 @@ export const requestToken = (
       : now + lifetime - Math.min(Duration.toMillis(config.refreshMargin), lifetime / 2)
     return {
       accessToken: Redacted.make(access_token),
-      refreshToken: typeof refresh_token === "string" && usable.test(refresh_token) ? Redacted.make(refresh_token) : undefined,
+      refreshToken: typeof refresh_token === "string" && usable.test(refresh_token)
+        ? Redacted.make(refresh_token)
+        : undefined,
       expiresAt
     } satisfies Token
   })
@@ -517,7 +532,10 @@ export const tokenForm = (
     readonly secret: Option.Option<Redacted.Redacted<string>>
   }
 ): Array<readonly [string, string]> => {
-  const form: Array<readonly [string, string]> = [...grant, ["client_id", client.clientId], ["resource", client.resource]]
+  const form: Array<readonly [string, string]> = [...grant, ["client_id", client.clientId], [
+    "resource",
+    client.resource
+  ]]
   if (client.scopes.length > 0) form.push(["scope", client.scopes.join(" ")])
   if (Option.isSome(client.secret)) form.push(["client_secret", Redacted.value(client.secret.value)])
   return form

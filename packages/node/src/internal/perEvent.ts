@@ -7,10 +7,10 @@
  *
  * @internal
  */
-import { Framing } from "@effect-ahp/protocol"
-import type { Json } from "@effect-ahp/protocol"
 import * as Tracing from "@effect-ahp/harness/Tracing"
 import type * as TransportApi from "@effect-ahp/harness/Transport"
+import { Framing } from "@effect-ahp/protocol"
+import type { Json } from "@effect-ahp/protocol"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -59,20 +59,22 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
     Effect.suspend(() =>
       closed ? Effect.fail(stdio.closedError) : Either.mapLeft(Framing.encodeText(message), response.unencodable)
     ).pipe(
-      Effect.flatMap((line) => Effect.acquireUseRelease(
-        Scope.fork(children, ExecutionStrategy.sequential),
-        (scope) =>
-          child.spawn(withTraceContext(config, message), output).pipe(
-            Scope.extend(scope),
-            Effect.tap((spawned) => {
-              latest = spawned
-              spawned.write(line)
-              spawned.endInput()
-            }),
-            Effect.flatMap(use)
-          ),
-        (scope, exit) => Effect.sync(() => void runBackground(Effect.uninterruptible(Scope.close(scope, exit))))
-      ))
+      Effect.flatMap((line) =>
+        Effect.acquireUseRelease(
+          Scope.fork(children, ExecutionStrategy.sequential),
+          (scope) =>
+            child.spawn(withTraceContext(config, message), output).pipe(
+              Scope.extend(scope),
+              Effect.tap((spawned) => {
+                latest = spawned
+                spawned.write(line)
+                spawned.endInput()
+              }),
+              Effect.flatMap(use)
+            ),
+          (scope, exit) => Effect.sync(() => void runBackground(Effect.uninterruptible(Scope.close(scope, exit))))
+        )
+      )
     )
 
   /** The first decisive outcome on stdout, or undefined when stdout ended without one. */
@@ -117,7 +119,9 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
           if (outcome === undefined) {
             return Effect.flatMap(spawned.describeEnd(config.exitGrace), (how) =>
               Effect.fail(
-                closed ? stdio.closedError : stdio.failure("exited", `the backend process ended before answering (${how})`)
+                closed
+                  ? stdio.closedError
+                  : stdio.failure("exited", `the backend process ended before answering (${how})`)
               ))
           }
           if (outcome._tag !== "Response") return Effect.fail(stdio.outcomeError(outcome, spawned))
@@ -125,8 +129,12 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
         }))
     }, Tracing.withSpanWhenTraced("StdioTransport.request")),
     notify: Effect.fnUntraced(function*(message) {
-      yield* run(message, discard, (spawned) =>
-        exitedCleanly(spawned, config.notificationGrace, "received the observation and the end of its stdin"))
+      yield* run(
+        message,
+        discard,
+        (spawned) =>
+          exitedCleanly(spawned, config.notificationGrace, "received the observation and the end of its stdin")
+      )
     }, Tracing.withSpanWhenTraced("StdioTransport.notify")),
     diagnostics: Effect.sync(() => latest?.stderr())
   }

@@ -17,10 +17,10 @@
  *
  * @internal
  */
-import { Framing, JsonRpc } from "@effect-ahp/protocol"
-import type { Json } from "@effect-ahp/protocol"
 import * as Tracing from "@effect-ahp/harness/Tracing"
 import type * as TransportApi from "@effect-ahp/harness/Transport"
+import { Framing, JsonRpc } from "@effect-ahp/protocol"
+import type { Json } from "@effect-ahp/protocol"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"

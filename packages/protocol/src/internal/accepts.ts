@@ -238,5 +238,5 @@ class Compiler {
  * the default; ignoring them accepts exactly the same inputs) or rejected (`"error"`),
  * except where an object's own annotations say otherwise.
  */
-export const compile = (ast: AST.AST, onExcessProperty: Excess = "preserve"): ((u: unknown) => boolean) =>
+export const compile = (ast: AST.AST, onExcessProperty: Excess = "preserve"): (u: unknown) => boolean =>
   new Compiler().check(ast, onExcessProperty)

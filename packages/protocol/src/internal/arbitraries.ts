@@ -41,12 +41,17 @@ export const capabilities = (
     const flow = effects.includes("flow")
       ? subset(fc, bounds.flowOperations, 1).chain((ops) =>
         ops.includes("continue")
-          ? fc.record({ remainingContinuations: fc.nat(5), continuationCount: fc.nat(5) }).map((allowance) => ({ operations: ops, ...allowance }))
+          ? fc.record({ remainingContinuations: fc.nat(5), continuationCount: fc.nat(5) }).map((allowance) => ({
+            operations: ops,
+            ...allowance
+          }))
           : fc.constant({ operations: ops })
       )
       : fc.constant(undefined)
     const inject = effects.includes("inject")
-      ? subset(fc, ["now", "next_turn"] as ReadonlyArray<DeliverAt>, 1).map((deliverAt) => ({ context: { append: true as const, deliverAt } }))
+      ? subset(fc, ["now", "next_turn"] as ReadonlyArray<DeliverAt>, 1).map((deliverAt) => ({
+        context: { append: true as const, deliverAt }
+      }))
       : fc.constant(undefined)
     return fc.tuple(modify, flow, inject).map(([m, f, i]) => ({
       effects,
@@ -63,4 +68,6 @@ export const selectors = (fc: FC, names: ReadonlyArray<string>) =>
 
 /** Reverse-DNS names. @internal */
 export const reverseDns = (fc: FC) =>
-  fc.tuple(fc.constantFrom("com", "org", "dev"), fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/)).map(([a, b]) => `${a}.${b}`)
+  fc.tuple(fc.constantFrom("com", "org", "dev"), fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/)).map(([a, b]) =>
+    `${a}.${b}`
+  )

@@ -110,7 +110,10 @@ const expected = (ast: AST.AST): string => {
     case "BooleanKeyword":
       return "a boolean"
     case "Declaration":
-      return AST.getDescriptionAnnotation(ast).pipe(Option.orElse(() => identifier), Option.getOrElse(() => "a valid value"))
+      return AST.getDescriptionAnnotation(ast).pipe(
+        Option.orElse(() => identifier),
+        Option.getOrElse(() => "a valid value")
+      )
     case "Refinement":
     case "Transformation":
       return Option.getOrElse(identifier, () => expected(ast._tag === "Refinement" ? ast.from : ast.to))
@@ -142,10 +145,13 @@ const annotatedMessage = (issue: ParseResult.ParseIssue): string | undefined => 
 }
 
 const childrenOf = (issue: ParseResult.Composite): ReadonlyArray<ParseResult.ParseIssue> =>
-  Array.isArray(issue.issues) ? (issue.issues as ReadonlyArray<ParseResult.ParseIssue>) : [issue.issues as ParseResult.ParseIssue]
+  Array.isArray(issue.issues)
+    ? (issue.issues as ReadonlyArray<ParseResult.ParseIssue>)
+    : [issue.issues as ParseResult.ParseIssue]
 
 const isLiteralMismatch = (issue: ParseResult.ParseIssue): boolean =>
-  issue._tag === "Type" && (issue.ast._tag === "Literal" || (issue.ast._tag === "Union" && issue.ast.types.every((t) => t._tag === "Literal")))
+  issue._tag === "Type" &&
+  (issue.ast._tag === "Literal" || (issue.ast._tag === "Union" && issue.ast.types.every((t) => t._tag === "Literal")))
 
 /** Whether a member's failure is a mismatch of one of its literal (discriminating) members. */
 const failsDiscriminator = (issue: ParseResult.ParseIssue): boolean => {
@@ -166,7 +172,9 @@ const literalsOf = (ast: AST.AST): ReadonlyArray<AST.LiteralValue> | undefined =
 }
 
 /** The members' literal values of each key that is literal-valued in every member. */
-const discriminators = (members: ReadonlyArray<AST.AST>): Map<string, Array<ReadonlyArray<AST.LiteralValue>>> | undefined => {
+const discriminators = (
+  members: ReadonlyArray<AST.AST>
+): Map<string, Array<ReadonlyArray<AST.LiteralValue>>> | undefined => {
   const objects = members.map(objectAst)
   if (objects.some((o) => o === undefined)) return undefined
   const keys = new Map<string, Array<ReadonlyArray<AST.LiteralValue>>>()
@@ -207,7 +215,9 @@ const walkUnion = (
     out.push(make(path, `expected ${expected(ast)}, got ${describeActual(actual)}`))
     return
   }
-  const keys = typeof actual === "object" && actual !== null && !Array.isArray(actual) ? discriminators(ast.types) : undefined
+  const keys = typeof actual === "object" && actual !== null && !Array.isArray(actual)
+    ? discriminators(ast.types)
+    : undefined
   if (keys !== undefined && keys.size > 0) {
     const record = actual as Record<string, unknown>
     const present = [...keys.keys()].filter((k) => k in record)
@@ -215,7 +225,9 @@ const walkUnion = (
       present.every((k) => keys.get(k)![i]!.includes(record[k] as AST.LiteralValue))
     )
     if (matching.length === 0 && present.length > 0) {
-      const key = present.find((k) => !ast.types.some((_, i) => keys.get(k)![i]!.includes(record[k] as AST.LiteralValue)))
+      const key = present.find((k) =>
+        !ast.types.some((_, i) => keys.get(k)![i]!.includes(record[k] as AST.LiteralValue))
+      )
       if (key !== undefined) {
         const allowed = [...new Set(keys.get(key)!.flat())].map((v) => JSON.stringify(v)).join(", ")
         out.push(make([...path, key], `must be one of ${allowed}, got ${describeActual(record[key])}`))
@@ -251,8 +263,13 @@ const walkUnion = (
 const codeOf = (ast: AST.AST): { readonly code: string; readonly message?: string | undefined } | undefined => {
   const annotation = ast.annotations[CodeAnnotationId]
   if (typeof annotation === "string") return { code: annotation }
-  if (typeof annotation === "object" && annotation !== null && "code" in annotation && typeof annotation.code === "string") {
-    return { code: annotation.code, message: "message" in annotation && typeof annotation.message === "string" ? annotation.message : undefined }
+  if (
+    typeof annotation === "object" && annotation !== null && "code" in annotation && typeof annotation.code === "string"
+  ) {
+    return {
+      code: annotation.code,
+      message: "message" in annotation && typeof annotation.message === "string" ? annotation.message : undefined
+    }
   }
   return undefined
 }
@@ -261,7 +278,12 @@ const codeOf = (ast: AST.AST): { readonly code: string; readonly message?: strin
  * Runs `walk`, giving `code` to the issues it finds at `path` itself that have none: a
  * coded schema names the problems of its value, not those of its members.
  */
-const coding = (code: string, path: ReadonlyArray<PropertyKey>, out: Array<Issue>, walk: (into: Array<Issue>) => void): void => {
+const coding = (
+  code: string,
+  path: ReadonlyArray<PropertyKey>,
+  out: Array<Issue>,
+  walk: (into: Array<Issue>) => void
+): void => {
   const found: Array<Issue> = []
   walk(found)
   const at = pointer(path)
@@ -279,13 +301,17 @@ const walk = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>, o
         return
       }
       const children = childrenOf(issue)
-      if (issue.ast._tag === "Union" && children.length > 1) return walkUnion(issue.ast, issue.actual, children, path, out)
+      if (issue.ast._tag === "Union" && children.length > 1) {
+        return walkUnion(issue.ast, issue.actual, children, path, out)
+      }
       for (const child of children) walk(child, path, out)
       return
     }
     case "Refinement": {
       const rule = codeOf(issue.ast)
-      if (rule !== undefined && issue.kind === "From") return coding(rule.code, path, out, (into) => walk(issue.issue, path, into))
+      if (rule !== undefined && issue.kind === "From") {
+        return coding(rule.code, path, out, (into) => walk(issue.issue, path, into))
+      }
       if (issue.kind === "From") return walk(issue.issue, path, out)
       const own = annotatedMessage(issue)
       if (own !== undefined) {
@@ -300,8 +326,9 @@ const walk = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>, o
     case "Type": {
       const message = annotatedMessage(issue) ?? issue.message
       const rule = codeOf(issue.ast)
-      if (rule !== undefined) out.push({ ...make(path, rule.message ?? message ?? `is not ${expected(issue.ast)}`), code: rule.code })
-      else if (message !== undefined) out.push(make(path, message))
+      if (rule !== undefined) {
+        out.push({ ...make(path, rule.message ?? message ?? `is not ${expected(issue.ast)}`), code: rule.code })
+      } else if (message !== undefined) out.push(make(path, message))
       else if (issue.ast._tag === "Refinement") out.push(make(path, `is not ${expected(issue.ast)}`))
       else out.push(make(path, `expected ${expected(issue.ast)}, got ${describeActual(issue.actual)}`))
       return
@@ -364,7 +391,6 @@ export const describe = describeActual
  */
 export const parseOptions = { errors: "all", onExcessProperty: "preserve" } as const
 
-
 const codeAsts = new Map<string, AST.AST>()
 
 /**
@@ -374,7 +400,12 @@ const codeAsts = new Map<string, AST.AST>()
  * @since 0.1.0
  * @category constructors
  */
-export const coded = (code: string, path: ReadonlyArray<PropertyKey>, actual: unknown, message: string): ParseResult.ParseIssue => {
+export const coded = (
+  code: string,
+  path: ReadonlyArray<PropertyKey>,
+  actual: unknown,
+  message: string
+): ParseResult.ParseIssue => {
   let ast = codeAsts.get(code)
   if (ast === undefined) {
     ast = AST.annotations(AST.neverKeyword, { [CodeAnnotationId]: code })

@@ -14,16 +14,16 @@ import {
   Extensions,
   FieldGap,
   forbidden,
-  struct,
   Identity,
   NonEmpty,
   Session,
+  struct,
   synthesized,
   Timestamp
 } from "../../Common.js"
 import * as Content from "../../Content.js"
-import * as Json from "../../Json.js"
 import { EventType } from "../../EventType.js"
+import * as Json from "../../Json.js"
 
 /** @internal */
 export const optional = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
@@ -75,7 +75,6 @@ export const NonNegativeNumber = Schema.Number.pipe(
   Schema.finite({ message: () => "must be a finite number" }),
   Schema.greaterThanOrEqualTo(0, { message: () => "must be a non-negative number" })
 ).annotations({ arbitrary: () => (fc) => fc.double({ min: 0, max: 1e9, noNaN: true }).map((n) => n + 0) })
-
 
 /** @internal */
 export const Currency = Schema.String.pipe(

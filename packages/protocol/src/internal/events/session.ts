@@ -24,7 +24,10 @@ const manifestSample: Discovery.Manifest = {
   correlationIdentityFields: ["id", "session.id"]
 }
 
-const Manifest = Discovery.Manifest.annotations({ identifier: "Manifest", arbitrary: () => (fc) => fc.constant(manifestSample) })
+const Manifest = Discovery.Manifest.annotations({
+  identifier: "Manifest",
+  arbitrary: () => (fc) => fc.constant(manifestSample)
+})
 
 /** @internal */
 export const SessionStart = crossField(
