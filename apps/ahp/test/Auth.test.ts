@@ -127,6 +127,21 @@ const protectedServer = (options: { readonly holdRefresh?: boolean } = {}) =>
     ({ server }) => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
   )
 
+/**
+ * `ahp auth login com.example.rs` with `client`, completed the way a browser would: the
+ * authorization URL it prints is followed to the loopback redirect.
+ */
+const loginAs = (client: ReadonlyArray<string>, env: Record<string, string>) =>
+  Effect.gen(function*() {
+    const login = yield* startCli(["auth", "login", "com.example.rs", ...client, "--no-browser"], { env })
+    const url = yield* eventually(() => login.stderr().match(/https?:\/\/\S+\/authorize\S*/)?.[0])
+    const location = yield* Effect.promise(() =>
+      fetch(url, { redirect: "manual" }).then((r) => r.headers.get("location")!)
+    )
+    yield* Effect.promise(() => fetch(location))
+    return yield* login.done
+  })
+
 describe("ahp auth", () => {
   it.scopedLive(
     "login (browser flow on 127.0.0.1), status, logout against a local authorization server",
@@ -146,13 +161,7 @@ describe("ahp auth", () => {
           })
         )
         const client = ["--registration", reg, "--issuer", origin, "--client-id", "person", "--scope", "hooks"]
-        const login = yield* startCli(["auth", "login", "com.example.rs", ...client, "--no-browser"], { env })
-        const url = yield* eventually(() => login.stderr().match(/https?:\/\/\S+\/authorize\S*/)?.[0])
-        const location = yield* Effect.promise(() =>
-          fetch(url, { redirect: "manual" }).then((r) => r.headers.get("location")!)
-        )
-        yield* Effect.promise(() => fetch(location))
-        const done = yield* login.done
+        const done = yield* loginAs(client, env)
         assert.strictEqual(done.code, 0, done.stderr)
         assert.include(done.stdout, "logged in for com.example.rs")
         assert.notInclude(done.stdout + done.stderr, "cli-at-1")
@@ -201,13 +210,7 @@ describe("ahp auth", () => {
         assert.include(before.errors[0].detail, "run `ahp auth login com.example.rs --issuer ISSUER --client-id ID`")
 
         const client = ["--registration", reg, "--issuer", origin, "--client-id", "person", "--scope", "hooks"]
-        const login = yield* startCli(["auth", "login", "com.example.rs", ...client, "--no-browser"], { env })
-        const url = yield* eventually(() => login.stderr().match(/https?:\/\/\S+\/authorize\S*/)?.[0])
-        const location = yield* Effect.promise(() =>
-          fetch(url, { redirect: "manual" }).then((r) => r.headers.get("location")!)
-        )
-        yield* Effect.promise(() => fetch(location))
-        assert.strictEqual((yield* login.done).code, 0)
+        assert.strictEqual((yield* loginAs(client, env)).code, 0)
 
         // The login's token is stale at once (expires_in 1 < the refresh margin): refreshed, stored.
         const refreshed = yield* dispatch
@@ -252,13 +255,7 @@ describe("ahp auth", () => {
           })
         )
         const client = ["--registration", reg, "--issuer", origin, "--client-id", "person"]
-        const login = yield* startCli(["auth", "login", "com.example.rs", ...client, "--no-browser"], { env })
-        const url = yield* eventually(() => login.stderr().match(/https?:\/\/\S+\/authorize\S*/)?.[0])
-        const location = yield* Effect.promise(() =>
-          fetch(url, { redirect: "manual" }).then((r) => r.headers.get("location")!)
-        )
-        yield* Effect.promise(() => fetch(location))
-        assert.strictEqual((yield* login.done).code, 0)
+        assert.strictEqual((yield* loginAs(client, env)).code, 0)
 
         const event = writeFile(dir, "event.json", toolBefore("ls"))
         const dispatch = runCli(["dispatch", "--registration", reg, "--event", event], { env })
