@@ -160,16 +160,33 @@ const attempt = <A>(file: string, what: string, run: () => Promise<A>) =>
     catch: (cause) => inputError(file, `cannot read the ${what} file ${file}: ${systemReason(cause)}`)
   })
 
-const readBytes = (handle: FileHandle, file: string, what: string) =>
+/**
+ * Opens an input file without blocking (a FIFO is refused, not waited on), checks that it is
+ * a regular file, runs `use` on it with its size, and closes it.
+ */
+const withRegularFile = <A, E, R>(
+  file: string,
+  what: string,
+  use: (handle: FileHandle, size: number) => Effect.Effect<A, E, R>
+): Effect.Effect<A, InputError | E, R> =>
+  Effect.acquireUseRelease(
+    Effect.interruptible(
+      attempt(file, what, () => NodeFs.promises.open(file, NodeFs.constants.O_RDONLY | NodeFs.constants.O_NONBLOCK))
+    ),
+    (handle) =>
+      Effect.flatMap(attempt(file, what, () => handle.stat()), (stats): Effect.Effect<A, InputError | E, R> =>
+        stats.isFile()
+          ? use(handle, stats.size)
+          : inputError(file, `the ${what} file ${file} is ${kindOf(stats)}: inputs are read from regular files only`)),
+    (handle) =>
+      Effect.ignore(Effect.tryPromise(() =>
+        handle.close()
+      ))
+  )
+
+const readBytes = (handle: FileHandle, size: number, file: string, what: string) =>
   Effect.gen(function*() {
-    const stats = yield* attempt(file, what, () => handle.stat())
-    if (!stats.isFile()) {
-      return yield* inputError(
-        file,
-        `the ${what} file ${file} is ${kindOf(stats)}: inputs are read from regular files only`
-      )
-    }
-    if (stats.size > maxInputBytes) return yield* tooLarge(file, what)
+    if (size > maxInputBytes) return yield* tooLarge(file, what)
     const chunks: Array<Buffer> = []
     let total = 0
     while (true) {
@@ -205,12 +222,10 @@ const decodeUtf8 = (bytes: Buffer, file: string, what: string): Either.Either<st
  * @category input
  */
 export const readText = (file: string, what: string): Effect.Effect<string, InputError> =>
-  Effect.acquireUseRelease(
-    Effect.interruptible(
-      attempt(file, what, () => NodeFs.promises.open(file, NodeFs.constants.O_RDONLY | NodeFs.constants.O_NONBLOCK))
-    ),
-    (handle) => Effect.flatMap(readBytes(handle, file, what), (bytes) => decodeUtf8(bytes, file, what)),
-    (handle) => Effect.ignore(Effect.tryPromise(() => handle.close()))
+  withRegularFile(
+    file,
+    what,
+    (handle, size) => Effect.flatMap(readBytes(handle, size, file, what), (bytes) => decodeUtf8(bytes, file, what))
   )
 
 /**
@@ -236,67 +251,54 @@ export const forEachLine = <E, R>(
   limits: { readonly maxLineBytes: number; readonly maxFileBytes: number },
   f: (line: Line, number: number) => Effect.Effect<void, E, R>
 ): Effect.Effect<void, InputError | E, R> =>
-  Effect.acquireUseRelease(
-    Effect.interruptible(
-      attempt(file, what, () => NodeFs.promises.open(file, NodeFs.constants.O_RDONLY | NodeFs.constants.O_NONBLOCK))
-    ),
-    (handle) =>
-      Effect.gen(function*() {
-        const stats = yield* attempt(file, what, () => handle.stat())
-        if (!stats.isFile()) {
+  withRegularFile(file, what, (handle) =>
+    Effect.gen(function*() {
+      let pending: Array<Buffer> = []
+      let pendingBytes = 0
+      let tooLong = false
+      let number = 0
+      let total = 0
+      const emit = (bytes: Buffer): Effect.Effect<void, E, R> => {
+        number += 1
+        if (tooLong) return f(Either.left(`longer than ${limits.maxLineBytes} bytes`), number)
+        const text = bytes[bytes.length - 1] === 0x0d ? bytes.subarray(0, bytes.length - 1) : bytes
+        if (text.length === 0) return Effect.void
+        if (!isUtf8(text)) return f(Either.left("not valid UTF-8"), number)
+        return f(Either.right(text.toString("utf8")), number)
+      }
+      const buffer = Buffer.allocUnsafe(chunkBytes)
+      while (true) {
+        const { bytesRead } = yield* attempt(file, what, () => handle.read(buffer, 0, buffer.length, null))
+        if (bytesRead === 0) break
+        total += bytesRead
+        if (total > limits.maxFileBytes) {
           return yield* inputError(
             file,
-            `the ${what} file ${file} is ${kindOf(stats)}: inputs are read from regular files only`
+            `the ${what} file ${file} is larger than the ${limits.maxFileBytes / 1024 / 1024} MiB limit`
           )
         }
-        let pending: Array<Buffer> = []
-        let pendingBytes = 0
-        let tooLong = false
-        let number = 0
-        let total = 0
-        const emit = (bytes: Buffer): Effect.Effect<void, E, R> => {
-          number += 1
-          if (tooLong) return f(Either.left(`longer than ${limits.maxLineBytes} bytes`), number)
-          const text = bytes[bytes.length - 1] === 0x0d ? bytes.subarray(0, bytes.length - 1) : bytes
-          if (text.length === 0) return Effect.void
-          if (!isUtf8(text)) return f(Either.left("not valid UTF-8"), number)
-          return f(Either.right(text.toString("utf8")), number)
+        let start = 0
+        for (let end = buffer.indexOf(0x0a, 0); end !== -1 && end < bytesRead; end = buffer.indexOf(0x0a, start)) {
+          if (pendingBytes + end - start > limits.maxLineBytes) tooLong = true
+          if (!tooLong) pending.push(Buffer.from(buffer.subarray(start, end)))
+          yield* emit(Buffer.concat(pending))
+          pending = []
+          pendingBytes = 0
+          tooLong = false
+          start = end + 1
         }
-        const buffer = Buffer.allocUnsafe(chunkBytes)
-        while (true) {
-          const { bytesRead } = yield* attempt(file, what, () => handle.read(buffer, 0, buffer.length, null))
-          if (bytesRead === 0) break
-          total += bytesRead
-          if (total > limits.maxFileBytes) {
-            return yield* inputError(
-              file,
-              `the ${what} file ${file} is larger than the ${limits.maxFileBytes / 1024 / 1024} MiB limit`
-            )
-          }
-          let start = 0
-          for (let end = buffer.indexOf(0x0a, 0); end !== -1 && end < bytesRead; end = buffer.indexOf(0x0a, start)) {
-            if (pendingBytes + end - start > limits.maxLineBytes) tooLong = true
-            if (!tooLong) pending.push(Buffer.from(buffer.subarray(start, end)))
-            yield* emit(Buffer.concat(pending))
+        if (start < bytesRead && !tooLong) {
+          pendingBytes += bytesRead - start
+          if (pendingBytes > limits.maxLineBytes) {
+            tooLong = true
             pending = []
-            pendingBytes = 0
-            tooLong = false
-            start = end + 1
-          }
-          if (start < bytesRead && !tooLong) {
-            pendingBytes += bytesRead - start
-            if (pendingBytes > limits.maxLineBytes) {
-              tooLong = true
-              pending = []
-            } else {
-              pending.push(Buffer.from(buffer.subarray(start, bytesRead)))
-            }
+          } else {
+            pending.push(Buffer.from(buffer.subarray(start, bytesRead)))
           }
         }
-        if (pending.length > 0 || tooLong) yield* emit(Buffer.concat(pending))
-      }),
-    (handle) => Effect.ignore(Effect.tryPromise(() => handle.close()))
-  )
+      }
+      if (pending.length > 0 || tooLong) yield* emit(Buffer.concat(pending))
+    }))
 
 /**
  * Reads and parses one JSON file; `what` names the file in messages ("event",
