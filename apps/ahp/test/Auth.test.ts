@@ -127,6 +127,18 @@ const protectedServer = (options: { readonly holdRefresh?: boolean } = {}) =>
     ({ server }) => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
   )
 
+/** Writes `reg.json`: the protected resource `com.example.rs` at `origin`, intercepting `tool.before`. */
+const resourceRegistration = (dir: string, origin: string, failurePolicy: "fail-open" | "fail-closed") =>
+  writeFile(
+    dir,
+    "reg.json",
+    registration({
+      id: "com.example.rs",
+      transport: { type: "http", url: `${origin}/hooks` },
+      subscriptions: [intercept(["tool.before"], { failurePolicy })]
+    })
+  )
+
 /**
  * `ahp auth login com.example.rs` with `client`, completed the way a browser would: the
  * authorization URL it prints is followed to the loopback redirect.
@@ -151,15 +163,7 @@ describe("ahp auth", () => {
         const dir = yield* tempDir
         const tokens = path.join(dir, "state", "tokens.json")
         const env = { AHP_OAUTH_TOKENS: tokens }
-        const reg = writeFile(
-          dir,
-          "reg.json",
-          registration({
-            id: "com.example.rs",
-            transport: { type: "http", url: `${origin}/hooks` },
-            subscriptions: [intercept(["tool.before"])]
-          })
-        )
+        const reg = resourceRegistration(dir, origin, "fail-open")
         const client = ["--registration", reg, "--issuer", origin, "--client-id", "person", "--scope", "hooks"]
         const done = yield* loginAs(client, env)
         assert.strictEqual(done.code, 0, done.stderr)
@@ -193,15 +197,7 @@ describe("ahp auth", () => {
         const { origin, seen } = yield* protectedServer()
         const dir = yield* tempDir
         const env = { AHP_OAUTH_TOKENS: path.join(dir, "tokens.json") }
-        const reg = writeFile(
-          dir,
-          "reg.json",
-          registration({
-            id: "com.example.rs",
-            transport: { type: "http", url: `${origin}/hooks` },
-            subscriptions: [intercept(["tool.before"], { failurePolicy: "fail-closed" })]
-          })
-        )
+        const reg = resourceRegistration(dir, origin, "fail-closed")
         const event = writeFile(dir, "event.json", toolBefore("ls"))
         const dispatch = runCli(["dispatch", "--registration", reg, "--event", event], { env })
         const before = output(yield* dispatch)
@@ -245,15 +241,7 @@ describe("ahp auth", () => {
         const { origin, refreshes } = yield* protectedServer({ holdRefresh: true })
         const dir = yield* tempDir
         const env = { AHP_OAUTH_TOKENS: path.join(dir, "tokens.json") }
-        const reg = writeFile(
-          dir,
-          "reg.json",
-          registration({
-            id: "com.example.rs",
-            transport: { type: "http", url: `${origin}/hooks` },
-            subscriptions: [intercept(["tool.before"], { failurePolicy: "fail-closed" })]
-          })
-        )
+        const reg = resourceRegistration(dir, origin, "fail-closed")
         const client = ["--registration", reg, "--issuer", origin, "--client-id", "person"]
         assert.strictEqual((yield* loginAs(client, env)).code, 0)
 
