@@ -11,7 +11,7 @@
  * @since 0.1.0
  */
 import { Backend } from "@effect-ahp/backend"
-import type { Event, HookEffect } from "@effect-ahp/protocol"
+import { type Event, HookEffect } from "@effect-ahp/protocol"
 import { Clock, Effect, Exit, Layer } from "effect"
 import * as fs from "node:fs"
 
@@ -64,15 +64,6 @@ const eventOf = (event: Event.Event): Record["event"] => {
     ...(turnId !== undefined ? { turnId } : {}),
     ...(callId !== undefined ? { callId } : {}),
     ...(traceContext !== undefined ? { traceContext } : {})
-  }
-}
-
-const summary = (effect: HookEffect.HookEffect) => {
-  const described = effect as { readonly type: string; readonly target?: unknown; readonly operation?: unknown }
-  return {
-    type: described.type,
-    ...(typeof described.target === "string" ? { target: described.target } : {}),
-    ...(typeof described.operation === "string" ? { operation: described.operation } : {})
   }
 }
 
@@ -139,7 +130,7 @@ export const layer = (
             run: (request) =>
               recorded("intercept", request.event, handler.run(request), (effects) => ({
                 outcome: "answered",
-                effects: effects.map(summary)
+                effects: effects.map(HookEffect.summarize)
               }))
           })),
         observers: (eventType) =>

@@ -184,19 +184,6 @@ export const hash = (value: Json.JsonValue): Effect.Effect<string> =>
 const idOf = (value: Json.JsonValue | undefined): string | undefined =>
   Json.isObject(value) && typeof value.id === "string" ? value.id : undefined
 
-const summary = (effect: HookEffect.HookEffect): typeof EffectSummary.Type => {
-  const described = effect as {
-    readonly type: HookEffect.Kind
-    readonly target?: unknown
-    readonly operation?: unknown
-  }
-  return {
-    type: described.type,
-    ...(typeof described.target === "string" ? { target: described.target } : {}),
-    ...(typeof described.operation === "string" ? { operation: described.operation } : {})
-  }
-}
-
 const interceptor = (step: Chain.Step): typeof Interceptor.Type => {
   const failure = step.failure
   return {
@@ -212,7 +199,7 @@ const interceptor = (step: Chain.Step): typeof Interceptor.Type => {
     ...(failure !== undefined ? { code: failure.code } : {}),
     failurePolicy: step.route.failurePolicy ?? "fail-open",
     syntheticDenial: failure?.syntheticDenial ?? false,
-    effects: step.effects.map(summary)
+    effects: step.effects.map(HookEffect.summarize)
   }
 }
 

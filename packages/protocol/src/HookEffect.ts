@@ -274,3 +274,31 @@ export type Kind = typeof Kind.Type
  * @category constants
  */
 export const kinds: ReadonlyArray<Kind> = Kind.literals
+
+/**
+ * What an audit keeps of an effect: its type, and its target and operation where it has
+ * them — never its content.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Summary {
+  readonly type: Kind
+  readonly target?: string
+  readonly operation?: string
+}
+
+/**
+ * An effect's summary.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const summarize = (effect: HookEffect): Summary => {
+  const described = effect as { readonly type: Kind; readonly target?: unknown; readonly operation?: unknown }
+  return {
+    type: described.type,
+    ...(typeof described.target === "string" ? { target: described.target } : {}),
+    ...(typeof described.operation === "string" ? { operation: described.operation } : {})
+  }
+}
