@@ -281,17 +281,19 @@ const dispatchAll = async (
   const huge = new Set(plan.hugeKeys(backends))
   const length = backends[0]!.sequence.length
   for (let i = 0; i < length && Date.now() < ctx.deadline; i++) {
-    const attached = ctx.rng.chance(0.3)
-    const bytes = randomBytes(ctx.rng.int(1, 64 * 1024))
-    endpoint.expect(bytes)
-    ctx.tally.attached += attached ? 1 : 0
+    const attachment = ctx.rng.chance(0.3) ? randomBytes(ctx.rng.int(1, 64 * 1024)) : undefined
+    const attached = attachment !== undefined
+    if (attached) {
+      endpoint.expect(attachment)
+      ctx.tally.attached++
+    }
     const expected = plan.replay(backends, cursors, attached)
     const mode = ctx.rng.chance(0.04) ? "interrupt" : ctx.rng.chance(0.02) ? "abandon" : "plain"
     const after = Duration.millis(ctx.rng.int(0, 40))
     const dispatch = Effect.flatMap(Hooks.Hooks, (hooks) =>
       hooks.dispatchUnknown("tool.before", toolBefore(attached), {
         ...(mode === "interrupt" ? { interrupt: Effect.sleep(after) } : {}),
-        ...(attached ? { attachments: { image1: Attachment.bytes(bytes) } } : {})
+        ...(attached ? { attachments: { image1: Attachment.bytes(attachment) } } : {})
       }))
     const run = mode === "abandon" ? Effect.timeoutOption(dispatch, after) : Effect.asSome(dispatch)
     const outcome = await runtime.runPromise(Effect.either(Effect.supervised(run, ctx.supervisor)))
