@@ -8,24 +8,13 @@ import { Effect, Option } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as PolicyTest from "../src/PolicyTest.js"
-import { captured, guardId, guardTransports } from "./inProcess.js"
+import { captured, guardAndMissing, guardId, guardTransports } from "./inProcess.js"
 import { bundle, intercept, registration, runCli, tempDir, toolBefore, writeFile } from "./support.js"
 
 /** The shell guard in process, and a backend id with no function behind it (fails `unsupported`). */
 const transports: PolicyTest.TransportsFor = () => guardTransports
 
-const reg = registration(
-  {
-    id: guardId,
-    transport: { type: "stdio", command: "unused", lifecycle: "persistent" },
-    subscriptions: [intercept(["tool.before"], { id: "guard" })]
-  },
-  {
-    id: "com.example.missing",
-    transport: { type: "stdio", command: "unused", lifecycle: "persistent" },
-    subscriptions: [intercept(["tool.before"], { id: "m" })]
-  }
-)
+const reg = guardAndMissing("fail-open")
 
 /** Runs `ahp test` in process; returns the exit code, what it printed and the results. */
 const runTest = (files: ReadonlyArray<string>, options: { readonly junit?: string; readonly record?: boolean } = {}) =>

@@ -9,7 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Option } from "effect"
 import * as Http from "node:http"
 import * as Telemetry from "../src/Telemetry.js"
-import { guardId, guardTransports } from "./inProcess.js"
+import { guardAndMissing, guardId, guardTransports } from "./inProcess.js"
 import { intercept, registration, runCli, tempDir, toolBefore, writeFile } from "./support.js"
 
 const traceId = "0af7651916cd43dd8448eb211c80319c"
@@ -56,18 +56,7 @@ const valueOf = (v: any): unknown =>
 const attributes = (span: any): Record<string, unknown> =>
   Object.fromEntries(span.attributes.map((a: any) => [a.key, valueOf(a.value)]))
 
-const reg = registration(
-  {
-    id: guardId,
-    transport: { type: "stdio", command: "unused", lifecycle: "persistent" },
-    subscriptions: [intercept(["tool.before"], { id: "guard" })]
-  },
-  {
-    id: "com.example.missing",
-    transport: { type: "stdio", command: "unused", lifecycle: "persistent" },
-    subscriptions: [intercept(["tool.before"], { id: "m", failurePolicy: "fail-closed" })]
-  }
-)
+const reg = guardAndMissing("fail-closed")
 
 describe("OpenTelemetry", () => {
   it("is configured only by the OTEL_* variables", () => {

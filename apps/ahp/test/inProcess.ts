@@ -8,6 +8,7 @@ import { NodeContext } from "@effect/platform-node"
 import { Console, Effect, Layer, Ref } from "effect"
 import * as Io from "../src/Io.js"
 import * as Serve from "../src/Serve.js"
+import { intercept, registration } from "./support.js"
 
 /** The id the shell guard is registered under. */
 export const guardId = "com.example.shell-guard"
@@ -19,6 +20,25 @@ export const guardTransports: Layer.Layer<Transport.Transports> = Layer.unwrapSc
     (guard) => Transport.layerInProcess({ [guardId]: guard })
   ).pipe(Effect.provide(NodeContext.layer))
 )
+
+/**
+ * A registration of the shell guard (`guardId`, subscription `guard`) and then a backend
+ * with no function behind it (`com.example.missing`, subscription `m`, under `policy`);
+ * their stdio transports are never started.
+ */
+export const guardAndMissing = (policy: "fail-open" | "fail-closed") =>
+  registration(
+    {
+      id: guardId,
+      transport: { type: "stdio", command: "unused", lifecycle: "persistent" },
+      subscriptions: [intercept(["tool.before"], { id: "guard" })]
+    },
+    {
+      id: "com.example.missing",
+      transport: { type: "stdio", command: "unused", lifecycle: "persistent" },
+      subscriptions: [intercept(["tool.before"], { id: "m", failurePolicy: policy })]
+    }
+  )
 
 /** Runs a command's effect; returns the exit code it set, what it printed on stdout and its value. */
 export const captured = <A, E, R>(run: Effect.Effect<A, E, R | Io.ExitCode>) =>
