@@ -28,12 +28,15 @@ const levels: Record<CommandLine.LogLevelName, LogLevel.LogLevel> = {
   none: LogLevel.None
 }
 
-const runCommand = (run: Cli.Run, level: LogLevel.LogLevel): void => {
+/**
+ * A command's run as one effect: the exit code it set (2 when it failed unexpectedly, after
+ * logging why on stderr), with the file system, the path service and logs to stderr
+ * (logfmt, through the `Console` service) at `level` and above. Interruption is left to the
+ * caller (exit 130).
+ */
+const program = (run: Cli.Run, level: LogLevel.LogLevel): Effect.Effect<number> => {
   const code = Ref.unsafeMake<number>(Io.exitCodes.ok)
-  const stdoutClosed = Deferred.unsafeMake<void>(FiberId.none)
-  process.stdout.on("error", () => Deferred.unsafeDone(stdoutClosed, Exit.void))
-  const program = run.pipe(
-    Effect.raceFirst(Deferred.await(stdoutClosed)),
+  return run.pipe(
     Effect.catchAllCause((cause) =>
       Effect.zipRight(Effect.logError("ahp failed", cause), Ref.set(code, Io.exitCodes.failure))
     ),
@@ -46,7 +49,76 @@ const runCommand = (run: Cli.Run, level: LogLevel.LogLevel): void => {
     )),
     Logger.withMinimumLogLevel(level)
   )
-  NodeRuntime.runMain(program, {
+}
+
+/**
+ * What `ahp` does with its arguments: print the help, the version or a usage error on one
+ * stream and exit with `code`, or run a command (`program`, whose value is the exit code).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Start =
+  | {
+    readonly _tag: "Print"
+    readonly stream: "stdout" | "stderr"
+    readonly text: string
+    readonly code: number
+  }
+  | { readonly _tag: "Run"; readonly program: Effect.Effect<number> }
+
+/**
+ * Decides what `ahp` does with the arguments after `ahp`; `colour` tells whether each
+ * stream may be coloured (`Style.colourFor`). Runs nothing: `main` carries it out in this
+ * process, and the tests in theirs, with the output captured.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const start = (
+  argv: ReadonlyArray<string>,
+  colour: { readonly stdout: boolean; readonly stderr: boolean }
+): Start => {
+  const parsed = CommandLine.parse(Cli.program.commands, argv)
+  switch (parsed._tag) {
+    case "Version":
+      return { _tag: "Print", stream: "stdout", text: `${Cli.program.version}\n`, code: Io.exitCodes.ok }
+    case "Help":
+      return {
+        _tag: "Print",
+        stream: "stdout",
+        text: `${CommandLine.help(Cli.program, parsed.command, Style.style(colour.stdout))}\n`,
+        code: Io.exitCodes.ok
+      }
+    case "Usage": {
+      const s = Style.style(colour.stderr)
+      return {
+        _tag: "Print",
+        stream: "stderr",
+        text: `${
+          parsed.message === undefined
+            ? CommandLine.help(Cli.program, undefined, s)
+            : CommandLine.usageError(Cli.program, parsed.command, parsed.message, s)
+        }\n`,
+        code: Io.exitCodes.failure
+      }
+    }
+    case "Run":
+      return {
+        _tag: "Run",
+        program: program(
+          parsed.run,
+          Option.match(parsed.logLevel, { onNone: () => LogLevel.Warning, onSome: (l) => levels[l] })
+        )
+      }
+  }
+}
+
+/** Runs a command's program as this process's main effect: SIGINT, SIGTERM or a closed stdout interrupt it. */
+const runMain = (run: Effect.Effect<number>): void => {
+  const stdoutClosed = Deferred.unsafeMake<void>(FiberId.none)
+  process.stdout.on("error", () => Deferred.unsafeDone(stdoutClosed, Exit.void))
+  NodeRuntime.runMain(Effect.raceFirst(run, Effect.as(Deferred.await(stdoutClosed), Io.exitCodes.ok)), {
     disableErrorReporting: true,
     disablePrettyLogger: true,
     teardown: (exit, onExit) =>
@@ -67,32 +139,8 @@ const runCommand = (run: Cli.Run, level: LogLevel.LogLevel): void => {
  * @category running
  */
 export const main = (argv: ReadonlyArray<string>): void => {
-  const parsed = CommandLine.parse(Cli.program.commands, argv)
-  switch (parsed._tag) {
-    case "Version":
-      process.stdout.write(`${Cli.program.version}\n`)
-      return
-    case "Help":
-      process.stdout.write(
-        `${CommandLine.help(Cli.program, parsed.command, Style.style(Style.colourFor(process.stdout)))}\n`
-      )
-      return
-    case "Usage": {
-      const s = Style.style(Style.colourFor(process.stderr))
-      process.stderr.write(
-        `${
-          parsed.message === undefined
-            ? CommandLine.help(Cli.program, undefined, s)
-            : CommandLine.usageError(Cli.program, parsed.command, parsed.message, s)
-        }\n`
-      )
-      process.exitCode = Io.exitCodes.failure
-      return
-    }
-    case "Run":
-      return runCommand(
-        parsed.run,
-        Option.match(parsed.logLevel, { onNone: () => LogLevel.Warning, onSome: (l) => levels[l] })
-      )
-  }
+  const started = start(argv, { stdout: Style.colourFor(process.stdout), stderr: Style.colourFor(process.stderr) })
+  if (started._tag === "Run") return runMain(started.program)
+  ;(started.stream === "stdout" ? process.stdout : process.stderr).write(started.text)
+  if (started.code !== Io.exitCodes.ok) process.exitCode = started.code
 }

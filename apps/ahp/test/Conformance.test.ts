@@ -1,10 +1,11 @@
 /**
- * `ahp conformance` run for real on the official fixtures (skipped when they are absent).
+ * `ahp conformance` on the official fixtures (skipped when they are absent), in this process and, from the repository's folder, as a child process.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { runInProcess } from "./inProcess.js"
 import { output, root, runCli } from "./support.js"
 
 const shared = process.env.AHP_SHARED ?? path.join(root, "..", "shared", "ahp")
@@ -13,13 +14,13 @@ const present = fs.existsSync(path.join(shared, "fixtures", "draft", "manifest.j
 describe("ahp conformance", () => {
   it.live.skipIf(!present)("runs every official fixture and prints the summary tables", () =>
     Effect.gen(function*() {
-      const run = yield* runCli(["conformance", "--fixtures", shared])
+      const run = yield* runInProcess(["conformance", "--fixtures", shared])
       assert.strictEqual(run.code, 0, run.stdout + run.stderr)
       assert.match(run.stdout, /fixture group\s+cases\s+checks\s+passed\s+failed\s+missing/)
       assert.match(run.stdout, /^\s+http\s+\d+/m)
       assert.match(run.stdout, /^\s+tool-interception\s+\d+/m)
       assert.match(run.stdout, /All \d+ checks passed/)
-      const json = output(yield* runCli(["conformance", "--fixtures", shared, "--json"]))
+      const json = output(yield* runInProcess(["conformance", "--fixtures", shared, "--json"]))
       assert.isAtLeast(json.total.cases, 150)
       assert.strictEqual(json.total.failed, 0)
       assert.deepStrictEqual(json.failures, [])
@@ -35,7 +36,7 @@ describe("ahp conformance", () => {
 
   it.live("exits 2 when no fixtures are found", () =>
     Effect.gen(function*() {
-      const run = yield* runCli(["conformance", "--fixtures", path.join(root, "no-such-folder")])
+      const run = yield* runInProcess(["conformance", "--fixtures", path.join(root, "no-such-folder")])
       assert.strictEqual(run.code, 2)
       assert.match(run.stderr, /no official fixtures found/)
     }))

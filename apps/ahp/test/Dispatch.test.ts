@@ -1,9 +1,11 @@
 /**
- * `ahp dispatch` run for real (the bundle as a child process) against the repository's
- * scripted stdio and HTTP backends.
+ * `ahp dispatch` against the repository's scripted stdio and HTTP backends: run in this
+ * process (`runInProcess`: the command line's own entry, output captured), and for
+ * signals as a child process of the bundle.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { runInProcess } from "./inProcess.js"
 import {
   eventually,
   intercept,
@@ -12,7 +14,6 @@ import {
   observe,
   output,
   registration,
-  runCli,
   scriptedHttp,
   scriptedStdio,
   startCli,
@@ -22,7 +23,7 @@ import {
 } from "./support.js"
 
 const dispatch = (dir: string, reg: unknown, event: unknown, ...extra: ReadonlyArray<string>) =>
-  runCli([
+  runInProcess([
     "dispatch",
     "--registration",
     writeFile(dir, "registration.json", reg),
@@ -181,7 +182,7 @@ describe("ahp dispatch", () => {
         `{"type":"tool.before","tool":{"name":"bash","input":{"command":"ls","n":123456789012345678901234567890},"origin":"native"},"call":{"id":"c"},"path":"main"}`
       )
       const state = writeFile(dir, "state.json", { permission: "ask", candidate: null })
-      const run = yield* runCli([
+      const run = yield* runInProcess([
         "dispatch",
         "--registration",
         reg,
@@ -380,10 +381,7 @@ describe("ahp dispatch", () => {
           writeFile(dir, "state.json", { permission: "maybe" })
         ], /state file .* is not valid/]
       ]
-      // side by side: each is a whole process start, which a loaded machine makes slow
-      const runs = yield* Effect.forEach(cases, ([, args]) => runCli(["dispatch", ...args]), {
-        concurrency: "unbounded"
-      })
+      const runs = yield* Effect.forEach(cases, ([, args]) => runInProcess(["dispatch", ...args]))
       for (const [[name, , message], run] of cases.map((c, i) => [c, runs[i]!] as const)) {
         assert.strictEqual(run.code, 2, name)
         const out = output(run)

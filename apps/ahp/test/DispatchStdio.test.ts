@@ -1,6 +1,6 @@
 /**
- * `ahp dispatch` and `ahp inspect` with stdio backends, run for real (the bundle as a child
- * process): a slow-starting persistent observer gets its observation and is reported
+ * `ahp dispatch` and `ahp inspect` with stdio backends, through the command line's entry in
+ * this process (and the bundle as a child process, run from another directory): a slow-starting persistent observer gets its observation and is reported
  * `delivered` only once it has read it; relative paths resolve against the registration
  * file's directory; a failing backend's stderr tail is shown. Every test checks with `ps`
  * that nothing carrying its temporary folder is left once the command has exited.
@@ -10,6 +10,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { processesWith } from "../../../test/support/processes.mjs"
+import { runInProcess } from "./inProcess.js"
 import {
   intercept,
   logEntries,
@@ -42,7 +43,7 @@ const dispatch = (dir: string, reg: unknown, ...extra: ReadonlyArray<string>) =>
     registration: writeFile(dir, "registration.json", reg),
     event: writeFile(dir, "event.json", toolBefore("ls"))
   }
-  return runCli(["dispatch", "--registration", files.registration, "--event", files.event, ...extra])
+  return runInProcess(["dispatch", "--registration", files.registration, "--event", files.event, ...extra])
 }
 
 const observed = (log: string) => logEntries(log).filter((e) => e.event === "message").map((e) => e.message.method)
@@ -150,10 +151,10 @@ describe("ahp inspect with a failing stdio backend", () => {
         "--event",
         writeFile(dir, "event.json", toolBefore("ls"))
       ]
-      const text = yield* runCli(args)
+      const text = yield* runInProcess(args)
       assert.strictEqual(text.code, 1, text.stderr)
       assert.include(text.stdout, "Error: cannot compile policy.schema.json")
-      const json = output(yield* runCli([...args, "--json"]))
+      const json = output(yield* runInProcess([...args, "--json"]))
       assert.strictEqual(json.classification, "failure")
       assert.strictEqual(json.stderr, `stderr: "Error: cannot compile policy.schema.json\\n"`)
       assert.deepStrictEqual(processesWith(dir), [])

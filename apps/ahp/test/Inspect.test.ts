@@ -1,14 +1,16 @@
 /**
- * `ahp inspect` run for real against the scripted backends: every classification, the
- * timings, the exit codes, and that credentials never reach the output.
+ * `ahp inspect` against the scripted backends (in this process, and as a child process where
+ * the token comes from its environment): every classification, the timings, the exit codes,
+ * and that credentials never reach the output.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { redact } from "../src/Inspect.js"
+import { runInProcess } from "./inProcess.js"
 import { output, runCli, scriptedHttp, scriptedStdio, tempDir, toolBefore, writeFile } from "./support.js"
 
 const inspect = (dir: string, backend: unknown, ...extra: ReadonlyArray<string>) =>
-  runCli([
+  runInProcess([
     "inspect",
     "--backend",
     writeFile(dir, "backend.json", backend),
@@ -108,7 +110,7 @@ describe("ahp inspect", () => {
           content: { default: "body" }
         }]
       }
-      const run = yield* runCli([
+      const run = yield* runInProcess([
         "inspect",
         "--backend",
         writeFile(dir, "registration.json", {
@@ -124,7 +126,7 @@ describe("ahp inspect", () => {
       assert.match(run.stdout, /^backend\s+com\.example\.guard/m)
       assert.match(run.stdout, /^result\s+explicit deny "blocked"/m)
       assert.match(run.stdout, /^timing\s+exchange \d+ ms, total \d+ ms/m)
-      const ambiguous = yield* runCli([
+      const ambiguous = yield* runInProcess([
         "inspect",
         "--backend",
         `${dir}/registration.json`,
@@ -136,7 +138,7 @@ describe("ahp inspect", () => {
         output(ambiguous).message,
         /lists 2 backends: pick one with --id \(com\.example\.guard, com\.example\.other\)/
       )
-      const typo = yield* runCli([
+      const typo = yield* runInProcess([
         "inspect",
         "--backend",
         `${dir}/registration.json`,

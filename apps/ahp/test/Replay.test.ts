@@ -12,8 +12,8 @@ import * as path from "node:path"
 import * as Io from "../src/Io.js"
 import type * as PolicyTest from "../src/PolicyTest.js"
 import * as Replay from "../src/Replay.js"
-import { captured, guardId, guardTransports } from "./inProcess.js"
-import { intercept, registration, runCli, tempDir, toolBefore, writeFile } from "./support.js"
+import { captured, guardId, guardTransports, runInProcess } from "./inProcess.js"
+import { intercept, registration, tempDir, toolBefore, writeFile } from "./support.js"
 
 const transports: PolicyTest.TransportsFor = () => guardTransports
 
@@ -109,7 +109,7 @@ describe("ahp replay (the real binary)", () => {
         })
       const audit = path.join(dir, "audit.jsonl")
       const event = writeFile(dir, "event.json", toolBefore("ls"))
-      const dispatched = yield* runCli([
+      const dispatched = yield* runInProcess([
         "dispatch",
         "--registration",
         writeFile(dir, "old.json", unreachable("fail-open")),
@@ -120,7 +120,7 @@ describe("ahp replay (the real binary)", () => {
         "--audit-content"
       ])
       assert.strictEqual(dispatched.code, 0, dispatched.stderr)
-      const run = yield* runCli([
+      const run = yield* runInProcess([
         "replay",
         audit,
         "--registration",

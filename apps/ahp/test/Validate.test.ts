@@ -1,9 +1,10 @@
 /**
- * `ahp validate` exit codes, run for real.
+ * `ahp validate` exit codes, through the command line's entry in this process.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { guardRegistration, output, runCli, tempDir, writeFile } from "./support.js"
+import { runInProcess } from "./inProcess.js"
+import { guardRegistration, output, tempDir, writeFile } from "./support.js"
 
 describe("ahp validate", () => {
   it.scopedLive("0 when valid, 1 when invalid, 2 when unreadable", () =>
@@ -11,19 +12,19 @@ describe("ahp validate", () => {
       const dir = yield* tempDir
       const valid = writeFile(dir, "valid.json", guardRegistration)
       const invalid = writeFile(dir, "invalid.json", { protocolVersion: "draft", hooks: [] })
-      const ok = yield* runCli(["validate", valid])
+      const ok = yield* runInProcess(["validate", valid])
       assert.strictEqual(ok.code, 0, ok.stderr)
       assert.match(ok.stdout, /valid \(registration\)/)
-      const bad = yield* runCli(["validate", valid, invalid, "--json"])
+      const bad = yield* runInProcess(["validate", valid, invalid, "--json"])
       assert.strictEqual(bad.code, 1)
       assert.deepStrictEqual(output(bad).files.map((f: any) => f.valid), [true, false])
-      const missing = yield* runCli(["validate", valid, `${dir}/missing.json`])
+      const missing = yield* runInProcess(["validate", valid, `${dir}/missing.json`])
       assert.strictEqual(missing.code, 2)
       assert.match(
         missing.stdout,
         /missing\.json: unreadable\n  cannot read the document file .*missing\.json: no such file/
       )
-      const usage = yield* runCli(["validate"])
+      const usage = yield* runInProcess(["validate"])
       assert.strictEqual(usage.code, 2)
     }))
 })

@@ -1,14 +1,16 @@
 /**
- * Running command implementations in process: the exit code they set and the lines they
- * print, and the shell guard example as an in-process backend.
+ * Running the command line and command implementations in process: the exit code they set
+ * and what they print, and the shell guard example as an in-process backend.
  */
 import { InProcess } from "@effect-ahp/backend"
 import { Transport } from "@effect-ahp/harness"
 import { NodeContext } from "@effect/platform-node"
-import { Console, Effect, Layer, Ref } from "effect"
+import { Cause, Console, Effect, Exit, Layer, Ref } from "effect"
+import { format } from "node:util"
 import * as Io from "../src/Io.js"
+import * as Main from "../src/Main.js"
 import * as Serve from "../src/Serve.js"
-import { intercept, registration } from "./support.js"
+import { intercept, registration, type Run } from "./support.js"
 
 /** The id the shell guard is registered under. */
 export const guardId = "com.example.shell-guard"
@@ -56,3 +58,42 @@ export const captured = <A, E, R>(run: Effect.Effect<A, E, R | Io.ExitCode>) =>
     )
     return { code: yield* Ref.get(code), output: lines.join("\n"), value }
   })
+
+/**
+ * Runs `ahp args…` in this process, as `Main.main` would in its own (without colour):
+ * the exit code (130 when interrupted) and what it printed on stdout and stderr (its
+ * `Console`, which also carries its logs). For what needs a process of its own (an
+ * environment, a working directory, stdin, signals, a terminal), `runCli` spawns the bundle.
+ */
+export const runInProcess = (args: ReadonlyArray<string>): Effect.Effect<Run> => {
+  const started = Main.start(args, { stdout: false, stderr: false })
+  if (started._tag === "Print") {
+    return Effect.succeed({
+      code: started.code,
+      signal: null,
+      stdout: started.stream === "stdout" ? started.text : "",
+      stderr: started.stream === "stderr" ? started.text : ""
+    })
+  }
+  let stdout = ""
+  let stderr = ""
+  const out = (...args: ReadonlyArray<unknown>) => void (stdout += `${format(...args)}\n`)
+  const err = (...args: ReadonlyArray<unknown>) => void (stderr += `${format(...args)}\n`)
+  return Console.consoleWith((console) =>
+    Effect.exit(started.program.pipe(Effect.withConsole({
+      ...console,
+      log: (...args) => Effect.sync(() => out(...args)),
+      error: (...args) => Effect.sync(() => err(...args)),
+      unsafe: { ...console.unsafe, log: out, error: err }
+    })))
+  ).pipe(Effect.map((exit) => ({
+    code: Exit.isSuccess(exit)
+      ? exit.value
+      : Cause.isInterruptedOnly(exit.cause)
+      ? Io.exitCodes.interrupted
+      : Io.exitCodes.failure,
+    signal: null,
+    stdout,
+    stderr
+  })))
+}
