@@ -63,7 +63,7 @@ const malformed = { phase: "transport", code: "malformed" } as const
  * them the start of a child under load (persistent: restarted lazily; per_event: every
  * request), so they are small but not tiny.
  */
-const short = { persistent: 1000, per_event: 2000 } as const
+const short = { persistent: 2000, per_event: 4000 } as const
 const both: ReadonlyArray<Lifecycle> = ["persistent", "per_event"]
 
 const cases: ReadonlyArray<Case> = [
@@ -99,7 +99,7 @@ const cases: ReadonlyArray<Case> = [
   },
   {
     name: "reply after the deadline",
-    fault: "late=2500",
+    fault: "late=6000",
     lifecycles: both,
     timeoutMs: short,
     failure: timeout,

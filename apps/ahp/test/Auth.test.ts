@@ -5,6 +5,7 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import type * as net from "node:net"
 import * as path from "node:path"
+import { runInProcess } from "./inProcess.js"
 import {
   eventually,
   intercept,
@@ -171,19 +172,19 @@ describe("ahp auth", () => {
         assert.notInclude(done.stdout + done.stderr, "cli-at-1")
         assert.strictEqual(fs.statSync(tokens).mode & 0o777, 0o600)
 
-        const status = yield* runCli(["auth", "status", ...client], { env })
+        const status = yield* runInProcess(["auth", "status", ...client], { env })
         assert.strictEqual(
           status.stdout.trim(),
           `com.example.rs: logged in (expired; refreshed at the next call) (issuer ${origin}, client person)`
         )
         assert.notInclude(status.stdout, "cli-")
-        const logout = yield* runCli(["auth", "logout", "com.example.rs", ...client], { env })
+        const logout = yield* runInProcess(["auth", "logout", "com.example.rs", ...client], { env })
         assert.strictEqual(logout.code, 0)
         assert.strictEqual(
-          (yield* runCli(["auth", "status", ...client], { env })).stdout.trim(),
+          (yield* runInProcess(["auth", "status", ...client], { env })).stdout.trim(),
           "com.example.rs: not logged in"
         )
-        const again = yield* runCli(["auth", "logout", "com.example.rs", ...client], { env })
+        const again = yield* runInProcess(["auth", "logout", "com.example.rs", ...client], { env })
         assert.strictEqual(again.code, 1)
         assert.include(again.stderr, "there is no login for com.example.rs")
       }),
@@ -199,7 +200,7 @@ describe("ahp auth", () => {
         const env = { AHP_OAUTH_TOKENS: path.join(dir, "tokens.json") }
         const reg = resourceRegistration(dir, origin, "fail-closed")
         const event = writeFile(dir, "event.json", toolBefore("ls"))
-        const dispatch = runCli(["dispatch", "--registration", reg, "--event", event], { env })
+        const dispatch = runInProcess(["dispatch", "--registration", reg, "--event", event], { env })
         const before = output(yield* dispatch)
         assert.strictEqual(before.decision, "deny")
         assert.deepInclude(before.errors[0], { phase: "transport", code: "credential", syntheticDenial: true })
@@ -225,7 +226,7 @@ describe("ahp auth", () => {
         // The first dispatch, login's own probe, then each run anonymous until the 401 starts discovery.
         assert.deepStrictEqual(seen, ["-", "-", "-", "cli-at-2", "-", "cli-at-2"])
 
-        assert.strictEqual((yield* runCli(["auth", "logout", "com.example.rs", ...client], { env })).code, 0)
+        assert.strictEqual((yield* runInProcess(["auth", "logout", "com.example.rs", ...client], { env })).code, 0)
         const after = output(yield* dispatch)
         assert.strictEqual(after.decision, "deny")
         assert.isTrue(after.state.denial.synthetic)
@@ -274,10 +275,10 @@ describe("ahp auth", () => {
             subscriptions: [intercept(["tool.before"])]
           })
         )
-        const unknown = yield* runCli(["auth", "login", "com.example.nope", "--registration", reg], { env })
+        const unknown = yield* runInProcess(["auth", "login", "com.example.nope", "--registration", reg], { env })
         assert.strictEqual(unknown.code, 2)
         assert.strictEqual(output(unknown).issues[0].code, "unknown-backend")
-        const bearer = yield* runCli(["auth", "login", "com.example.bearer", "--registration", reg], { env })
+        const bearer = yield* runInProcess(["auth", "login", "com.example.bearer", "--registration", reg], { env })
         assert.strictEqual(bearer.code, 1)
         assert.include(bearer.stderr, "bearer token, not a login")
         assert.isFalse(fs.existsSync(env.AHP_OAUTH_TOKENS))

@@ -1,13 +1,13 @@
 /**
- * `ahp inspect` against the scripted backends (in this process, and as a child process where
- * the token comes from its environment): every classification, the timings, the exit codes,
+ * `ahp inspect` against the scripted backends, through the command line's entry in this
+ * process: every classification, the timings, the exit codes,
  * and that credentials never reach the output.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { redact } from "../src/Inspect.js"
 import { runInProcess } from "./inProcess.js"
-import { output, runCli, scriptedHttp, scriptedStdio, tempDir, toolBefore, writeFile } from "./support.js"
+import { output, scriptedHttp, scriptedStdio, tempDir, toolBefore, writeFile } from "./support.js"
 
 const inspect = (dir: string, backend: unknown, ...extra: ReadonlyArray<string>) =>
   runInProcess([
@@ -159,7 +159,7 @@ describe("ahp inspect", () => {
       const dir = yield* tempDir
       const server = yield* scriptedHttp(dir, "auth", "require-bearer=something-else")
       const secret = "s3cr3t-token-value-4711"
-      const run = yield* runCli([
+      const run = yield* runInProcess([
         "inspect",
         "--backend",
         writeFile(dir, "backend.json", {

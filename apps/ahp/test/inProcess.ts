@@ -59,13 +59,42 @@ export const captured = <A, E, R>(run: Effect.Effect<A, E, R | Io.ExitCode>) =>
     return { code: yield* Ref.get(code), output: lines.join("\n"), value }
   })
 
+/** Runs that change this process's environment take turns. */
+const environmentLock = Effect.unsafeMakeSemaphore(1)
+
+/** Runs `effect` with `env` added to this process's environment, restored after. */
+const withEnvironment = <A>(env: Record<string, string>, effect: Effect.Effect<A>): Effect.Effect<A> =>
+  environmentLock.withPermits(1)(Effect.acquireUseRelease(
+    Effect.sync(() => {
+      const saved = Object.keys(env).map((name) => [name, process.env[name]] as const)
+      Object.assign(process.env, env)
+      return saved
+    }),
+    () => effect,
+    (saved) =>
+      Effect.sync(() => {
+        for (const [name, value] of saved) {
+          if (value === undefined) delete process.env[name]
+          else process.env[name] = value
+        }
+      })
+  ))
+
 /**
  * Runs `ahp args…` in this process, as `Main.main` would in its own (without colour):
  * the exit code (130 when interrupted) and what it printed on stdout and stderr (its
- * `Console`, which also carries its logs). For what needs a process of its own (an
- * environment, a working directory, stdin, signals, a terminal), `runCli` spawns the bundle.
+ * `Console`, which also carries its logs). `env` is added to this process's environment
+ * for the run (such runs take turns; a test running others beside one must not depend on
+ * the difference). For what needs a process of its own (a working directory, stdin,
+ * signals, a terminal, another process at the same time), `runCli` spawns the bundle.
  */
-export const runInProcess = (args: ReadonlyArray<string>): Effect.Effect<Run> => {
+export const runInProcess = (
+  args: ReadonlyArray<string>,
+  options: { readonly env?: Record<string, string> } = {}
+): Effect.Effect<Run> =>
+  options.env === undefined ? runHere(args) : withEnvironment(options.env, Effect.suspend(() => runHere(args)))
+
+const runHere = (args: ReadonlyArray<string>): Effect.Effect<Run> => {
   const started = Main.start(args, { stdout: false, stderr: false })
   if (started._tag === "Print") {
     return Effect.succeed({
