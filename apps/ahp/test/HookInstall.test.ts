@@ -1,14 +1,18 @@
 /**
- * `ahp hook install|uninstall` run as a user runs it, against settings files that already
- * hold content: every key kept, a backup written, idempotent, reversible; and the pure merge.
+ * `ahp hook install|uninstall` (the first install run as a user runs it, the others through
+ * the hook's entry in this process) against settings files that already hold content: every
+ * key kept, a backup written, idempotent, reversible; and the pure merge.
  */
 import { HostEvents } from "@effect-ahp/hosts"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { PassThrough } from "node:stream"
+import * as Args from "../src/hook/Args.js"
+import type * as Command from "../src/hook/Command.js"
 import * as Install from "../src/hook/Install.js"
-import { runHook } from "./hookSupport.js"
+import { callHook, runHook } from "./hookSupport.js"
 import { tempDir, writeFile } from "./support.js"
 
 const original = {
@@ -61,13 +65,13 @@ describe("ahp hook install / uninstall", () => {
       const [backup] = backups(file)
       assert.strictEqual(fs.readFileSync(path.join(path.dirname(file), backup!), "utf8"), existingText)
 
-      const second = yield* runHook(["install", "claude-code"], "", { dir, cwd: project })
-      assert.strictEqual(second.code, 0)
+      const second = yield* callHook(["install", "claude-code"], "", { dir, cwd: project })
+      assert.strictEqual(second.code, 0, second.stderr)
       assert.include(second.stdout, "already installed; nothing changed")
       assert.deepStrictEqual(readJson(file), installed)
       assert.strictEqual(backups(file).length, 1)
 
-      const removed = yield* runHook(["uninstall", "claude-code", "--project"], "", { dir, cwd: project })
+      const removed = yield* callHook(["uninstall", "claude-code", "--project"], "", { dir, cwd: project })
       assert.strictEqual(removed.code, 0, removed.stderr)
       assert.deepStrictEqual(readJson(file), existing)
       assert.strictEqual(backups(file).length, 2)
@@ -77,7 +81,7 @@ describe("ahp hook install / uninstall", () => {
     Effect.gen(function*() {
       const dir = yield* tempDir
       const codexHome = path.join(dir, "codex-home")
-      const run = yield* runHook(["install", "codex", "--user", "--timeout", "12", "--fail-closed"], "", {
+      const run = yield* callHook(["install", "codex", "--user", "--timeout", "12", "--fail-closed"], "", {
         dir,
         env: { CODEX_HOME: codexHome }
       })
@@ -95,15 +99,47 @@ describe("ahp hook install / uninstall", () => {
     Effect.gen(function*() {
       const dir = yield* tempDir
       const broken = writeFile(dir, "broken.json", "{ \"model\": ")
-      const run = yield* runHook(["install", "claude-code", "--settings", broken], "", { dir })
+      const run = yield* callHook(["install", "claude-code", "--settings", broken], "", { dir })
       assert.strictEqual(run.code, 2, "could not do it")
       assert.include(run.stderr, "is not a JSON object; nothing was changed")
       assert.strictEqual(fs.readFileSync(broken, "utf8"), "{ \"model\": ")
       const odd = writeFile(dir, "odd.json", { hooks: ["x"] })
-      const refused = yield* runHook(["install", "claude-code", "--settings", odd], "", { dir })
+      const refused = yield* callHook(["install", "claude-code", "--settings", odd], "", { dir })
       assert.strictEqual(refused.code, 2)
       assert.include(refused.stderr, "\"hooks\" is not an object")
       assert.deepStrictEqual(backups(odd), [])
+    }))
+
+  it.scoped("two changes within one second keep both backups", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const file = writeFile(dir, "settings.json", existingText)
+      let printed = ""
+      const io: Command.Process = {
+        stdin: () => new PassThrough(),
+        stdout: new PassThrough().on("data", (chunk) => (printed += String(chunk))),
+        stderr: new PassThrough().on("data", (chunk) => (printed += String(chunk))),
+        env: {},
+        cwd: dir,
+        home: dir,
+        startedAt: Date.parse("2026-12-01T10:00:00.250Z"),
+        exit: () => {}
+      }
+      const run = (verb: "install" | "uninstall") => {
+        const args = Args.parse([verb, "claude-code", "--settings", file], {})
+        assert.isTrue(args._tag === "Install" || args._tag === "Uninstall")
+        return Effect.promise(() => Install.main(args as Args.Install, ["ahp", "hook"], io))
+      }
+      assert.strictEqual(yield* run("install"), 0, printed)
+      assert.strictEqual(yield* run("uninstall"), 0, printed)
+      assert.deepStrictEqual(backups(file).sort(), [
+        "settings.json.ahp-backup-20261201T100000Z",
+        "settings.json.ahp-backup-20261201T100000Z-2"
+      ])
+      const backup = (name: string) => fs.readFileSync(path.join(dir, name), "utf8")
+      assert.strictEqual(backup("settings.json.ahp-backup-20261201T100000Z"), existingText, "before the install")
+      assert.include(backup("settings.json.ahp-backup-20261201T100000Z-2"), "ahp", "before the uninstall")
+      assert.deepStrictEqual(readJson(file), existing)
     }))
 
   it("recognises its own entries, not others", () => {

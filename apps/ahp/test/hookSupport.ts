@@ -128,7 +128,7 @@ export const callHook = (
     const env = hookEnv(options.dir, options.env)
     const stdin = new PassThrough()
     stdin.end(payload)
-    void Command.main(args, hookCommand, {
+    void Command.main(args, [process.execPath, ...hookCommand], {
       stdin: () => stdin,
       stdout: collect((text) => (stdout += text)),
       stderr: collect((text) => (stderr += text)),

@@ -225,7 +225,7 @@ export const main = async (
     case "Install":
     case "Uninstall": {
       const Install = await import("./Install.js")
-      return Install.main(args, command)
+      return Install.main(args, command, io)
     }
     case "Run":
       await hook(args, io)

@@ -20,9 +20,9 @@
 import * as HostEvents from "@effect-ahp/hosts/HostEvents"
 import { Json } from "@effect-ahp/protocol"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import type * as Args from "./Args.js"
+import type { Process } from "./Command.js"
 
 /**
  * The hook timeout written for each event when none is given (seconds); the hook answers
@@ -204,29 +204,49 @@ export const shapeProblem = (settings: Json.JsonObject, host: HostEvents.HostNam
 
 const stamp = (date: Date) => date.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")
 
-const say = (text: string) => process.stdout.write(`${text}\n`)
+const errorCode = (error: unknown): unknown =>
+  typeof error === "object" && error !== null && "code" in error ? error.code : undefined
+
+/**
+ * Copies `file` beside itself as `FILE.ahp-backup-STAMP`, or `…-STAMP-2`, `-3`… when a
+ * backup of that second exists (two changes within one second); returns the copy's path.
+ */
+const backUp = (file: string, when: Date): string => {
+  const base = `${file}.ahp-backup-${stamp(when)}`
+  for (let n = 1;; n++) {
+    const backup = n === 1 ? base : `${base}-${n}`
+    try {
+      fs.copyFileSync(file, backup, fs.constants.COPYFILE_EXCL)
+      return backup
+    } catch (error) {
+      if (errorCode(error) !== "EEXIST" || n >= 1000) throw error
+    }
+  }
+}
 
 /**
  * Runs install or uninstall; `command` holds the words that run `ahp hook` (for the default
- * command of the entries). Resolves with the exit code: 0, or 2 when the settings file
- * cannot be read as a JSON object or written (the command line's "could not do it").
+ * command of the entries); `io` gives the directory, home and environment that locate the
+ * settings, and the streams it reports on. Resolves with the exit code: 0, or 2 when the
+ * settings file cannot be read as a JSON object or written (the command line's "could not
+ * do it").
  *
  * @since 0.1.0
  * @category running
  */
-export const main = async (args: Args.Install, command: ReadonlyArray<string>): Promise<number> => {
-  const cwd = process.cwd()
-  const file = path.resolve(cwd, args.settings ?? settingsFile(args.host, args.scope, process.env, cwd, os.homedir()))
+export const main = async (args: Args.Install, command: ReadonlyArray<string>, io: Process): Promise<number> => {
+  const cwd = io.cwd
+  const file = path.resolve(cwd, args.settings ?? settingsFile(args.host, args.scope, io.env, cwd, io.home))
+  const say = (text: string) => io.stdout.write(`${text}\n`)
   const fail = (message: string) => {
-    process.stderr.write(`ahp hook ${args._tag.toLowerCase()}: ${message}\n`)
+    io.stderr.write(`ahp hook ${args._tag.toLowerCase()}: ${message}\n`)
     return 2
   }
   let text: string | undefined
   try {
     text = fs.readFileSync(file, "utf8")
   } catch (error) {
-    const code = typeof error === "object" && error !== null && "code" in error ? error.code : undefined
-    if (code !== "ENOENT") return fail(`cannot read ${file}`)
+    if (errorCode(error) !== "ENOENT") return fail(`cannot read ${file}`)
   }
   const parsed = text === undefined || text.trim() === "" ? Json.parse("{}") : Json.parse(text)
   if (parsed._tag === "Left" || !Json.isObject(parsed.right)) {
@@ -249,10 +269,7 @@ export const main = async (args: Args.Install, command: ReadonlyArray<string>): 
   let backup: string | undefined
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true })
-    if (text !== undefined) {
-      backup = `${file}.ahp-backup-${stamp(new Date())}`
-      fs.copyFileSync(file, backup, fs.constants.COPYFILE_EXCL)
-    }
+    if (text !== undefined) backup = backUp(file, new Date(io.startedAt))
     const temporary = `${file}.${process.pid}.tmp`
     fs.writeFileSync(temporary, `${Json.stringify(merged.settings, 2)}\n`)
     fs.renameSync(temporary, file)
