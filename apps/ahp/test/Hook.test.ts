@@ -1,18 +1,29 @@
 /**
  * `ahp hook claude-code|codex` driven as the hosts drive a command hook (payload on stdin,
  * isolated environment, the host's timeout), with real backend processes (the repository's
- * scripted backend): every shared payload is mapped and answered, each effect is rendered
+ * scripted backend; over HTTP, started once, for the shared payloads): every shared payload
+ * is mapped and answered, each effect is rendered
  * per the host's contract, hung and malformed cases answer in time, and no process is left
  * behind. The hung backends and each host's deny run the bundle in a process of its own, as
  * the host does; the other cases call the same entry in process (`callHook`).
  */
 import { HostEvents, Hosts } from "@effect-ahp/hosts"
-import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Context, Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { answerOf, callHook, noneAlive, received, runHook, startedPids } from "./hookSupport.js"
-import { intercept, logEntries, observe, registration, root, scriptedStdio, tempDir, writeFile } from "./support.js"
+import { answerOf, callHook, noneAlive, runHook, startedPids } from "./hookSupport.js"
+import {
+  intercept,
+  logEntries,
+  observe,
+  registration,
+  root,
+  scriptedHttp,
+  scriptedStdio,
+  tempDir,
+  writeFile
+} from "./support.js"
 
 const shared = path.join(root, "..", "shared", "hosts")
 const payloadsOf = (host: HostEvents.HostName) => {
@@ -55,58 +66,86 @@ const text = (
   parts: [{ id: "p1", kind: "text", mediaType: "text/plain", selection: "body", text: body }]
 }]
 
-describe.skipIf(!fs.existsSync(shared))("every shared payload, through the command hook", () => {
-  for (const host of HostEvents.hostNames) {
-    for (const { file, text: payload } of payloadsOf(host)) {
-      const notify = file.startsWith("notify-")
-      const event = HostEvents.find(host, notify ? "agent-turn-complete" : file.slice(0, file.indexOf("-")))
-      it.scoped(`${host}/${file}`, () =>
-        Effect.gen(function*() {
-          const dir = yield* tempDir
-          const log = path.join(dir, "intercept.log")
-          const observed = path.join(dir, "observe.log")
-          const reg = writeFile(
-            dir,
-            "registration.json",
-            registration(
-              { id: "com.example.intercept", transport: scriptedStdio("ok", log), subscriptions: [intercept(["*"])] },
-              {
-                id: "com.example.observe",
-                transport: scriptedStdio("ok", observed, "per_event"),
-                subscriptions: [observe(["*"], { includeNative: true })]
-              }
-            )
-          )
-          const args = [host, "--registration", reg, "--timeout", "30"]
-          const run = notify
-            ? yield* callHook([...args, JSON.stringify(JSON.parse(payload))], "", { dir })
-            : yield* callHook(args, payload, { dir })
-          assert.strictEqual(run.code, 0, run.stderr)
-          if (event === undefined) {
-            assert.match(answerOf(run).systemMessage, /^ahp: unknown hook event/)
-            assert.deepStrictEqual([...startedPids(log), ...startedPids(observed)], [], "no backend is started")
-            return
-          }
-          if (event.type === undefined) {
-            assert.strictEqual(run.stdout, silence[host])
-            assert.deepStrictEqual([...startedPids(log), ...startedPids(observed)], [], "no backend is started")
-            return
-          }
-          assert.strictEqual(run.stdout, silence[host], `an empty answer is no opinion: ${run.stderr}`)
-          const intercepted = received(log)
-          const notified = received(observed)
-          assert.strictEqual(notified.length, 1, run.stderr)
-          assert.strictEqual(intercepted.length, Hosts.of(host).capabilities(event) === undefined ? 0 : 1)
-          for (const e of [...intercepted, ...notified]) {
-            assert.strictEqual(e.type, event.type)
-            assert.match(e.id, host === "claude-code" ? /^cc_[0-9a-f]{32}$/ : /^cx_[0-9a-f]{32}$/)
-          }
-          assert.isFalse(intercepted.some((e) => "native" in e), "native only for the subscription that asked")
-          assert.deepStrictEqual(notified[0].native, JSON.parse(payload))
-          assert.isTrue(noneAlive(log) && noneAlive(observed))
-        }))
+/** The HTTP interceptor and observer that serve every shared payload (the scripted backend, started once). */
+class PayloadBackends extends Context.Tag("test/PayloadBackends")<PayloadBackends, {
+  readonly dir: string
+  readonly intercept: { readonly url: string; readonly log: string }
+  readonly observe: { readonly url: string; readonly log: string }
+}>() {}
+
+const PayloadBackendsLive = Layer.scoped(
+  PayloadBackends,
+  Effect.gen(function*() {
+    const dir = yield* tempDir
+    return {
+      dir,
+      intercept: yield* scriptedHttp(dir, "intercept", "ok"),
+      observe: yield* scriptedHttp(dir, "observe", "ok")
     }
-  }
+  })
+)
+
+/** The events in the requests an HTTP scripted backend logged from entry `from` on. */
+const requestedSince = (log: string, from: number): Array<any> =>
+  logEntries(log).slice(from).filter((e) => e.event === "request").map((e) => JSON.parse(e.body).params?.event)
+
+describe.skipIf(!fs.existsSync(shared))("every shared payload, through the command hook", () => {
+  layer(PayloadBackendsLive, { excludeTestServices: true })((it) => {
+    for (const host of HostEvents.hostNames) {
+      for (const { file, text: payload } of payloadsOf(host)) {
+        const notify = file.startsWith("notify-")
+        const event = HostEvents.find(host, notify ? "agent-turn-complete" : file.slice(0, file.indexOf("-")))
+        it.effect(`${host}/${file}`, () =>
+          Effect.gen(function*() {
+            const backends = yield* PayloadBackends
+            const dir = backends.dir
+            const reg = writeFile(
+              dir,
+              "registration.json",
+              registration(
+                {
+                  id: "com.example.intercept",
+                  transport: { type: "http", url: backends.intercept.url },
+                  subscriptions: [intercept(["*"])]
+                },
+                {
+                  id: "com.example.observe",
+                  transport: { type: "http", url: backends.observe.url },
+                  subscriptions: [observe(["*"], { includeNative: true })]
+                }
+              )
+            )
+            const logged = [logEntries(backends.intercept.log).length, logEntries(backends.observe.log).length] as const
+            const args = [host, "--registration", reg, "--timeout", "30"]
+            const run = notify
+              ? yield* callHook([...args, JSON.stringify(JSON.parse(payload))], "", { dir })
+              : yield* callHook(args, payload, { dir })
+            assert.strictEqual(run.code, 0, run.stderr)
+            const intercepted = requestedSince(backends.intercept.log, logged[0])
+            const notified = requestedSince(backends.observe.log, logged[1])
+            if (event === undefined) {
+              assert.match(answerOf(run).systemMessage, /^ahp: unknown hook event/)
+              assert.deepStrictEqual([...intercepted, ...notified], [], "no backend is called")
+              return
+            }
+            if (event.type === undefined) {
+              assert.strictEqual(run.stdout, silence[host])
+              assert.deepStrictEqual([...intercepted, ...notified], [], "no backend is called")
+              return
+            }
+            assert.strictEqual(run.stdout, silence[host], `an empty answer is no opinion: ${run.stderr}`)
+            assert.strictEqual(notified.length, 1, run.stderr)
+            assert.strictEqual(intercepted.length, Hosts.of(host).capabilities(event) === undefined ? 0 : 1)
+            for (const e of [...intercepted, ...notified]) {
+              assert.strictEqual(e.type, event.type)
+              assert.match(e.id, host === "claude-code" ? /^cc_[0-9a-f]{32}$/ : /^cx_[0-9a-f]{32}$/)
+            }
+            assert.isFalse(intercepted.some((e) => "native" in e), "native only for the subscription that asked")
+            assert.deepStrictEqual(notified[0].native, JSON.parse(payload))
+          }))
+      }
+    }
+  })
 })
 
 describe("effects rendered per host", () => {

@@ -158,12 +158,6 @@ export const startedPids = (log: string): Array<number> =>
 /** Whether every process a scripted backend logged has ended. */
 export const noneAlive = (log: string): boolean => startedPids(log).every((pid) => !isAlive(pid))
 
-/** The events (`params.event`) a scripted backend received, requests and notifications. */
-export const received = (log: string): Array<any> =>
-  logEntries(log).filter((e) => e.event === "message").map((e) => e.message?.params?.event).filter((e) =>
-    e !== undefined
-  )
-
 /** A Claude Code `PreToolUse` payload for a `Bash` call of `rm -rf /`. */
 export const rmRfPayload = JSON.stringify({
   session_id: "s",
