@@ -24,6 +24,7 @@ import { Console, Context, Data, Effect, Either, Ref } from "effect"
 import { isUtf8 } from "node:buffer"
 import * as NodeFs from "node:fs"
 import type { FileHandle } from "node:fs/promises"
+import type { Readable, Writable } from "node:stream"
 import { didYouMean } from "./internal/suggest.js"
 import { firstInvalidOffset } from "./internal/utf8.js"
 
@@ -34,6 +35,20 @@ import { firstInvalidOffset } from "./internal/utf8.js"
  * @category tags
  */
 export class ExitCode extends Context.Tag("@effect-ahp/cli/ExitCode")<ExitCode, Ref.Ref<number>>() {}
+
+/**
+ * The streams a command reads raw input from and writes raw output to (`ahp serve
+ * --stdio`'s JSON lines): this process's stdin and stdout unless a stand-in is provided.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class Standard extends Context.Reference<Standard>()("@effect-ahp/cli/Standard", {
+  defaultValue: (): { readonly input: () => Readable; readonly output: () => Writable } => ({
+    input: () => process.stdin,
+    output: () => process.stdout
+  })
+}) {}
 
 /**
  * Sets the exit code.

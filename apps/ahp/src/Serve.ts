@@ -158,7 +158,7 @@ export const run = ({ audit, auditContent, auditFile, delayMs, host, http, name,
     )
   }
   const serving: Effect.Effect<void, unknown, FileSystem.FileSystem | Io.ExitCode> = Option.match(http, {
-    onNone: () => Stdio.serve(layer),
+    onNone: () => Effect.flatMap(Io.Standard, (standard) => Stdio.serve(layer, standard)),
     onSome: (port) => serveHttp(layer, port, host)
   })
   return Effect.catchAll(serving, () => Io.exitWith(Io.exitCodes.failure))

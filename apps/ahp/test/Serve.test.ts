@@ -1,9 +1,11 @@
 /**
- * `ahp serve` run for real: each example answers over stdio, and over HTTP.
+ * `ahp serve`: each example answers over stdio (the first run as a child process of the
+ * bundle, the others through the command line's entry in this process), and over HTTP.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
+import { runInProcess } from "./inProcess.js"
 import { eventually, runCli, startCli, tempDir } from "./support.js"
 
 const envelope = (type: string, fields: Record<string, unknown>) => ({
@@ -75,7 +77,7 @@ describe("ahp serve", () => {
       const records = (file: string) => lines(fs.readFileSync(file, "utf8"))
 
       const plain = `${dir}/plain.jsonl`
-      const run = yield* runCli(["serve", "shell-guard", "--stdio", "--audit", plain], { input })
+      const run = yield* runInProcess(["serve", "shell-guard", "--stdio", "--audit", plain], { input })
       assert.strictEqual(run.code, 0, run.stderr)
       const [first, second] = records(plain)
       assert.deepInclude(first, { version: 1, side: "backend", mode: "intercept", outcome: "answered" })
@@ -94,7 +96,7 @@ describe("ahp serve", () => {
       assert.strictEqual(fs.statSync(plain).mode & 0o777, 0o600)
 
       const withContent = `${dir}/content.jsonl`
-      yield* runCli(["serve", "shell-guard", "--stdio", "--audit", withContent, "--audit-content"], { input })
+      yield* runInProcess(["serve", "shell-guard", "--stdio", "--audit", withContent, "--audit-content"], { input })
       assert.strictEqual(records(withContent)[0].content.event.tool.input.command, "rm -rf /")
     }))
 
@@ -107,7 +109,7 @@ describe("ahp serve", () => {
         execution: { status: "executed" },
         items: [textMessage("tool", `TOKEN=${token}\nplain line`)]
       }
-      const run = yield* runCli(["serve", "secret-redactor", "--stdio"], {
+      const run = yield* runInProcess(["serve", "secret-redactor", "--stdio"], {
         input: JSON.stringify(request("tool.after", event)) + "\n"
       })
       assert.strictEqual(run.code, 0, run.stderr)
@@ -121,7 +123,7 @@ describe("ahp serve", () => {
   it.live("prompt-annotator over stdio injects context at turn.start", () =>
     Effect.gen(function*() {
       const event = { turn: { id: "t1" }, trigger: "user", items: [textMessage("user", "please clean up the repo")] }
-      const run = yield* runCli(["serve", "prompt-annotator", "--stdio"], {
+      const run = yield* runInProcess(["serve", "prompt-annotator", "--stdio"], {
         input: JSON.stringify(request("turn.start", event)) + "\n"
       })
       assert.strictEqual(run.code, 0, run.stderr)
@@ -143,7 +145,7 @@ describe("ahp serve", () => {
             event: envelope("tool.before", { ...shell(`echo ${n}`), id: `evt-${n}` })
           }
         })
-      const run = yield* runCli(["serve", "audit", "--stdio", "--audit-file", file], {
+      const run = yield* runInProcess(["serve", "audit", "--stdio", "--audit-file", file], {
         input: `${notification(1)}\n${notification(2)}\n`
       })
       assert.strictEqual(run.code, 0, run.stderr)
@@ -158,7 +160,7 @@ describe("ahp serve", () => {
   it.live("slow over stdio answers nothing after --delay-ms", () =>
     Effect.gen(function*() {
       const started = Date.now()
-      const run = yield* runCli(["serve", "slow", "--stdio", "--delay-ms", "300"], {
+      const run = yield* runInProcess(["serve", "slow", "--stdio", "--delay-ms", "300"], {
         input: JSON.stringify(request("tool.before", shell("ls"))) + "\n"
       })
       assert.strictEqual(run.code, 0, run.stderr)
@@ -185,10 +187,10 @@ describe("ahp serve", () => {
 
   it.live("usage errors exit 2", () =>
     Effect.gen(function*() {
-      const neither = yield* runCli(["serve", "shell-guard"])
+      const neither = yield* runInProcess(["serve", "shell-guard"])
       assert.strictEqual(neither.code, 2)
       assert.match(neither.stderr, /exactly one of --stdio and --http/)
-      const unknown = yield* runCli(["serve", "teleporter", "--stdio"])
+      const unknown = yield* runInProcess(["serve", "teleporter", "--stdio"])
       assert.strictEqual(unknown.code, 2)
     }))
 })

@@ -6,6 +6,7 @@ import { InProcess } from "@effect-ahp/backend"
 import { Transport } from "@effect-ahp/harness"
 import { NodeContext } from "@effect/platform-node"
 import { Cause, Console, Effect, Exit, Layer, Ref } from "effect"
+import { Readable, Writable } from "node:stream"
 import { format } from "node:util"
 import * as Io from "../src/Io.js"
 import * as Main from "../src/Main.js"
@@ -83,18 +84,21 @@ const withEnvironment = <A>(env: Record<string, string>, effect: Effect.Effect<A
 /**
  * Runs `ahp args…` in this process, as `Main.main` would in its own (without colour):
  * the exit code (130 when interrupted) and what it printed on stdout and stderr (its
- * `Console`, which also carries its logs). `env` is added to this process's environment
+ * `Console`, which also carries its logs, and `Io.Standard`, which reads `input`). `env`
+ * is added to this process's environment
  * for the run (such runs take turns; a test running others beside one must not depend on
  * the difference). For what needs a process of its own (a working directory, stdin,
  * signals, a terminal, another process at the same time), `runCli` spawns the bundle.
  */
 export const runInProcess = (
   args: ReadonlyArray<string>,
-  options: { readonly env?: Record<string, string> } = {}
+  options: { readonly env?: Record<string, string>; readonly input?: string } = {}
 ): Effect.Effect<Run> =>
-  options.env === undefined ? runHere(args) : withEnvironment(options.env, Effect.suspend(() => runHere(args)))
+  options.env === undefined
+    ? runHere(args, options.input)
+    : withEnvironment(options.env, Effect.suspend(() => runHere(args, options.input)))
 
-const runHere = (args: ReadonlyArray<string>): Effect.Effect<Run> => {
+const runHere = (args: ReadonlyArray<string>, input: string | undefined): Effect.Effect<Run> => {
   const started = Main.start(args, { stdout: false, stderr: false })
   if (started._tag === "Print") {
     return Effect.succeed({
@@ -108,13 +112,26 @@ const runHere = (args: ReadonlyArray<string>): Effect.Effect<Run> => {
   let stderr = ""
   const out = (...args: ReadonlyArray<unknown>) => void (stdout += `${format(...args)}\n`)
   const err = (...args: ReadonlyArray<unknown>) => void (stderr += `${format(...args)}\n`)
+  const standard = {
+    input: () => Readable.from(input === undefined ? [] : [Buffer.from(input)]),
+    output: () =>
+      new Writable({
+        write(chunk, _encoding, done) {
+          stdout += String(chunk)
+          done()
+        }
+      })
+  }
   return Console.consoleWith((console) =>
-    Effect.exit(started.program.pipe(Effect.withConsole({
-      ...console,
-      log: (...args) => Effect.sync(() => out(...args)),
-      error: (...args) => Effect.sync(() => err(...args)),
-      unsafe: { ...console.unsafe, log: out, error: err }
-    })))
+    Effect.exit(started.program.pipe(
+      Effect.withConsole({
+        ...console,
+        log: (...args) => Effect.sync(() => out(...args)),
+        error: (...args) => Effect.sync(() => err(...args)),
+        unsafe: { ...console.unsafe, log: out, error: err }
+      }),
+      Effect.provideService(Io.Standard, standard)
+    ))
   ).pipe(Effect.map((exit) => ({
     code: Exit.isSuccess(exit)
       ? exit.value

@@ -35,6 +35,7 @@ import * as Option from "effect/Option"
 import { hasProperty } from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import type { Readable, Writable } from "node:stream"
 import type * as Backend from "./Backend.js"
 import * as Server from "./Server.js"
 
@@ -85,6 +86,10 @@ export const isStdioError = (u: unknown): u is StdioError => hasProperty(u, Stdi
 export interface Options {
   /** The longest accepted line in bytes, without its newline (default 16 MiB). */
   readonly maxLineBytes?: number
+  /** Where `serve` reads requests (default: this process's stdin, which it leaves open). */
+  readonly input?: () => Readable
+  /** Where `serve` writes responses (default: this process's stdout, which it does not end). */
+  readonly output?: () => Writable
 }
 
 /**
@@ -133,20 +138,19 @@ const loggersToStderr = (loggers: HashSet.HashSet<Logger.Logger<unknown, any>>) 
     )
     : loggers
 
-const stdin = NodeStream.fromReadable<StdioError, Uint8Array>(
-  () => process.stdin,
-  (cause) => new StdioError({ reason: "read", cause }),
-  { closeOnDone: false }
-)
+const requests = (input: () => Readable) =>
+  NodeStream.fromReadable<StdioError, Uint8Array>(input, (cause) => new StdioError({ reason: "read", cause }), {
+    closeOnDone: false
+  })
 
-const stdout = NodeSink.fromWritable<StdioError, Uint8Array>(
-  () => process.stdout,
-  (cause) => new StdioError({ reason: "write", cause }),
-  { endOnDone: false }
-)
+const responses = (output: () => Writable) =>
+  NodeSink.fromWritable<StdioError, Uint8Array>(output, (cause) => new StdioError({ reason: "write", cause }), {
+    endOnDone: false
+  })
 
 /**
- * Serves a backend on the process's stdin and stdout until end of input. The backend
+ * Serves a backend on the process's stdin and stdout (or `options.input` and `output`)
+ * until end of input. The backend
  * layer is built first and released when serving ends. A failure (of the backend layer, or
  * of stdin/stdout) is logged to stderr before `serve` fails with it.
  *
@@ -157,9 +161,9 @@ export const serve = <E, R>(
   backend: Layer.Layer<Backend.Handlers, E, R>,
   options?: Options
 ): Effect.Effect<void, E | StdioError, R> =>
-  stdin.pipe(
+  requests(options?.input ?? (() => process.stdin)).pipe(
     respond(options),
-    Stream.run(stdout),
+    Stream.run(responses(options?.output ?? (() => process.stdout))),
     Effect.provide(Server.layerBackend(backend)),
     Effect.tapErrorCause((cause) =>
       Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError("stdio backend failed", cause)

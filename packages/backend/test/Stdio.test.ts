@@ -2,6 +2,7 @@ import { Backend, Server, Stdio } from "@effect-ahp/backend"
 import { Json } from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
 import { Chunk, Effect, Layer, Logger, LogLevel, Stream } from "effect"
+import { PassThrough } from "node:stream"
 import { guard, Policy } from "./TestBackend.js"
 import * as M from "./TestMessages.js"
 import { spawnBackend } from "./TestProcess.js"
@@ -132,6 +133,29 @@ describe("Stdio.respond: hostile input", () => {
       )
       const responses = text.trimEnd().split("\n").map(parseLine)
       assert.deepStrictEqual(responses.map((r) => [r.id, errorCode(r)]), [["evt_1", -32603], ["evt_2", -32002]])
+    }))
+})
+
+describe("Stdio.serve on given streams", () => {
+  it.live("reads requests from `input` until it ends and writes each response to `output`, which it leaves open", () =>
+    Effect.gen(function*() {
+      const input = new PassThrough()
+      const output = new PassThrough()
+      let written = ""
+      output.setEncoding("utf8").on("data", (text: string) => (written += text))
+      input.end(
+        line(M.intercept(M.toolBeforeEvent("evt_rm", { command: "rm -rf /" }))) +
+          line(M.intercept(M.toolBeforeEvent("evt_ls", { command: "ls" })))
+      )
+      yield* Stdio.serve(Backend.make(guard.pipe(Layer.provide(Policy.layer(["rm -rf"])))), {
+        input: () => input,
+        output: () => output
+      }).pipe(Logger.withMinimumLogLevel(LogLevel.None))
+      const lines = written.split("\n")
+      assert.deepStrictEqual(parseLine(lines[0]!), denyRm)
+      assert.strictEqual(parseLine(lines[1]!).id, "evt_ls")
+      assert.strictEqual(lines[2], "")
+      assert.isFalse(output.writableEnded)
     }))
 })
 
