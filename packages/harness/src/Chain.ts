@@ -37,6 +37,8 @@
  * @since 0.1.0
  */
 import { Capabilities, Common, type Elicitation, type HookEffect, Intercept, Json } from "@effect-ahp/protocol"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Ref from "effect/Ref"
@@ -80,6 +82,11 @@ export interface Input {
    * their I/O (the chain waits for them a short grace only).
    */
   readonly retiring: Owner
+  /**
+   * Whether a tracer other than Effect's built-in one is installed (each route then gets
+   * its span); when absent, the chain asks the tracer on every route.
+   */
+  readonly traced?: boolean | undefined
 }
 
 /**
@@ -262,8 +269,12 @@ const exchange = (
           }
         )
     })
-  }).pipe(
-    withSpanWhenTraced("Chain.route", { attributes: { backend: route.backend.id, subscription: route.label } })
+  }).pipe((effect) =>
+    input.traced === false
+      ? effect
+      : withSpanWhenTraced("Chain.route", { attributes: { backend: route.backend.id, subscription: route.label } })(
+        effect
+      )
   )
 
 /**
@@ -347,56 +358,71 @@ const runFrom = (
  * `Effect.fork` and `Fiber.await`, whose child waits for the scheduler before it starts.
  * An interrupted fiber is handed to `input.retiring` and awaited for a short grace only
  * (`internal/retire.ts`): a transport that retires its I/O promptly leaves nothing
- * running, a slower one does not hold the decision.
+ * running, a slower one does not hold the decision. A fiber that has already ended when
+ * `runFork` returns (every exchange answered synchronously, as in-process backends do) is
+ * neither waited for nor retired.
  *
  * @since 0.1.0
  * @category running
  */
 export const run = (input: Input, progress: Ref.Ref<Progress>): Effect.Effect<void> =>
-  Effect.clockWith((clock) =>
-    Effect.flatMap(Effect.runtime<never>(), (runtime) => {
-      // When each route's exchange started (by index), for the latency of its step.
-      const started: Array<number> = []
-      const runFiber = (called: Set<string>, from: number): Effect.Effect<void> => {
-        if (from >= input.routes.length) return Effect.void
-        const deadlines = new Deadlines(clock)
-        const routes = Effect.interruptible(runFrom(input, progress, called, from, deadlines, started))
-        return Effect.uninterruptibleMask((restore) => {
-          const fiber = Runtime.runFork(runtime, routes)
-          // Already uninterruptible here: matching the wait's outcome is what `onExit` would
-          // do, without its own mask. Ended, or interrupted by its deadline; else interrupted
-          // here, with the caller.
-          return Effect.matchCauseEffect(restore(deadlines.wait(fiber)), {
-            onFailure: (cause) =>
-              Effect.withFiberRuntime<never>((caller) => {
-                deadlines.abandon()
-                return Effect.zipRight(retire(input.retiring, fiber, caller.id()), Effect.failCause(cause))
-              }),
-            onSuccess: () => {
-              deadlines.disarm()
-              return Effect.as(retire(input.retiring, fiber, undefined), fiber)
-            }
-          })
-        }).pipe(Effect.flatMap((fiber) => {
-          // Ended without a deadline expiring: its exit (a defect is not swallowed).
-          if (deadlines.expired === undefined) return fiber.unsafePoll() ?? Effect.void
-          const route = input.routes[deadlines.expired]!
-          const expired = deadlines.expired
-          const next = expired + 1
-          return Effect.zipRight(
-            Ref.update(progress, (p) => withFailure(p, route, timedOut(route), deadlines.now() - started[expired]!)),
-            Effect.suspend(() => runFiber(called, next))
-          )
-        }))
-      }
-      // One set per run, grown in place as routes are called: every snapshot shares it,
-      // and it is only read once the chain has stopped.
-      return Effect.flatMap(
-        Ref.modify(progress, (p) => {
-          const called = new Set(p.called)
-          return [called, { ...p, called }]
-        }),
-        (called) => runFiber(called, 0)
-      )
+  // The caller's clock and runtime read in one step (`clockWith` and `runtime` took two).
+  Effect.withFiberRuntime((caller, status) => {
+    const clock = Context.get(caller.currentDefaultServices, Clock.Clock)
+    const runtime = Runtime.make({
+      context: caller.currentContext,
+      runtimeFlags: status.runtimeFlags,
+      fiberRefs: caller.getFiberRefs()
     })
-  )
+    // When each route's exchange started (by index), for the latency of its step.
+    const started: Array<number> = []
+    const runFiber = (called: Set<string>, from: number): Effect.Effect<void> => {
+      if (from >= input.routes.length) return Effect.void
+      const deadlines = new Deadlines(clock)
+      const routes = Effect.interruptible(runFrom(input, progress, called, from, deadlines, started))
+      return Effect.uninterruptibleMask((restore) => {
+        const fiber = Runtime.runFork(runtime, routes)
+        // Ended as it was started (every exchange answered synchronously, as in-process
+        // backends do): there is nothing to wait for or retire.
+        if (fiber.unsafePoll() !== null) {
+          deadlines.disarm()
+          return Effect.succeed(fiber)
+        }
+        // Already uninterruptible here: matching the wait's outcome is what `onExit` would
+        // do, without its own mask. Ended, or interrupted by its deadline; else interrupted
+        // here, with the caller.
+        return Effect.matchCauseEffect(restore(deadlines.wait(fiber)), {
+          onFailure: (cause) =>
+            Effect.withFiberRuntime<never>((waiting) => {
+              deadlines.abandon()
+              return Effect.zipRight(retire(input.retiring, fiber, waiting.id()), Effect.failCause(cause))
+            }),
+          onSuccess: () => {
+            deadlines.disarm()
+            return fiber.unsafePoll() !== null
+              ? Effect.succeed(fiber)
+              : Effect.as(retire(input.retiring, fiber, undefined), fiber)
+          }
+        })
+      }).pipe(Effect.flatMap((fiber) => {
+        // Ended without a deadline expiring: its exit (a defect is not swallowed).
+        if (deadlines.expired === undefined) return fiber.unsafePoll() ?? Effect.void
+        const route = input.routes[deadlines.expired]!
+        const expired = deadlines.expired
+        const next = expired + 1
+        return Effect.zipRight(
+          Ref.update(progress, (p) => withFailure(p, route, timedOut(route), deadlines.now() - started[expired]!)),
+          Effect.suspend(() => runFiber(called, next))
+        )
+      }))
+    }
+    // One set per run, grown in place as routes are called: every snapshot shares it,
+    // and it is only read once the chain has stopped.
+    return Effect.flatMap(
+      Ref.modify(progress, (p) => {
+        const called = new Set(p.called)
+        return [called, { ...p, called }]
+      }),
+      (called) => runFiber(called, 0)
+    )
+  })
