@@ -58,8 +58,6 @@ interface Live {
   readonly gone: Deferred.Deferred<void>
   /** When it was started (the clock's milliseconds). */
   readonly startedAt: number
-  /** Abandons the pending request (the canceler of every exchange, made once). */
-  readonly abandon: Effect.Effect<void>
   /** Set once the child has started. */
   process: child.Child | undefined
   pending: Pending | undefined
@@ -235,7 +233,6 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
       scope,
       gone: yield* Deferred.make<void>(),
       startedAt: clock.unsafeCurrentTimeMillis(),
-      abandon: Effect.sync(() => abandon(live)),
       process: undefined,
       pending: undefined,
       abandoned: [],
@@ -290,13 +287,21 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
       live.pending = { id, resume, notifiedBefore: live.notified }
       if (!live.process!.write(line)) {
         live.pending = undefined
-        return resume(Effect.fail(stdio.closedError))
+        resume(Effect.fail(stdio.closedError))
       }
-      // The canceler is made once per child and captures nothing of the exchange: a
-      // canceler holding `resume` kept every request's continuation alive long enough to
-      // be promoted to the old generation (≈ 1 MB per young collection, 3–4 ms pauses).
-      return live.abandon
+      // No canceler (it made `Effect.async` wrap every exchange in an `onInterrupt`): an
+      // interrupted exchange is abandoned by `abandonPending` as the lock is released.
     })
+
+  /**
+   * An exchange holding the lock failed or was interrupted: a request still pending was
+   * interrupted (a failure settles it first), so it is abandoned on the current child —
+   * the only one a request can be pending on while its sender holds the lock.
+   */
+  const abandonPending = () => {
+    const live = current
+    if (live !== undefined) abandon(live)
+  }
 
   /**
    * Sends on a usable child, first waiting (within its start-up) for the answer to an
@@ -319,7 +324,7 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
     Effect.flatMap(response.requestId(message), (id) =>
       Effect.flatMap(
         Either.mapLeft(Framing.encodeText(message), response.unencodable),
-        (line) => requests.withLock(attempt(id, line))
+        (line) => requests.withLock(attempt(id, line), abandonPending)
       ))
 
   /** Writes a notification; succeeds once the operating system has taken the whole line. */
