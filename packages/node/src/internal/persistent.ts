@@ -307,25 +307,36 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
    * Sends on a usable child, first waiting (within its start-up) for the answer to an
    * abandoned request with the same id, which could not be told apart from this one's.
    */
+  const attemptOn = (live: Live, id: Json.JsonValue, line: string): Answer => {
+    const same = live.abandoned.find((a) => JsonRpc.sameId(a.id, id))
+    if (same === undefined) return send(live, id, line)
+    const left = startupMillis - (clock.unsafeCurrentTimeMillis() - live.startedAt)
+    return Deferred.await(same.done).pipe(
+      Effect.timeout(Duration.millis(Math.max(0, left))),
+      // Still no answer after the start-up window: the child is stuck; start afresh.
+      Effect.catchTag("TimeoutException", () => Effect.sync(() => retireLater(live))),
+      Effect.zipRight(Effect.suspend(() => attempt(id, line)))
+    )
+  }
+
+  /** `ensure`, then the exchange; a usable child is taken at once, in the same step. */
   const attempt = (id: Json.JsonValue, line: string): Answer =>
-    Effect.flatMap(ensure, (live) => {
-      const same = live.abandoned.find((a) => JsonRpc.sameId(a.id, id))
-      if (same === undefined) return send(live, id, line)
-      const left = startupMillis - (clock.unsafeCurrentTimeMillis() - live.startedAt)
-      return Deferred.await(same.done).pipe(
-        Effect.timeout(Duration.millis(Math.max(0, left))),
-        // Still no answer after the start-up window: the child is stuck; start afresh.
-        Effect.catchTag("TimeoutException", () => Effect.sync(() => retireLater(live))),
-        Effect.zipRight(Effect.suspend(() => attempt(id, line)))
-      )
+    Effect.suspend(() => {
+      const live = current
+      return !closed && live !== undefined && usable(live)
+        ? attemptOn(live, id, line)
+        : Effect.flatMap(ensure, (started) => attemptOn(started, id, line))
     })
 
-  const request = (message: Json.JsonObject) =>
-    Effect.flatMap(response.requestId(message), (id) =>
-      Effect.flatMap(
-        Either.mapLeft(Framing.encodeText(message), response.unencodable),
-        (line) => requests.withLock(attempt(id, line), abandonPending)
-      ))
+  const request = (message: Json.JsonObject): Answer =>
+    Effect.suspend(() => {
+      // Without an id: `requestId`'s defect.
+      if (message.id === undefined) return response.requestId(message)
+      const line = Framing.encodeText(message)
+      return Either.isLeft(line)
+        ? Effect.fail(response.unencodable(line.left))
+        : requests.withLock(attempt(message.id, line.right), abandonPending)
+    })
 
   /** Writes a notification; succeeds once the operating system has taken the whole line. */
   const written = (live: Live, line: string) => {
