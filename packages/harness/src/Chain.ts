@@ -216,6 +216,10 @@ const toProgress = ({ current, staged, state }: Published, route: Registry.Route
   steps: [...current.steps, { route, latencyMs, effects: staged.effects, failure: undefined }]
 })
 
+/** The endpoint of a route already connected (an `Either`, as the Hooks service's are): asked at once. */
+const connectedNow = (connected: Effect.Effect<Endpoint, TransportError>): Endpoint | undefined =>
+  Either.isEither(connected) && Either.isRight(connected) ? connected.right as Endpoint : undefined
+
 /**
  * One exchange with a route, from the progress accepted so far and the route's view of it:
  * request, response, validation and staging (which stops early once the deadline is due).
@@ -241,7 +245,12 @@ const exchange = (
       method: Intercept.method,
       params: { protocolVersion: Common.protocolVersion, event: view.event, capabilities } as Json.JsonObject
     }
-    return Effect.matchEffect(Effect.flatMap(input.endpoint(route), (endpoint) => endpoint.request(request)), {
+    const connected = input.endpoint(route)
+    const now = connectedNow(connected)
+    const answer = now !== undefined
+      ? now.request(request)
+      : Effect.flatMap(connected, (endpoint) => endpoint.request(request))
+    return Effect.matchEffect(answer, {
       onFailure: (e) => Effect.fail(fromTransportError(route, e)),
       onSuccess: (response) =>
         Either.mapBoth(
@@ -305,7 +314,8 @@ const timedOut = (route: Registry.Route): RouteFailure =>
  * stopped, or a deadline expired (which interrupts this fiber). Each exchange runs under
  * its deadline; a response is published only if it was staged before the deadline, in one
  * step with that check, so nothing is published once the caller stopped waiting. Only
- * this fiber writes `progress` while it runs, so it carries the published progress along.
+ * this fiber writes `progress` while it runs (from `current`, its value when the fiber
+ * starts), so it carries the published progress along.
  */
 const runFrom = (
   input: Input,
@@ -313,7 +323,8 @@ const runFrom = (
   called: Set<string>,
   from: number,
   deadlines: Deadlines,
-  started: Array<number>
+  started: Array<number>,
+  current: Progress
 ): Effect.Effect<void> => {
   const step = (index: number, current: Progress): Effect.Effect<void> => {
     if (index >= input.routes.length || Settlement.isShortCircuit(current.state)) return Effect.void
@@ -343,7 +354,7 @@ const runFrom = (
         deliver(Projection.project(input.boundary, current.event, route.subscriber, references))
     })
   }
-  return Effect.flatMap(Ref.get(progress), (current) => step(from, current))
+  return step(from, current)
 }
 
 /**
@@ -376,10 +387,12 @@ export const run = (input: Input, progress: Ref.Ref<Progress>): Effect.Effect<vo
     })
     // When each route's exchange started (by index), for the latency of its step.
     const started: Array<number> = []
-    const runFiber = (called: Set<string>, from: number): Effect.Effect<void> => {
+    const runFiber = (called: Set<string>, from: number, current: Progress): Effect.Effect<void> => {
       if (from >= input.routes.length) return Effect.void
       const deadlines = new Deadlines(clock)
-      const routes = Effect.interruptible(runFrom(input, progress, called, from, deadlines, started))
+      const routes = Effect.suspend(() => runFrom(input, progress, called, from, deadlines, started, current)).pipe(
+        Effect.interruptible
+      )
       return Effect.uninterruptibleMask((restore) => {
         const fiber = Runtime.runFork(runtime, routes)
         // Ended as it was started (every exchange answered synchronously, as in-process
@@ -410,9 +423,12 @@ export const run = (input: Input, progress: Ref.Ref<Progress>): Effect.Effect<vo
         const route = input.routes[deadlines.expired]!
         const expired = deadlines.expired
         const next = expired + 1
-        return Effect.zipRight(
-          Ref.update(progress, (p) => withFailure(p, route, timedOut(route), deadlines.now() - started[expired]!)),
-          Effect.suspend(() => runFiber(called, next))
+        return Effect.flatMap(
+          Ref.modify(progress, (p) => {
+            const failed = withFailure(p, route, timedOut(route), deadlines.now() - started[expired]!)
+            return [failed, failed]
+          }),
+          (failed) => runFiber(called, next, failed)
         )
       }))
     }
@@ -420,9 +436,9 @@ export const run = (input: Input, progress: Ref.Ref<Progress>): Effect.Effect<vo
     // and it is only read once the chain has stopped.
     return Effect.flatMap(
       Ref.modify(progress, (p) => {
-        const called = new Set(p.called)
-        return [called, { ...p, called }]
+        const first = { ...p, called: new Set(p.called) }
+        return [first, first]
       }),
-      (called) => runFiber(called, 0)
+      (first) => runFiber(first.called, 0, first)
     )
   })
