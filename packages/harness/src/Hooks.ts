@@ -496,7 +496,7 @@ export const make = <E = never, R = never>(
         count,
         remaining: dispatchOptions?.continuation?.remaining ?? Math.max(0, grant.maxContinuations - count)
       }
-      const progress = yield* Ref.make(Chain.start(event, Settlement.initial(dispatchOptions?.state)))
+      const progress = Ref.unsafeMake(Chain.start(event, Settlement.initial(dispatchOptions?.state)))
       const observed = grant.events[type]?.observe === true
       const snapshots = Prepare.make({
         boundary,
@@ -553,7 +553,7 @@ export const make = <E = never, R = never>(
           interrupted,
           observationsDone: Effect.succeed(observations)
         } satisfies DispatchResult
-        yield* record(event, final, result)
+        if (audit !== undefined) yield* record(event, final, result)
         return result
       }
       const deliveries = (owner: Retire.Owner) =>
@@ -594,7 +594,7 @@ export const make = <E = never, R = never>(
         interrupted: delivered.interrupted,
         observationsDone: Effect.succeed(delivered.observations)
       } satisfies DispatchResult
-      yield* record(event, final, result)
+      if (audit !== undefined) yield* record(event, final, result)
       return result
     })
 
