@@ -460,22 +460,7 @@ export const copy = (value: unknown): Either.Either<JsonValue, JsonEncodeError |
 const never = () => false
 
 /** Whether one value reads back from its JSON text as itself (its members are checked on their own). */
-const isPlainNode = (v: unknown): boolean => {
-  switch (typeof v) {
-    case "string":
-    case "boolean":
-      return true
-    case "number":
-      return Number.isFinite(v) && !Object.is(v, -0)
-    case "object": {
-      if (v === null || Array.isArray(v)) return true
-      const proto = Object.getPrototypeOf(v)
-      return proto === Object.prototype || proto === null
-    }
-    default:
-      return false
-  }
-}
+const isPlainNode = (v: unknown): boolean => isJsonNode(v) && !(v instanceof LosslessNumber) && !Object.is(v, -0)
 
 /**
  * A deep copy of a JSON value that shares no array or object with it (`LosslessNumber`s,
