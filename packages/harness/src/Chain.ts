@@ -37,6 +37,8 @@
  * @since 0.1.0
  */
 import { Capabilities, Common, type Elicitation, type HookEffect, Intercept, Json } from "@effect-ahp/protocol"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Ref from "effect/Ref"
@@ -80,6 +82,11 @@ export interface Input {
    * their I/O (the chain waits for them a short grace only).
    */
   readonly retiring: Owner
+  /**
+   * Whether a tracer other than Effect's built-in one is installed (each route then gets
+   * its span); when absent, the chain asks the tracer on every route.
+   */
+  readonly traced?: boolean | undefined
 }
 
 /**
@@ -209,6 +216,10 @@ const toProgress = ({ current, staged, state }: Published, route: Registry.Route
   steps: [...current.steps, { route, latencyMs, effects: staged.effects, failure: undefined }]
 })
 
+/** The endpoint of a route already connected (an `Either`, as the Hooks service's are): asked at once. */
+const connectedNow = (connected: Effect.Effect<Endpoint, TransportError>): Endpoint | undefined =>
+  Either.isEither(connected) && Either.isRight(connected) ? connected.right as Endpoint : undefined
+
 /**
  * One exchange with a route, from the progress accepted so far and the route's view of it:
  * request, response, validation and staging (which stops early once the deadline is due).
@@ -234,7 +245,12 @@ const exchange = (
       method: Intercept.method,
       params: { protocolVersion: Common.protocolVersion, event: view.event, capabilities } as Json.JsonObject
     }
-    return Effect.matchEffect(Effect.flatMap(input.endpoint(route), (endpoint) => endpoint.request(request)), {
+    const connected = input.endpoint(route)
+    const now = connectedNow(connected)
+    const answer = now !== undefined
+      ? now.request(request)
+      : Effect.flatMap(connected, (endpoint) => endpoint.request(request))
+    return Effect.matchEffect(answer, {
       onFailure: (e) => Effect.fail(fromTransportError(route, e)),
       onSuccess: (response) =>
         Either.mapBoth(
@@ -262,8 +278,12 @@ const exchange = (
           }
         )
     })
-  }).pipe(
-    withSpanWhenTraced("Chain.route", { attributes: { backend: route.backend.id, subscription: route.label } })
+  }).pipe((effect) =>
+    input.traced === false
+      ? effect
+      : withSpanWhenTraced("Chain.route", { attributes: { backend: route.backend.id, subscription: route.label } })(
+        effect
+      )
   )
 
 /**
@@ -294,7 +314,8 @@ const timedOut = (route: Registry.Route): RouteFailure =>
  * stopped, or a deadline expired (which interrupts this fiber). Each exchange runs under
  * its deadline; a response is published only if it was staged before the deadline, in one
  * step with that check, so nothing is published once the caller stopped waiting. Only
- * this fiber writes `progress` while it runs, so it carries the published progress along.
+ * this fiber writes `progress` while it runs (from `current`, its value when the fiber
+ * starts), so it carries the published progress along.
  */
 const runFrom = (
   input: Input,
@@ -302,7 +323,8 @@ const runFrom = (
   called: Set<string>,
   from: number,
   deadlines: Deadlines,
-  started: Array<number>
+  started: Array<number>,
+  current: Progress
 ): Effect.Effect<void> => {
   const step = (index: number, current: Progress): Effect.Effect<void> => {
     if (index >= input.routes.length || Settlement.isShortCircuit(current.state)) return Effect.void
@@ -332,7 +354,7 @@ const runFrom = (
         deliver(Projection.project(input.boundary, current.event, route.subscriber, references))
     })
   }
-  return Effect.flatMap(Ref.get(progress), (current) => step(from, current))
+  return step(from, current)
 }
 
 /**
@@ -347,56 +369,76 @@ const runFrom = (
  * `Effect.fork` and `Fiber.await`, whose child waits for the scheduler before it starts.
  * An interrupted fiber is handed to `input.retiring` and awaited for a short grace only
  * (`internal/retire.ts`): a transport that retires its I/O promptly leaves nothing
- * running, a slower one does not hold the decision.
+ * running, a slower one does not hold the decision. A fiber that has already ended when
+ * `runFork` returns (every exchange answered synchronously, as in-process backends do) is
+ * neither waited for nor retired.
  *
  * @since 0.1.0
  * @category running
  */
 export const run = (input: Input, progress: Ref.Ref<Progress>): Effect.Effect<void> =>
-  Effect.clockWith((clock) =>
-    Effect.flatMap(Effect.runtime<never>(), (runtime) => {
-      // When each route's exchange started (by index), for the latency of its step.
-      const started: Array<number> = []
-      const runFiber = (called: Set<string>, from: number): Effect.Effect<void> => {
-        if (from >= input.routes.length) return Effect.void
-        const deadlines = new Deadlines(clock)
-        const routes = Effect.interruptible(runFrom(input, progress, called, from, deadlines, started))
-        return Effect.uninterruptibleMask((restore) => {
-          const fiber = Runtime.runFork(runtime, routes)
-          // Already uninterruptible here: matching the wait's outcome is what `onExit` would
-          // do, without its own mask. Ended, or interrupted by its deadline; else interrupted
-          // here, with the caller.
-          return Effect.matchCauseEffect(restore(deadlines.wait(fiber)), {
-            onFailure: (cause) =>
-              Effect.withFiberRuntime<never>((caller) => {
-                deadlines.abandon()
-                return Effect.zipRight(retire(input.retiring, fiber, caller.id()), Effect.failCause(cause))
-              }),
-            onSuccess: () => {
-              deadlines.disarm()
-              return Effect.as(retire(input.retiring, fiber, undefined), fiber)
-            }
-          })
-        }).pipe(Effect.flatMap((fiber) => {
-          // Ended without a deadline expiring: its exit (a defect is not swallowed).
-          if (deadlines.expired === undefined) return fiber.unsafePoll() ?? Effect.void
-          const route = input.routes[deadlines.expired]!
-          const expired = deadlines.expired
-          const next = expired + 1
-          return Effect.zipRight(
-            Ref.update(progress, (p) => withFailure(p, route, timedOut(route), deadlines.now() - started[expired]!)),
-            Effect.suspend(() => runFiber(called, next))
-          )
-        }))
-      }
-      // One set per run, grown in place as routes are called: every snapshot shares it,
-      // and it is only read once the chain has stopped.
-      return Effect.flatMap(
-        Ref.modify(progress, (p) => {
-          const called = new Set(p.called)
-          return [called, { ...p, called }]
-        }),
-        (called) => runFiber(called, 0)
-      )
+  // The caller's clock and runtime read in one step (`clockWith` and `runtime` took two).
+  Effect.withFiberRuntime((caller, status) => {
+    const clock = Context.get(caller.currentDefaultServices, Clock.Clock)
+    const runtime = Runtime.make({
+      context: caller.currentContext,
+      runtimeFlags: status.runtimeFlags,
+      fiberRefs: caller.getFiberRefs()
     })
-  )
+    // When each route's exchange started (by index), for the latency of its step.
+    const started: Array<number> = []
+    const runFiber = (called: Set<string>, from: number, current: Progress): Effect.Effect<void> => {
+      if (from >= input.routes.length) return Effect.void
+      const deadlines = new Deadlines(clock)
+      const routes = Effect.suspend(() => runFrom(input, progress, called, from, deadlines, started, current)).pipe(
+        Effect.interruptible
+      )
+      return Effect.uninterruptibleMask((restore) => {
+        const fiber = Runtime.runFork(runtime, routes)
+        // Ended as it was started (every exchange answered synchronously, as in-process
+        // backends do): there is nothing to wait for or retire.
+        if (fiber.unsafePoll() !== null) {
+          deadlines.disarm()
+          return Effect.succeed(fiber)
+        }
+        // Already uninterruptible here: matching the wait's outcome is what `onExit` would
+        // do, without its own mask. Ended, or interrupted by its deadline; else interrupted
+        // here, with the caller.
+        return Effect.matchCauseEffect(restore(deadlines.wait(fiber)), {
+          onFailure: (cause) =>
+            Effect.withFiberRuntime<never>((waiting) => {
+              deadlines.abandon()
+              return Effect.zipRight(retire(input.retiring, fiber, waiting.id()), Effect.failCause(cause))
+            }),
+          onSuccess: () => {
+            deadlines.disarm()
+            return fiber.unsafePoll() !== null
+              ? Effect.succeed(fiber)
+              : Effect.as(retire(input.retiring, fiber, undefined), fiber)
+          }
+        })
+      }).pipe(Effect.flatMap((fiber) => {
+        // Ended without a deadline expiring: its exit (a defect is not swallowed).
+        if (deadlines.expired === undefined) return fiber.unsafePoll() ?? Effect.void
+        const route = input.routes[deadlines.expired]!
+        const expired = deadlines.expired
+        const next = expired + 1
+        return Effect.flatMap(
+          Ref.modify(progress, (p) => {
+            const failed = withFailure(p, route, timedOut(route), deadlines.now() - started[expired]!)
+            return [failed, failed]
+          }),
+          (failed) => runFiber(called, next, failed)
+        )
+      }))
+    }
+    // One set per run, grown in place as routes are called: every snapshot shares it,
+    // and it is only read once the chain has stopped.
+    return Effect.flatMap(
+      Ref.modify(progress, (p) => {
+        const first = { ...p, called: new Set(p.called) }
+        return [first, first]
+      }),
+      (first) => runFiber(first.called, 0, first)
+    )
+  })

@@ -466,19 +466,20 @@ export const make = <E = never, R = never>(
           new TransportError({ reason: "unsupported", detail: `backend ${route.backend.id} is not connected` })
         )
 
-    /** One call; `stop` completes when it must be interrupted. */
-    const call = Effect.fnUntraced(function*(
+    /**
+     * One call; `stop` completes when it must be interrupted. `traceContext` is the call's
+     * span under an installed tracer (`traced`), and goes to the backends unless the input
+     * already carries one.
+     */
+    const body = Effect.fnUntraced(function*(
       type: Event.EventType,
       input: Json.JsonObject,
       dispatchOptions: DispatchOptions | undefined,
-      stop: Deferred.Deferred<void> | undefined
+      stop: Deferred.Deferred<void> | undefined,
+      traced: boolean,
+      traceContext: Tracing.TraceContext | undefined
     ) {
-      // The current span (under an installed tracer) goes to the backends, unless the
-      // input already carries a trace context.
-      const event = Tracing.withTraceContext(
-        yield* prepare(type, input, source),
-        yield* Tracing.currentTraceContext
-      )
+      const event = Tracing.withTraceContext(yield* prepare(type, input, source), traceContext)
       const boundary = Boundary.of(type)
       const routes = registry.routes(type)
       const granted = grant.events[type]?.intercept ?? { effects: [] }
@@ -495,7 +496,7 @@ export const make = <E = never, R = never>(
         count,
         remaining: dispatchOptions?.continuation?.remaining ?? Math.max(0, grant.maxContinuations - count)
       }
-      const progress = yield* Ref.make(Chain.start(event, Settlement.initial(dispatchOptions?.state)))
+      const progress = Ref.unsafeMake(Chain.start(event, Settlement.initial(dispatchOptions?.state)))
       const observed = grant.events[type]?.observe === true
       const snapshots = Prepare.make({
         boundary,
@@ -523,7 +524,8 @@ export const make = <E = never, R = never>(
             allowance,
             elicitationSchema: dispatchOptions?.elicitationSchema,
             prepare,
-            retiring
+            retiring,
+            traced
           }, progress).pipe(Effect.as({ interrupted: false, prepare }))
       )
       const ran = stop === undefined
@@ -551,7 +553,7 @@ export const make = <E = never, R = never>(
           interrupted,
           observationsDone: Effect.succeed(observations)
         } satisfies DispatchResult
-        yield* record(event, final, result)
+        if (audit !== undefined) yield* record(event, final, result)
         return result
       }
       const deliveries = (owner: Retire.Owner) =>
@@ -592,9 +594,32 @@ export const make = <E = never, R = never>(
         interrupted: delivered.interrupted,
         observationsDone: Effect.succeed(delivered.observations)
       } satisfies DispatchResult
-      yield* record(event, final, result)
+      if (audit !== undefined) yield* record(event, final, result)
       return result
-    }, (effect, type) => Tracing.withSpanWhenTraced("Hooks.dispatch", { attributes: { "event.type": type } })(effect))
+    })
+
+    /**
+     * One call, in the span `Hooks.dispatch` under an installed tracer. The tracer is read
+     * once for the call (the span, the trace context and the chain's route spans).
+     */
+    const call = (
+      type: Event.EventType,
+      input: Json.JsonObject,
+      dispatchOptions: DispatchOptions | undefined,
+      stop: Deferred.Deferred<void> | undefined
+    ) =>
+      Effect.tracerWith((tracer) =>
+        Tracing.isBuiltIn(tracer)
+          ? body(type, input, dispatchOptions, stop, false, undefined)
+          : Effect.withSpan(
+            Effect.flatMap(
+              Tracing.currentTraceContext,
+              (traceContext) => body(type, input, dispatchOptions, stop, true, traceContext)
+            ),
+            "Hooks.dispatch",
+            { attributes: { "event.type": type }, captureStackTrace: false }
+          )
+      )
 
     const dispatchUnknown = (type: Event.EventType, input: Json.JsonObject, dispatchOptions?: DispatchOptions) => {
       const interrupt = dispatchOptions?.interrupt

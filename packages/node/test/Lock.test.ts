@@ -47,6 +47,24 @@ describe("Lock", () => {
       assert.strictEqual(yield* lock.withLock(Effect.succeed("free")), "free")
     }))
 
+  it.effect("runs the holder's onFailure when it fails or is interrupted, before the next holder; never on success", () =>
+    Effect.gen(function*() {
+      const lock = new Lock()
+      const log: Array<string> = []
+      const undo = (name: string) => () => void log.push(`undo ${name}`)
+      yield* lock.withLock(Effect.sync(() => void log.push("ok")), undo("ok"))
+      yield* Effect.exit(lock.withLock(Effect.fail("boom"), undo("failed")))
+      const started = yield* Deferred.make<void>()
+      const holder = yield* Effect.fork(
+        lock.withLock(Effect.zipRight(Deferred.succeed(started, undefined), Effect.never), undo("interrupted"))
+      )
+      yield* Deferred.await(started)
+      const next = yield* Effect.fork(lock.withLock(Effect.sync(() => void log.push("next"))))
+      yield* Fiber.interrupt(holder)
+      yield* Fiber.join(next)
+      assert.deepStrictEqual(log, ["ok", "undo failed", "undo interrupted", "next"])
+    }))
+
   it.effect("a waiter interrupted while waiting leaves the others able to enter", () =>
     Effect.gen(function*() {
       const lock = new Lock()

@@ -436,16 +436,31 @@ export const equals = (a: unknown, b: unknown): boolean => {
 export const arbitrary = Arbitrary.make(Value)
 
 /**
- * A deep copy of a value through its JSON text (`encode`, then `parse`): exact numbers,
- * nothing shared, and a `JsonEncodeError` or `JsonParseError` instead of an exception for a
- * value that is not JSON within `maxDepth`. For values that may hold anything, such as an
- * in-process backend's answers.
+ * A deep copy of a value as read back from its JSON text (`encode`, then `parse`): exact
+ * numbers, nothing shared, and a `JsonEncodeError` or `JsonParseError` instead of an
+ * exception for a value that is not JSON within `maxDepth`. For values that may hold
+ * anything, such as an in-process backend's answers. A value made only of plain JSON —
+ * strings, booleans, null, finite numbers other than `-0`, arrays and plain objects, within
+ * `maxDepth` — reads back as itself, so it is copied structurally (`clone`), without the
+ * text; anything else (a `LosslessNumber`, an `undefined` member, a `toJSON`, a getter that
+ * throws) goes through the text.
  *
  * @since 0.1.0
  * @category encoding
  */
-export const copy = (value: unknown): Either.Either<JsonValue, JsonEncodeError | JsonParseError> =>
-  Either.flatMap(encode(value), parse)
+export const copy = (value: unknown): Either.Either<JsonValue, JsonEncodeError | JsonParseError> => {
+  try {
+    if (walk.every(value, maxDepth, never, isPlainNode)) return Either.right(clone(value as JsonValue))
+  } catch {
+    // A getter threw: `encode` reports it.
+  }
+  return Either.flatMap(encode(value), parse)
+}
+
+const never = () => false
+
+/** Whether one value reads back from its JSON text as itself (its members are checked on their own). */
+const isPlainNode = (v: unknown): boolean => isJsonNode(v) && !(v instanceof LosslessNumber) && !Object.is(v, -0)
 
 /**
  * A deep copy of a JSON value that shares no array or object with it (`LosslessNumber`s,

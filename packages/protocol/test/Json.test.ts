@@ -361,3 +361,68 @@ describe("Json.encode", () => {
     }
   })
 })
+
+/** Every array and object in a value (the walk stops at a depth no test value reaches). */
+const containers = (value: unknown, into = new Set<object>()): Set<object> => {
+  if (typeof value === "object" && value !== null && !(value instanceof Json.LosslessNumber) && !into.has(value)) {
+    into.add(value)
+    for (const member of Object.values(value)) containers(member, into)
+  }
+  return into
+}
+
+describe("Json.copy", () => {
+  /** What `copy` must equal: the value read back from its JSON text. */
+  const throughText = (value: unknown) => Either.flatMap(Json.encode(value), Json.parse)
+
+  const same = (value: unknown) => {
+    const copied = Json.copy(value)
+    const expected = throughText(value)
+    assert.strictEqual(Either.isRight(copied), Either.isRight(expected))
+    if (Either.isRight(copied) && Either.isRight(expected)) {
+      assert.deepStrictEqual(copied.right, expected.right)
+      const shared = [...containers(copied.right)].filter((c) => containers(value).has(c))
+      assert.strictEqual(shared.length, 0)
+    }
+  }
+
+  it("equals the value read back from its JSON text, sharing nothing, whatever the value", () => {
+    FastCheck.assert(
+      FastCheck.property(
+        FastCheck.oneof(
+          FastCheck.jsonValue(),
+          FastCheck.anything({ withNullPrototype: true, withSparseArray: true, withDate: true, maxDepth: 4 })
+        ),
+        same
+      ),
+      { numRuns: 500 }
+    )
+  })
+
+  it("reads back what plain JSON would not keep: -0, a plain LosslessNumber, undefined members, toJSON, own __proto__", () => {
+    const ownProto = JSON.parse(`{"__proto__":{"a":1},"b":[1,{"__proto__":2}]}`)
+    for (
+      const value of [
+        -0,
+        { a: [-0, 1] },
+        new Json.LosslessNumber("1"),
+        { n: new Json.LosslessNumber("1e400") },
+        { a: undefined, b: [undefined, 1] },
+        { at: new Date(0) },
+        { toJSON: () => "x" },
+        ownProto
+      ]
+    ) same(value)
+    assert.deepStrictEqual(Object.keys(Either.getOrThrow(Json.copy(ownProto)) as object), ["__proto__", "b"])
+  })
+
+  it("a getter that throws is an encode error, not an exception", () => {
+    const value = {
+      get broken(): number {
+        throw new Error("no")
+      }
+    }
+    const result = Json.copy(value)
+    assert.isTrue(Either.isLeft(result) && Json.isJsonEncodeError(result.left))
+  })
+})

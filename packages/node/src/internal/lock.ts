@@ -32,19 +32,23 @@ export class Lock {
   private head: Waiter | undefined = undefined
   private tail: Waiter | undefined = undefined
 
-  /** Runs `self` holding the lock, waiting (interruptibly, in turn) while another fiber holds it. */
-  readonly withLock = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  /**
+   * Runs `self` holding the lock, waiting (interruptibly, in turn) while another fiber holds
+   * it. `onFailure` runs, still holding the lock, when `self` fails or is interrupted (what
+   * an interrupted exchange must undo before the next holder goes on).
+   */
+  readonly withLock = <A, E, R>(self: Effect.Effect<A, E, R>, onFailure?: () => void): Effect.Effect<A, E, R> =>
     Effect.uninterruptibleMask((restore) =>
       Effect.suspend(() => {
         if (!this.held) {
           this.held = true
-          return this.holding(restore(self))
+          return this.holding(restore(self), onFailure)
         }
         const waiter: Waiter = { granted: false, cancelled: false, wake: undefined, next: undefined }
         this.enqueue(waiter)
         return Effect.zipRight(
           Effect.onInterrupt(restore(this.await(waiter)), () => this.leave(waiter)),
-          this.holding(restore(self))
+          this.holding(restore(self), onFailure)
         )
       })
     )
@@ -54,9 +58,10 @@ export class Lock {
    * `withLock`'s uninterruptible region, so matching the outcome is what `ensuring` would
    * do, without the extra mask and release step on every exchange.
    */
-  private holding<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> {
+  private holding<A, E, R>(self: Effect.Effect<A, E, R>, onFailure: (() => void) | undefined): Effect.Effect<A, E, R> {
     return Effect.matchCauseEffect(self, {
       onFailure: (cause) => {
+        onFailure?.()
         this.handOver()
         return Effect.failCause(cause)
       },

@@ -58,8 +58,6 @@ interface Live {
   readonly gone: Deferred.Deferred<void>
   /** When it was started (the clock's milliseconds). */
   readonly startedAt: number
-  /** Abandons the pending request (the canceler of every exchange, made once). */
-  readonly abandon: Effect.Effect<void>
   /** Set once the child has started. */
   process: child.Child | undefined
   pending: Pending | undefined
@@ -235,7 +233,6 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
       scope,
       gone: yield* Deferred.make<void>(),
       startedAt: clock.unsafeCurrentTimeMillis(),
-      abandon: Effect.sync(() => abandon(live)),
       process: undefined,
       pending: undefined,
       abandoned: [],
@@ -290,37 +287,56 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
       live.pending = { id, resume, notifiedBefore: live.notified }
       if (!live.process!.write(line)) {
         live.pending = undefined
-        return resume(Effect.fail(stdio.closedError))
+        resume(Effect.fail(stdio.closedError))
       }
-      // The canceler is made once per child and captures nothing of the exchange: a
-      // canceler holding `resume` kept every request's continuation alive long enough to
-      // be promoted to the old generation (≈ 1 MB per young collection, 3–4 ms pauses).
-      return live.abandon
+      // No canceler (it made `Effect.async` wrap every exchange in an `onInterrupt`): an
+      // interrupted exchange is abandoned by `abandonPending` as the lock is released.
     })
+
+  /**
+   * An exchange holding the lock failed or was interrupted: a request still pending was
+   * interrupted (a failure settles it first), so it is abandoned on the current child —
+   * the only one a request can be pending on while its sender holds the lock.
+   */
+  const abandonPending = () => {
+    const live = current
+    if (live !== undefined) abandon(live)
+  }
 
   /**
    * Sends on a usable child, first waiting (within its start-up) for the answer to an
    * abandoned request with the same id, which could not be told apart from this one's.
    */
+  const attemptOn = (live: Live, id: Json.JsonValue, line: string): Answer => {
+    const same = live.abandoned.find((a) => JsonRpc.sameId(a.id, id))
+    if (same === undefined) return send(live, id, line)
+    const left = startupMillis - (clock.unsafeCurrentTimeMillis() - live.startedAt)
+    return Deferred.await(same.done).pipe(
+      Effect.timeout(Duration.millis(Math.max(0, left))),
+      // Still no answer after the start-up window: the child is stuck; start afresh.
+      Effect.catchTag("TimeoutException", () => Effect.sync(() => retireLater(live))),
+      Effect.zipRight(Effect.suspend(() => attempt(id, line)))
+    )
+  }
+
+  /** `ensure`, then the exchange; a usable child is taken at once, in the same step. */
   const attempt = (id: Json.JsonValue, line: string): Answer =>
-    Effect.flatMap(ensure, (live) => {
-      const same = live.abandoned.find((a) => JsonRpc.sameId(a.id, id))
-      if (same === undefined) return send(live, id, line)
-      const left = startupMillis - (clock.unsafeCurrentTimeMillis() - live.startedAt)
-      return Deferred.await(same.done).pipe(
-        Effect.timeout(Duration.millis(Math.max(0, left))),
-        // Still no answer after the start-up window: the child is stuck; start afresh.
-        Effect.catchTag("TimeoutException", () => Effect.sync(() => retireLater(live))),
-        Effect.zipRight(Effect.suspend(() => attempt(id, line)))
-      )
+    Effect.suspend(() => {
+      const live = current
+      return !closed && live !== undefined && usable(live)
+        ? attemptOn(live, id, line)
+        : Effect.flatMap(ensure, (started) => attemptOn(started, id, line))
     })
 
-  const request = (message: Json.JsonObject) =>
-    Effect.flatMap(response.requestId(message), (id) =>
-      Effect.flatMap(
-        Either.mapLeft(Framing.encodeText(message), response.unencodable),
-        (line) => requests.withLock(attempt(id, line))
-      ))
+  const request = (message: Json.JsonObject): Answer =>
+    Effect.suspend(() => {
+      // Without an id: `requestId`'s defect.
+      if (message.id === undefined) return response.requestId(message)
+      const line = Framing.encodeText(message)
+      return Either.isLeft(line)
+        ? Effect.fail(response.unencodable(line.left))
+        : requests.withLock(attempt(message.id, line.right), abandonPending)
+    })
 
   /** Writes a notification; succeeds once the operating system has taken the whole line. */
   const written = (live: Live, line: string) => {
