@@ -182,6 +182,18 @@ describe("payloads that cannot be mapped", () => {
     assert.deepStrictEqual(invalid.issues.map((i) => i.path), ["/tool_input"])
   })
 
+  it("a \"__proto__\" member of the payload's text is refused by name, never taken as a prototype", () => {
+    const text = `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/w","tool_name":"Bash","tool_use_id":"t",` +
+      `"tool_input":{"command":"ls"},"__proto__":{"hook_event_name":"Stop"}}`
+    const parsed = Json.parse(text)
+    assert.isTrue(Either.isRight(parsed))
+    const refused = error(Either.getOrThrow(parsed))
+    assert.strictEqual(refused.reason, "invalid")
+    assert.strictEqual(refused.type, "tool.before")
+    assert.deepStrictEqual(refused.issues.map((i) => i.path), ["/__proto__"])
+    assert.isUndefined(({} as { hook_event_name?: string }).hook_event_name)
+  })
+
   it("known events without an AHP counterpart are passed through", () => {
     const result = claude.map({ hook_event_name: "Setup", trigger: "init" }, { time, includeNative: false })
     assert.isTrue(Either.isRight(result) && result.right._tag === "PassThrough")
@@ -202,7 +214,8 @@ describe("payloads that cannot be mapped", () => {
       for (const [key, value] of edits) {
         const target = keys.length > 0 && key.length % 2 === 0 ? keys[key.length % keys.length]! : key
         if (value === null) delete edited[target]
-        else edited[target] = value
+        // an own member, as JSON.parse makes it (assigning "__proto__" would replace the prototype)
+        else Object.defineProperty(edited, target, { value, enumerable: true, writable: true, configurable: true })
       }
       const result = Hosts.of(name).map(edited as Json.JsonObject, { time, includeNative: true })
       if (Either.isLeft(result)) {
