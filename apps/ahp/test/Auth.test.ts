@@ -208,8 +208,9 @@ describe("ahp auth", () => {
 
         const client = ["--registration", reg, "--issuer", origin, "--client-id", "person", "--scope", "hooks"]
         assert.strictEqual((yield* loginAs(client, env)).code, 0)
+        yield* Effect.sleep("600 millis")
 
-        // The login's token is stale at once (expires_in 1 < the refresh margin): refreshed, stored.
+        // The login's token (expires_in 1 s) is refreshed from half its lifetime on: refreshed, stored.
         const refreshed = yield* dispatch
         assert.strictEqual(refreshed.code, 0, refreshed.stderr)
         assert.deepStrictEqual([output(refreshed).decision, output(refreshed).state.denial.reason], [
@@ -245,6 +246,8 @@ describe("ahp auth", () => {
         const reg = resourceRegistration(dir, origin, "fail-closed")
         const client = ["--registration", reg, "--issuer", origin, "--client-id", "person"]
         assert.strictEqual((yield* loginAs(client, env)).code, 0)
+        // the token (expires_in 1 s) is refreshed from half its lifetime on
+        yield* Effect.sleep("600 millis")
 
         const event = writeFile(dir, "event.json", toolBefore("ls"))
         const dispatch = runCli(["dispatch", "--registration", reg, "--event", event], { env })
