@@ -35,7 +35,7 @@ export default defineConfig({
     // no test relies on a fresh module state. Equal min and max: workers are reused, never
     // retired midway.
     poolOptions: {
-      forks: { isolate: false, minForks: 2, maxForks: 2 },
+      forks: { isolate: false, minForks: 3, maxForks: 3 },
       threads: { isolate: false, minThreads: 1, maxThreads: 1 }
     },
     sequence: { sequencer: LongestProjectsFirst }
