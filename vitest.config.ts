@@ -1,8 +1,12 @@
 import { defineConfig } from "vitest/config"
 import { BaseSequencer, type TestSpecification } from "vitest/node"
 
-/** The projects, the longest first in each pool. */
-const order = ["ahp", "suites", "protocol", "backend", "node", "harness", "consumer"]
+/**
+ * The projects in the order each pool runs them: the command line before the suites (forks),
+ * and in the worker thread `node` first, whose files mostly wait on processes and deadlines,
+ * so that the packages that only compute fill the end of the run.
+ */
+const order = ["ahp", "suites", "node", "protocol", "backend", "harness", "hosts", "consumer"]
 
 const rank = (file: TestSpecification): number =>
   order.includes(file.project.name) ? order.indexOf(file.project.name) : order.length
@@ -26,10 +30,10 @@ export default defineConfig({
       "test/vitest.config.ts",
       "test/consumer/vitest.config.ts"
     ],
-    // Two pools run side by side: forked workers for the command line and the suites, whose
-    // files mostly wait on child processes, sockets and deadlines, and a worker thread for the
-    // packages, whose tests mostly compute. No more workers than that: beside the type-check
-    // and the consumer check, more would starve the deadline and linear-time tests on 2 cores.
+    // Two pools run side by side: three forked workers for the command line and the suites,
+    // whose files mostly wait on child processes, sockets and deadlines, and a worker thread
+    // for the packages, whose tests mostly compute. More would starve the deadline and
+    // linear-time tests on 2 cores beside the type-check and the consumer check.
     // A pool runs one project at a time, its files spread over its workers, which share
     // their module graph (effect and the packages load once per worker, not once per file):
     // no test relies on a fresh module state. Equal min and max: workers are reused, never

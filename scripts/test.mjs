@@ -5,13 +5,14 @@
 //   `pnpm exec tsc -b tsconfig.json` checks);
 // - vitest on every project but `consumer`;
 // - lint and format (eslint.config.mjs: typescript-eslint and Effect's dprint formatting),
-//   at the tests' lower priority; its problems are printed when it ends;
+//   at a lower priority than the rest; its problems are printed when it ends;
 // - vitest on the `consumer` project (test/consumer: pack, install with npm, type-check and
 //   run a consumer), which packs the type-check's build: this script tells it the build is
 //   done through the file named by AHP_TYPECHECK_RESULT (it receives the first tsc's exit
 //   code). Its report is printed when it ends.
-// The tests run at a lower priority than the type-check and the consumer check, which are
-// one chain of processes, one at a time: the longest path through the run. Ends with one line `N passed, N failed, N skipped`
+// The tests, the type-check and the consumer check (one chain of processes, one at a time)
+// share the cores from the first second: tests at a lower priority than the chain sat
+// starved until it ended (a minute without a test). Ends with one line `N passed, N failed, N skipped`
 // derived from vitest's JSON reports; a failing type-check counts as one failed check, and
 // so does each file with lint problems. Exit
 // code non-zero on any failure. Arguments go to one vitest run of the projects they select
@@ -31,7 +32,7 @@ const lower = (child) => {
   try {
     setPriority(child.pid, 10)
   } catch {
-    // not permitted here: the tests run at the type-check's priority
+    // not permitted here: lint runs at the priority of the rest
   }
 }
 
@@ -60,7 +61,7 @@ const typecheck = (async () => {
   return code
 })()
 
-const vitest = (args, report, stdio, priority) => {
+const vitest = (args, report, stdio) => {
   const child = spawn(
     process.execPath,
     [
@@ -72,7 +73,6 @@ const vitest = (args, report, stdio, priority) => {
     ],
     { cwd: root, stdio, env: { ...process.env, AHP_TYPECHECK_RESULT: typecheckResult } }
   )
-  if (priority === "lower") lower(child)
   return exited(child).then((code) => ({ code, report }))
 }
 
@@ -125,7 +125,7 @@ const consumerCheck = async () => {
   console.log(
     "consumer check: waits for the packages' build, then packs it, installs it with npm, type-checks and runs a consumer…"
   )
-  const run = await vitest(["--project", "consumer"], consumer, ["ignore", "ignore", "inherit"], "normal")
+  const run = await vitest(["--project", "consumer"], consumer, ["ignore", "ignore", "inherit"])
   if (existsSync(run.report)) {
     for (const file of JSON.parse(readFileSync(run.report, "utf8")).testResults) {
       for (const test of file.assertionResults) {
@@ -144,8 +144,8 @@ const consumerCheck = async () => {
 }
 
 const runs = selected.length > 0
-  ? [vitest(["--reporter=default", ...selected], main, "inherit", "lower")]
-  : [vitest(["--reporter=default", "--project", "!consumer"], main, "inherit", "lower"), consumerCheck()]
+  ? [vitest(["--reporter=default", ...selected], main, "inherit")]
+  : [vitest(["--reporter=default", "--project", "!consumer"], main, "inherit"), consumerCheck()]
 const [typecheckCode, lintFailures, ...finished] = await Promise.all([
   typecheck,
   selected.length > 0 ? 0 : lint(),
