@@ -30,7 +30,7 @@ export default defineConfig({
       "test/vitest.config.ts",
       "test/consumer/vitest.config.ts"
     ],
-    // Two pools run side by side: three forked workers for the command line and the suites,
+    // Two pools run side by side: two forked workers for the command line and the suites,
     // whose files mostly wait on child processes, sockets and deadlines, and a worker thread
     // for the packages, whose tests mostly compute. More would starve the deadline and
     // linear-time tests on 2 cores beside the type-check and the consumer check.
@@ -39,7 +39,7 @@ export default defineConfig({
     // no test relies on a fresh module state. Equal min and max: workers are reused, never
     // retired midway.
     poolOptions: {
-      forks: { isolate: false, minForks: 3, maxForks: 3 },
+      forks: { isolate: false, minForks: 2, maxForks: 2 },
       threads: { isolate: false, minThreads: 1, maxThreads: 1 }
     },
     sequence: { sequencer: LongestProjectsFirst }

@@ -10,9 +10,9 @@
 //   run a consumer), which packs the type-check's build: this script tells it the build is
 //   done through the file named by AHP_TYPECHECK_RESULT (it receives the first tsc's exit
 //   code). Its report is printed when it ends.
-// The tests, the type-check and the consumer check (one chain of processes, one at a time)
-// share the cores from the first second: tests at a lower priority than the chain sat
-// starved until it ended (a minute without a test). Ends with one line `N passed, N failed, N skipped`
+// The tests run a little below the type-check and the consumer check (one chain of
+// processes, one at a time; niceness 5): far below (10), they sat starved for a minute until
+// the chain ended; alike, the chain became the end of the run. Ends with one line `N passed, N failed, N skipped`
 // derived from vitest's JSON reports; a failing type-check counts as one failed check, and
 // so does each file with lint problems. Exit
 // code non-zero on any failure. Arguments go to one vitest run of the projects they select
@@ -28,11 +28,12 @@ const typecheckResult = join(work, "typecheck")
 const started = Date.now()
 const seconds = () => `${((Date.now() - started) / 1000).toFixed(0)} s`
 const exited = (child) => new Promise((resolve) => child.on("close", (code) => resolve(code ?? 1)))
-const lower = (child) => {
+/** Lowers a child's priority by `niceness` (lint 10, the tests 5), where this is permitted. */
+const lower = (child, niceness) => {
   try {
-    setPriority(child.pid, 10)
+    setPriority(child.pid, niceness)
   } catch {
-    // not permitted here: lint runs at the priority of the rest
+    // not permitted here: it runs at the priority of the rest
   }
 }
 
@@ -61,7 +62,7 @@ const typecheck = (async () => {
   return code
 })()
 
-const vitest = (args, report, stdio) => {
+const vitest = (args, report, stdio, niceness = 0) => {
   const child = spawn(
     process.execPath,
     [
@@ -73,6 +74,7 @@ const vitest = (args, report, stdio) => {
     ],
     { cwd: root, stdio, env: { ...process.env, AHP_TYPECHECK_RESULT: typecheckResult } }
   )
+  if (niceness > 0) lower(child, niceness)
   return exited(child).then((code) => ({ code, report }))
 }
 
@@ -88,7 +90,7 @@ const lint = async () => {
     cwd: root,
     stdio: ["ignore", "pipe", "inherit"]
   })
-  lower(child)
+  lower(child, 10)
   let output = ""
   child.stdout.setEncoding("utf8").on("data", (text) => (output += text))
   const code = await exited(child)
@@ -144,8 +146,8 @@ const consumerCheck = async () => {
 }
 
 const runs = selected.length > 0
-  ? [vitest(["--reporter=default", ...selected], main, "inherit")]
-  : [vitest(["--reporter=default", "--project", "!consumer"], main, "inherit"), consumerCheck()]
+  ? [vitest(["--reporter=default", ...selected], main, "inherit", 5)]
+  : [vitest(["--reporter=default", "--project", "!consumer"], main, "inherit", 5), consumerCheck()]
 const [typecheckCode, lintFailures, ...finished] = await Promise.all([
   typecheck,
   selected.length > 0 ? 0 : lint(),

@@ -54,7 +54,7 @@ describe("Json: time linear in the text", () => {
   /**
    * One pass over a text 16× larger against sixteen passes over the smaller one: the same
    * number of bytes, so a few × at most when linear (memory effects of large objects, which
-   * `JSON.parse` shows too) and 16× when quadratic. A single pass over the smaller text is
+   * `JSON.parse` shows too, more so on a loaded machine) and 16× when quadratic. A single pass over the smaller text is
    * bounded first (≈ 2 ms; the quadratic parser took ≈ 0.5 s), so a super-linear
    * implementation fails in seconds, not minutes.
    */
@@ -77,7 +77,9 @@ describe("Json: time linear in the text", () => {
       one = Math.min(one, fastest(() => f(large), 1))
     }
     const ratio = one / sixteen
-    assert.isBelow(ratio, 8, `${label}: one pass over 16× the members takes ${ratio.toFixed(2)}× sixteen passes`)
+    // linear: 1–4 on an idle machine, up to 9 seen beside the whole suite on 2 cores (the
+    // large value's collections); quadratic: 16 and more
+    assert.isBelow(ratio, 12, `${label}: one pass over 16× the members takes ${ratio.toFixed(2)}× sixteen passes`)
   }
   const object = (n: number) => `{"big":1e400,"id":123456789012345678901,${members(n)}}`
   const array = (n: number) => `[1e-400,${elements(n)}]`
