@@ -11,13 +11,22 @@ const order = ["ahp", "suites", "node", "protocol", "backend", "harness", "hosts
 const rank = (file: TestSpecification): number =>
   order.includes(file.project.name) ? order.indexOf(file.project.name) : order.length
 
-/** vitest's order (slowest first, from its cache), grouped by project in the order above. */
+/**
+ * Files that take long whatever the machine (a soak of fixed length, deadlines to wait out):
+ * first in their project, also on a fresh clone, where vitest has no timings yet and orders
+ * by file size.
+ */
+const long = ["Soak.test.ts", "StdioFaults.test.ts", "HostileJson.test.ts", "Hook.test.ts", "Auth.test.ts"]
+
+const isLong = (file: TestSpecification): number => long.some((name) => file.moduleId.endsWith(`/${name}`)) ? 0 : 1
+
+/** vitest's order (slowest first, from its cache), grouped by project in the order above, long files first. */
 class LongestProjectsFirst extends BaseSequencer {
   override async sort(files: Array<TestSpecification>): Promise<Array<TestSpecification>> {
     const sorted = await super.sort(files)
     return sorted
       .map((file, index) => ({ file, index }))
-      .sort((a, b) => rank(a.file) - rank(b.file) || a.index - b.index)
+      .sort((a, b) => rank(a.file) - rank(b.file) || isLong(a.file) - isLong(b.file) || a.index - b.index)
       .map(({ file }) => file)
   }
 }
