@@ -146,8 +146,8 @@ const consumerCheck = async () => {
 }
 
 const runs = selected.length > 0
-  ? [vitest(["--reporter=default", ...selected], main, "inherit", 5)]
-  : [vitest(["--reporter=default", "--project", "!consumer"], main, "inherit", 5), consumerCheck()]
+  ? [vitest(["--reporter=default", ...selected], main, "inherit", 2)]
+  : [vitest(["--reporter=default", "--project", "!consumer"], main, "inherit", 2), consumerCheck()]
 const [typecheckCode, lintFailures, ...finished] = await Promise.all([
   typecheck,
   selected.length > 0 ? 0 : lint(),
