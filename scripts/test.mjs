@@ -11,7 +11,7 @@
 //   done through the file named by AHP_TYPECHECK_RESULT (it receives the first tsc's exit
 //   code). Its report is printed when it ends.
 // The tests run a little below the type-check and the consumer check (one chain of
-// processes, one at a time; niceness 5): far below (10), they sat starved for a minute until
+// processes, one at a time; niceness 2): far below (10), they sat starved for a minute until
 // the chain ended; alike, the chain became the end of the run. Ends with one line `N passed, N failed, N skipped`
 // derived from vitest's JSON reports; a failing type-check counts as one failed check, and
 // so does each file with lint problems. Exit
@@ -28,7 +28,7 @@ const typecheckResult = join(work, "typecheck")
 const started = Date.now()
 const seconds = () => `${((Date.now() - started) / 1000).toFixed(0)} s`
 const exited = (child) => new Promise((resolve) => child.on("close", (code) => resolve(code ?? 1)))
-/** Lowers a child's priority by `niceness` (lint 10, the tests 5), where this is permitted. */
+/** Lowers a child's priority by `niceness` (lint 10, the tests 2), where this is permitted. */
 const lower = (child, niceness) => {
   try {
     setPriority(child.pid, niceness)
