@@ -31,12 +31,14 @@ const levels: Record<CommandLine.LogLevelName, LogLevel.LogLevel> = {
 /**
  * A command's run as one effect: the exit code it set (2 when it failed unexpectedly, after
  * logging why on stderr), with the file system, the path service and logs to stderr
- * (logfmt, through the `Console` service) at `level` and above. Interruption is left to the
- * caller (exit 130).
+ * (logfmt, through the `Console` service) at `level` and above. `stop` ending first stops
+ * the command, which ends with the code set so far; interruption is left to the caller
+ * (exit 130).
  */
-const program = (run: Cli.Run, level: LogLevel.LogLevel): Effect.Effect<number> => {
+const program = (run: Cli.Run, level: LogLevel.LogLevel) => (stop: Effect.Effect<void>): Effect.Effect<number> => {
   const code = Ref.unsafeMake<number>(Io.exitCodes.ok)
   return run.pipe(
+    Effect.raceFirst(stop),
     Effect.catchAllCause((cause) =>
       Effect.zipRight(Effect.logError("ahp failed", cause), Ref.set(code, Io.exitCodes.failure))
     ),
@@ -53,7 +55,8 @@ const program = (run: Cli.Run, level: LogLevel.LogLevel): Effect.Effect<number> 
 
 /**
  * What `ahp` does with its arguments: print the help, the version or a usage error on one
- * stream and exit with `code`, or run a command (`program`, whose value is the exit code).
+ * stream and exit with `code`, or run a command (`program`, whose value is the exit code;
+ * `stop` ending first stops the command early, as a closed stdout does).
  *
  * @since 0.1.0
  * @category models
@@ -65,7 +68,7 @@ export type Start =
     readonly text: string
     readonly code: number
   }
-  | { readonly _tag: "Run"; readonly program: Effect.Effect<number> }
+  | { readonly _tag: "Run"; readonly program: (stop: Effect.Effect<void>) => Effect.Effect<number> }
 
 /**
  * Decides what `ahp` does with the arguments after `ahp`; `colour` tells whether each
@@ -115,10 +118,10 @@ export const start = (
 }
 
 /** Runs a command's program as this process's main effect: SIGINT, SIGTERM or a closed stdout interrupt it. */
-const runMain = (run: Effect.Effect<number>): void => {
+const runMain = (program: (stop: Effect.Effect<void>) => Effect.Effect<number>): void => {
   const stdoutClosed = Deferred.unsafeMake<void>(FiberId.none)
   process.stdout.on("error", () => Deferred.unsafeDone(stdoutClosed, Exit.void))
-  NodeRuntime.runMain(Effect.raceFirst(run, Effect.as(Deferred.await(stdoutClosed), Io.exitCodes.ok)), {
+  NodeRuntime.runMain(program(Deferred.await(stdoutClosed)), {
     disableErrorReporting: true,
     disablePrettyLogger: true,
     teardown: (exit, onExit) =>

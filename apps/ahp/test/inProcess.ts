@@ -123,15 +123,17 @@ const runHere = (args: ReadonlyArray<string>, input: string | undefined): Effect
       })
   }
   return Console.consoleWith((console) =>
-    Effect.exit(started.program.pipe(
-      Effect.withConsole({
-        ...console,
-        log: (...args) => Effect.sync(() => out(...args)),
-        error: (...args) => Effect.sync(() => err(...args)),
-        unsafe: { ...console.unsafe, log: out, error: err }
-      }),
-      Effect.provideService(Io.Standard, standard)
-    ))
+    Effect.exit(
+      started.program(Effect.never).pipe(
+        Effect.withConsole({
+          ...console,
+          log: (...args) => Effect.sync(() => out(...args)),
+          error: (...args) => Effect.sync(() => err(...args)),
+          unsafe: { ...console.unsafe, log: out, error: err }
+        }),
+        Effect.provideService(Io.Standard, standard)
+      )
+    )
   ).pipe(Effect.map((exit) => ({
     code: Exit.isSuccess(exit)
       ? exit.value
