@@ -2,7 +2,6 @@
 // and the chunks it loads on demand (the command line, each command), split so that a
 // command loads only the code it runs. Used by the workspace's `ahp` (apps/ahp/bin/ahp.mjs),
 // the package build (scripts/build.mjs) and the tests (apps/ahp/test/globalSetup.ts).
-import { build } from "esbuild"
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -23,6 +22,9 @@ export const sources = [
  */
 export const bundle = async (outdir) => {
   const staging = join(outdir, `.ahp-${process.pid}-${Date.now()}`)
+  // loaded here, not at the top: the workspace's `ahp` imports this file on every start and
+  // needs esbuild only when it rebuilds
+  const { build } = await import("esbuild")
   await build({
     entryPoints: { ahp: join(root, "apps", "ahp", "src", "bin.ts") },
     outdir: staging,
