@@ -66,7 +66,10 @@ const text = (
   parts: [{ id: "p1", kind: "text", mediaType: "text/plain", selection: "body", text: body }]
 }]
 
-/** The HTTP interceptor and observer that serve every shared payload (the scripted backend, started once). */
+/**
+ * The HTTP interceptor and observer that serve every shared payload (the scripted backend,
+ * started once); each payload's calls go to a path of its own.
+ */
 class PayloadBackends extends Context.Tag("test/PayloadBackends")<PayloadBackends, {
   readonly dir: string
   readonly intercept: { readonly url: string; readonly log: string }
@@ -85,9 +88,9 @@ const PayloadBackendsLive = Layer.scoped(
   })
 )
 
-/** The events in the requests an HTTP scripted backend logged from entry `from` on. */
-const requestedSince = (log: string, from: number): Array<any> =>
-  logEntries(log).slice(from).filter((e) => e.event === "request").map((e) => JSON.parse(e.body).params?.event)
+/** The events in the requests an HTTP scripted backend logged for `path` (each payload has its own). */
+const requestedAt = (log: string, path: string): Array<any> =>
+  logEntries(log).filter((e) => e.event === "request" && e.path === path).map((e) => JSON.parse(e.body).params?.event)
 
 describe.skipIf(!fs.existsSync(shared))("every shared payload, through the command hook", () => {
   layer(PayloadBackendsLive, { excludeTestServices: true })((it) => {
@@ -99,30 +102,30 @@ describe.skipIf(!fs.existsSync(shared))("every shared payload, through the comma
           Effect.gen(function*() {
             const backends = yield* PayloadBackends
             const dir = backends.dir
+            const route = `/${host}/${file}`
             const reg = writeFile(
               dir,
-              "registration.json",
+              `${host}-${file}`,
               registration(
                 {
                   id: "com.example.intercept",
-                  transport: { type: "http", url: backends.intercept.url },
+                  transport: { type: "http", url: new URL(route, backends.intercept.url).href },
                   subscriptions: [intercept(["*"])]
                 },
                 {
                   id: "com.example.observe",
-                  transport: { type: "http", url: backends.observe.url },
+                  transport: { type: "http", url: new URL(route, backends.observe.url).href },
                   subscriptions: [observe(["*"], { includeNative: true })]
                 }
               )
             )
-            const logged = [logEntries(backends.intercept.log).length, logEntries(backends.observe.log).length] as const
             const args = [host, "--registration", reg, "--timeout", "30"]
             const run = notify
               ? yield* callHook([...args, JSON.stringify(JSON.parse(payload))], "", { dir })
               : yield* callHook(args, payload, { dir })
             assert.strictEqual(run.code, 0, run.stderr)
-            const intercepted = requestedSince(backends.intercept.log, logged[0])
-            const notified = requestedSince(backends.observe.log, logged[1])
+            const intercepted = requestedAt(backends.intercept.log, route)
+            const notified = requestedAt(backends.observe.log, route)
             if (event === undefined) {
               assert.match(answerOf(run).systemMessage, /^ahp: unknown hook event/)
               assert.deepStrictEqual([...intercepted, ...notified], [], "no backend is called")
