@@ -3,7 +3,7 @@ import { Json } from "@effect-ahp/protocol"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, Layer, Logger, LogLevel, Ref } from "effect"
 import * as Net from "node:net"
-import { audit, AuditLog, guard, Policy } from "./TestBackend.js"
+import { audit, AuditLog, brokenRegistry, guard, Policy } from "./TestBackend.js"
 import { type Reply, send } from "./TestHttp.js"
 import * as M from "./TestMessages.js"
 
@@ -153,17 +153,6 @@ layer(TestLive, { excludeTestServices: true })("Http.serve: hostile input", (it)
 })
 
 describe("Http.serve: defects", () => {
-  const brokenRegistry = Layer.succeed(
-    Backend.Handlers,
-    Backend.Handlers.of({
-      register: () => Effect.void,
-      intercepts: () => {
-        throw new Error("registry defect sk-secret-789")
-      },
-      observers: () => []
-    })
-  )
-
   it.scopedLive("a defect while handling a request is a -32603 answer, never an empty 500", () =>
     Effect.gen(function*() {
       const reply = yield* post(Json.stringify(M.intercept(M.toolBeforeEvent("evt_x"))))

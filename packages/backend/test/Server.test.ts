@@ -2,7 +2,7 @@ import { Backend, Server } from "@effect-ahp/backend"
 import { Json } from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Either, Layer, Logger, LogLevel, Option, Ref } from "effect"
-import { announce, audit, AuditLog, echo, failing, guard, Policy } from "./TestBackend.js"
+import { announce, audit, AuditLog, brokenRegistry, echo, failing, guard, Policy } from "./TestBackend.js"
 import * as M from "./TestMessages.js"
 
 const quiet = Logger.withMinimumLogLevel(LogLevel.None)
@@ -476,20 +476,6 @@ const nested = (depth: number): Json.JsonValue => {
   for (let i = 1; i < depth; i++) value = [value]
   return value
 }
-
-/** A registry whose lookups die: a defect inside the server's own handling, outside any handler. */
-const brokenRegistry = Layer.succeed(
-  Backend.Handlers,
-  Backend.Handlers.of({
-    register: () => Effect.void,
-    intercepts: () => {
-      throw new Error("registry defect sk-secret-789")
-    },
-    observers: () => {
-      throw new Error("registry defect sk-secret-789")
-    }
-  })
-)
 
 /**
  * Answers `tool.before` with a modify value nesting `depth + 1` levels: a valid effect (up to

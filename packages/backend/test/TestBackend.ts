@@ -67,3 +67,17 @@ export const failing = Backend.intercept("tool.before", (request) => {
 /** Adds a message naming itself at `tool.before`. */
 export const announce = (name: string) =>
   Backend.intercept("tool.before", () => Effect.succeed([{ type: "message", text: name } as const]))
+
+/** A registry whose lookups die: a defect inside the server's own handling, outside any handler. */
+export const brokenRegistry = Layer.succeed(
+  Backend.Handlers,
+  Backend.Handlers.of({
+    register: () => Effect.void,
+    intercepts: () => {
+      throw new Error("registry defect sk-secret-789")
+    },
+    observers: () => {
+      throw new Error("registry defect sk-secret-789")
+    }
+  })
+)
