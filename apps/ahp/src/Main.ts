@@ -117,6 +117,20 @@ export const start = (
   }
 }
 
+/**
+ * The exit code a command's program ended with: its value, 130 when it was interrupted, 2
+ * when it failed.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const exitCodeOf = (exit: Exit.Exit<unknown, unknown>): number =>
+  Exit.isSuccess(exit)
+    ? Number(exit.value)
+    : Cause.isInterruptedOnly(exit.cause)
+    ? Io.exitCodes.interrupted
+    : Io.exitCodes.failure
+
 /** Runs a command's program as this process's main effect: SIGINT, SIGTERM or a closed stdout interrupt it. */
 const runMain = (program: (stop: Effect.Effect<void>) => Effect.Effect<number>): void => {
   const stdoutClosed = Deferred.unsafeMake<void>(FiberId.none)
@@ -124,14 +138,7 @@ const runMain = (program: (stop: Effect.Effect<void>) => Effect.Effect<number>):
   NodeRuntime.runMain(program(Deferred.await(stdoutClosed)), {
     disableErrorReporting: true,
     disablePrettyLogger: true,
-    teardown: (exit, onExit) =>
-      onExit(
-        Exit.isSuccess(exit)
-          ? Number(exit.value)
-          : Cause.isInterruptedOnly(exit.cause)
-          ? Io.exitCodes.interrupted
-          : Io.exitCodes.failure
-      )
+    teardown: (exit, onExit) => onExit(exitCodeOf(exit))
   })
 }
 

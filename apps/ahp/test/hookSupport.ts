@@ -11,9 +11,9 @@ import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { PassThrough, Writable } from "node:stream"
+import { PassThrough } from "node:stream"
 import * as Command from "../src/hook/Command.js"
-import { bundle, isAlive, logEntries } from "./support.js"
+import { bundle, collect, isAlive, logEntries } from "./support.js"
 
 // What a call loads on demand (the cold path, the stdio transport, the fallback answer) is
 // loaded here, before any test starts: a call in process spends its deadline on the call,
@@ -94,15 +94,6 @@ export const runHook = (args: ReadonlyArray<string>, payload: string, options: H
       resume(Effect.succeed({ code, stdout, stderr, elapsedMs: Date.now() - started, killed }))
     })
     return Effect.sync(() => child.kill("SIGKILL"))
-  })
-
-/** A stream that appends what is written to it. */
-const collect = (append: (text: string) => void): Writable =>
-  new Writable({
-    write(chunk: Buffer | string, _encoding, done) {
-      append(String(chunk))
-      done()
-    }
   })
 
 /**

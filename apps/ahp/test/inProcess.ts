@@ -5,13 +5,13 @@
 import { InProcess } from "@effect-ahp/backend"
 import { Transport } from "@effect-ahp/harness"
 import { NodeContext } from "@effect/platform-node"
-import { Cause, Console, Effect, Exit, Layer, Ref } from "effect"
-import { Readable, Writable } from "node:stream"
+import { Console, Effect, Layer, Ref } from "effect"
+import { Readable } from "node:stream"
 import { format } from "node:util"
 import * as Io from "../src/Io.js"
 import * as Main from "../src/Main.js"
 import * as Serve from "../src/Serve.js"
-import { intercept, registration, type Run } from "./support.js"
+import { collect, intercept, registration, type Run } from "./support.js"
 
 /** The id the shell guard is registered under. */
 export const guardId = "com.example.shell-guard"
@@ -85,9 +85,8 @@ const withEnvironment = <A>(env: Record<string, string>, effect: Effect.Effect<A
  * Runs `ahp args…` in this process, as `Main.main` would in its own (without colour):
  * the exit code (130 when interrupted) and what it printed on stdout and stderr (its
  * `Console`, which also carries its logs, and `Io.Standard`, which reads `input`). `env`
- * is added to this process's environment
- * for the run (such runs take turns; a test running others beside one must not depend on
- * the difference). For what needs a process of its own (a working directory, stdin,
+ * is added to this process's environment for the run (such runs take turns; a test
+ * running others beside one must not depend on the difference). For what needs a process of its own (a working directory, stdin,
  * signals, a terminal, another process at the same time), `runCli` spawns the bundle.
  */
 export const runInProcess = (
@@ -114,13 +113,7 @@ const runHere = (args: ReadonlyArray<string>, input: string | undefined): Effect
   const err = (...args: ReadonlyArray<unknown>) => void (stderr += `${format(...args)}\n`)
   const standard = {
     input: () => Readable.from(input === undefined ? [] : [Buffer.from(input)]),
-    output: () =>
-      new Writable({
-        write(chunk, _encoding, done) {
-          stdout += String(chunk)
-          done()
-        }
-      })
+    output: () => collect((text) => (stdout += text))
   }
   return Console.consoleWith((console) =>
     Effect.exit(
@@ -134,14 +127,5 @@ const runHere = (args: ReadonlyArray<string>, input: string | undefined): Effect
         Effect.provideService(Io.Standard, standard)
       )
     )
-  ).pipe(Effect.map((exit) => ({
-    code: Exit.isSuccess(exit)
-      ? exit.value
-      : Cause.isInterruptedOnly(exit.cause)
-      ? Io.exitCodes.interrupted
-      : Io.exitCodes.failure,
-    signal: null,
-    stdout,
-    stderr
-  })))
+  ).pipe(Effect.map((exit) => ({ code: Main.exitCodeOf(exit), signal: null, stdout, stderr })))
 }

@@ -10,6 +10,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { Writable } from "node:stream"
 import { fileURLToPath } from "node:url"
 import { inject } from "vitest"
 
@@ -77,6 +78,15 @@ export const startCli = (
 /** Runs `node <bundle> args…` to the end. */
 export const runCli = (args: ReadonlyArray<string>, options: CliOptions = {}): Effect.Effect<Run> =>
   Effect.scoped(Effect.flatMap(startCli(args, options), (running) => running.done))
+
+/** A stream that appends what is written to it. */
+export const collect = (append: (text: string) => void): Writable =>
+  new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      append(String(chunk))
+      done()
+    }
+  })
 
 /** The one JSON object a command printed on stdout. */
 export const output = (run: Run): any => {
