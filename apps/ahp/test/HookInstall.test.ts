@@ -8,9 +8,6 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { PassThrough } from "node:stream"
-import * as Args from "../src/hook/Args.js"
-import type * as Command from "../src/hook/Command.js"
 import * as Install from "../src/hook/Install.js"
 import { callHook, runHook } from "./hookSupport.js"
 import { tempDir, writeFile } from "./support.js"
@@ -114,24 +111,12 @@ describe("ahp hook install / uninstall", () => {
     Effect.gen(function*() {
       const dir = yield* tempDir
       const file = writeFile(dir, "settings.json", existingText)
-      let printed = ""
-      const io: Command.Process = {
-        stdin: () => new PassThrough(),
-        stdout: new PassThrough().on("data", (chunk) => (printed += String(chunk))),
-        stderr: new PassThrough().on("data", (chunk) => (printed += String(chunk))),
-        env: {},
-        cwd: dir,
-        home: dir,
-        startedAt: Date.parse("2026-12-01T10:00:00.250Z"),
-        exit: () => {}
-      }
-      const run = (verb: "install" | "uninstall") => {
-        const args = Args.parse([verb, "claude-code", "--settings", file], {})
-        assert.isTrue(args._tag === "Install" || args._tag === "Uninstall")
-        return Effect.promise(() => Install.main(args as Args.Install, ["ahp", "hook"], io))
-      }
-      assert.strictEqual(yield* run("install"), 0, printed)
-      assert.strictEqual(yield* run("uninstall"), 0, printed)
+      // both in the same second
+      const startedAt = Date.parse("2026-12-01T10:00:00.250Z")
+      const install = yield* callHook(["install", "claude-code", "--settings", file], "", { dir, startedAt })
+      assert.strictEqual(install.code, 0, install.stderr)
+      const uninstall = yield* callHook(["uninstall", "claude-code", "--settings", file], "", { dir, startedAt })
+      assert.strictEqual(uninstall.code, 0, uninstall.stderr)
       assert.deepStrictEqual(backups(file).sort(), [
         "settings.json.ahp-backup-20261201T100000Z",
         "settings.json.ahp-backup-20261201T100000Z-2"

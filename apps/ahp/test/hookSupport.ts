@@ -98,13 +98,14 @@ export const runHook = (args: ReadonlyArray<string>, payload: string, options: H
 
 /**
  * Calls `ahp hook args…` inside this process with `payload` on its stdin, in the isolated
- * environment of `options.dir`; the call starts now (its deadline counts from here). There
- * is no host's timeout to kill it: a call that never ends fails the test by its timeout.
+ * environment of `options.dir`; the call starts now (its deadline counts from here), or
+ * claims to have started at `options.startedAt` (milliseconds since the epoch). There is no
+ * host's timeout to kill it: a call that never ends fails the test by its timeout.
  */
 export const callHook = (
   args: ReadonlyArray<string>,
   payload: string,
-  options: Omit<HookOptions, "timeoutMs" | "command">
+  options: Omit<HookOptions, "timeoutMs" | "command"> & { readonly startedAt?: number }
 ): Effect.Effect<HookRun> =>
   Effect.async<HookRun>((resume) => {
     const started = Date.now()
@@ -126,7 +127,7 @@ export const callHook = (
       env,
       cwd: options.cwd ?? options.dir,
       home: env.HOME!,
-      startedAt: started,
+      startedAt: options.startedAt ?? started,
       exit: end
     }).then(end, (error: unknown) => {
       stderr += `${String(error)}\n`
