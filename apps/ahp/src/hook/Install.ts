@@ -21,6 +21,7 @@ import * as HostEvents from "@effect-ahp/hosts/HostEvents"
 import { Json } from "@effect-ahp/protocol"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { errorCode } from "../internal/errno.js"
 import type * as Args from "./Args.js"
 import type { Process } from "./Command.js"
 
@@ -203,9 +204,6 @@ export const shapeProblem = (settings: Json.JsonObject, host: HostEvents.HostNam
 }
 
 const stamp = (date: Date) => date.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")
-
-const errorCode = (error: unknown): unknown =>
-  typeof error === "object" && error !== null && "code" in error ? error.code : undefined
 
 /**
  * Copies `file` beside itself as `FILE.ahp-backup-STAMP`, or `…-STAMP-2`, `-3`… when a

@@ -19,6 +19,7 @@ import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { errorCode } from "../internal/errno.js"
 
 /**
  * The environment variable naming the registration file.
@@ -48,7 +49,7 @@ export type Located =
   | { readonly _tag: "Missing"; readonly searched: ReadonlyArray<string> }
 
 const describe = (error: unknown): string => {
-  const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : ""
+  const code = errorCode(error) ?? ""
   switch (code) {
     case "ENOENT":
       return "no such file"
