@@ -19,7 +19,7 @@
 import { Hooks, Transport } from "@effect-ahp/harness"
 import { HostEvents, Hosts } from "@effect-ahp/hosts"
 import { NodeTransports } from "@effect-ahp/node"
-import { Event, Intercept, Issue, Json } from "@effect-ahp/protocol"
+import { Common, Event, Intercept, Issue, Json } from "@effect-ahp/protocol"
 import { Clock, Console, Effect, Either, Layer, Option, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -32,10 +32,10 @@ import * as Io from "./Io.js"
  * @category models
  */
 export const Expectation = Schema.Struct({
-  decision: Schema.optionalWith(Intercept.Permission, { exact: true }),
-  event: Schema.optionalWith(Json.AnyObject, { exact: true }),
-  messages: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }),
-  failures: Schema.optionalWith(Schema.Array(Schema.String), { exact: true })
+  decision: Common.optional(Intercept.Permission),
+  event: Common.optional(Json.AnyObject),
+  messages: Common.optional(Schema.Array(Schema.String)),
+  failures: Common.optional(Schema.Array(Schema.String))
 })
 
 /**
@@ -45,13 +45,13 @@ export const Expectation = Schema.Struct({
  * @category models
  */
 export const Case = Schema.Struct({
-  name: Schema.optionalWith(Schema.String, { exact: true }),
-  description: Schema.optionalWith(Schema.String, { exact: true }),
+  name: Common.optional(Schema.String),
+  description: Common.optional(Schema.String),
   registration: Schema.Union(Schema.String, Json.AnyObject),
-  event: Schema.optionalWith(Json.AnyObject, { exact: true }),
-  host: Schema.optionalWith(Schema.Literal(...HostEvents.hostNames), { exact: true }),
-  payload: Schema.optionalWith(Json.AnyObject, { exact: true }),
-  expect: Schema.optionalWith(Expectation, { exact: true })
+  event: Common.optional(Json.AnyObject),
+  host: Common.optional(Schema.Literal(...HostEvents.hostNames)),
+  payload: Common.optional(Json.AnyObject),
+  expect: Common.optional(Expectation)
 }).pipe(
   Schema.filter((c) => {
     const host = c.host !== undefined || c.payload !== undefined

@@ -14,7 +14,7 @@
  *
  * @since 0.1.0
  */
-import { HookEffect, Intercept, Json } from "@effect-ahp/protocol"
+import { Common, HookEffect, Intercept, Json } from "@effect-ahp/protocol"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -45,8 +45,8 @@ export const InterceptorOutcome = Schema.Literal("accepted", "no-effect", "rejec
  */
 export const EffectSummary = Schema.Struct({
   type: HookEffect.Kind,
-  target: Schema.optionalWith(Schema.String, { exact: true }),
-  operation: Schema.optionalWith(Schema.String, { exact: true })
+  target: Common.optional(Schema.String),
+  operation: Common.optional(Schema.String)
 })
 
 /**
@@ -61,7 +61,7 @@ export const Interceptor = Schema.Struct({
   transport: Schema.Literal("stdio", "http", "in-process"),
   latencyMs: Schema.Number,
   outcome: InterceptorOutcome,
-  code: Schema.optionalWith(Code, { exact: true }),
+  code: Common.optional(Code),
   failurePolicy: Schema.Literal("fail-open", "fail-closed"),
   /** Whether this interceptor's failure denied the call (fail-closed). */
   syntheticDenial: Schema.Boolean,
@@ -78,7 +78,7 @@ export const Settled = Schema.Struct({
   decision: Intercept.Permission,
   /** Whether the denial (if any) is a fail-closed synthetic one rather than a backend's deny. */
   syntheticDenial: Schema.Boolean,
-  denialCode: Schema.optionalWith(Schema.String, { exact: true }),
+  denialCode: Common.optional(Schema.String),
   flow: Schema.Literal("none", "stop", "continue"),
   resultSupplied: Schema.Boolean,
   interrupted: Schema.Boolean,
@@ -101,10 +101,10 @@ export const Record = Schema.Struct({
     id: Schema.String,
     type: Schema.String,
     source: Schema.String,
-    sessionId: Schema.optionalWith(Schema.String, { exact: true }),
-    turnId: Schema.optionalWith(Schema.String, { exact: true }),
-    callId: Schema.optionalWith(Schema.String, { exact: true }),
-    traceContext: Schema.optionalWith(Tracing.TraceContext, { exact: true })
+    sessionId: Common.optional(Schema.String),
+    turnId: Common.optional(Schema.String),
+    callId: Common.optional(Schema.String),
+    traceContext: Common.optional(Tracing.TraceContext)
   }),
   interceptors: Schema.Array(Interceptor),
   settlement: Settled,
@@ -112,15 +112,14 @@ export const Record = Schema.Struct({
     backend: Schema.String,
     subscription: Schema.String,
     outcome: Observation.Outcome,
-    code: Schema.optionalWith(Schema.String, { exact: true })
+    code: Common.optional(Schema.String)
   })),
   inputHash: Schema.Struct({ before: Schema.String, after: Schema.String }),
   /** Only with `content: true`: the event as dispatched, for replay. */
-  content: Schema.optionalWith(
+  content: Common.optional(
     Schema.Struct({
       event: Json.Value.annotations({ jsonSchema: { type: "object", description: "the event as dispatched" } })
-    }),
-    { exact: true }
+    })
   )
 }).annotations({
   identifier: "AuditRecord",

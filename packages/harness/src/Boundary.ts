@@ -16,7 +16,7 @@
  *
  * @since 0.1.0
  */
-import { Capabilities, Content, Elicitation, Event, HookEffect, Json } from "@effect-ahp/protocol"
+import { Capabilities, Common, Content, Elicitation, Event, HookEffect, Json } from "@effect-ahp/protocol"
 import * as Schema from "effect/Schema"
 
 /**
@@ -174,8 +174,8 @@ export const ElicitationAnswer = Schema.Record({
  * @category schemas
  */
 export const WorkspaceChange = Schema.Struct({
-  cwd: Schema.optionalWith(Schema.String, { exact: true }),
-  workspaceRoots: Schema.optionalWith(Schema.Array(Schema.String), { exact: true })
+  cwd: Common.optional(Schema.String),
+  workspaceRoots: Common.optional(Schema.Array(Schema.String))
 }).annotations({ identifier: "WorkspaceChange" })
 
 /**

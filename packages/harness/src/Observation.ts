@@ -58,8 +58,8 @@ export const Observation = Schema.Struct({
   /** The subscription's own mode: `intercept` when an uncalled interceptor is observed after a short-circuit. */
   mode: Schema.Literal("intercept", "observe"),
   outcome: Outcome,
-  code: Schema.optionalWith(Code, { exact: true }),
-  detail: Schema.optionalWith(Schema.String, { exact: true })
+  code: Common.optional(Code),
+  detail: Common.optional(Schema.String)
 })
 
 /**

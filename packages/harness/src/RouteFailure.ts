@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Registration } from "@effect-ahp/protocol"
+import { Common, Registration } from "@effect-ahp/protocol"
 import { hasProperty } from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import { AttachmentFailure } from "./Attachment.js"
@@ -74,12 +74,12 @@ const fields = {
   /** Whether the failure denied the operation (fail-closed). */
   syntheticDenial: Schema.Boolean,
   /** The failure policy applied (intercept routes). */
-  policy: Schema.optionalWith(Registration.FailurePolicy, { exact: true }),
+  policy: Common.optional(Registration.FailurePolicy),
   detail: Schema.String,
   /** JSON Pointer into the response, for rejections. */
-  path: Schema.optionalWith(Schema.String, { exact: true }),
-  httpStatus: Schema.optionalWith(Schema.Number, { exact: true }),
-  jsonRpcCode: Schema.optionalWith(Schema.Number, { exact: true })
+  path: Common.optional(Schema.String),
+  httpStatus: Common.optional(Schema.Number),
+  jsonRpcCode: Common.optional(Schema.Number)
 }
 
 const Json = Schema.Struct(fields)

@@ -18,7 +18,7 @@
  *
  * @since 0.1.0
  */
-import { Content, HookEffect, Intercept, Json } from "@effect-ahp/protocol"
+import { Common, Content, HookEffect, Intercept, Json } from "@effect-ahp/protocol"
 import * as Schema from "effect/Schema"
 
 /**
@@ -309,7 +309,7 @@ export const settle = (state: PendingState, options?: { readonly interrupted?: b
   }
 }
 
-const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
+const optional = Common.optional
 
 const ProvenanceFromSelf = Schema.Struct({
   backend: Schema.String,

@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { Json } from "@effect-ahp/protocol"
+import { Common, Json } from "@effect-ahp/protocol"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type * as Tracer from "effect/Tracer"
@@ -52,7 +52,7 @@ export const traceContextKey = "org.w3c.trace_context"
  */
 export const TraceContext = Schema.Struct({
   traceparent: Schema.String,
-  tracestate: Schema.optionalWith(Schema.String, { exact: true })
+  tracestate: Common.optional(Schema.String)
 })
 
 /**

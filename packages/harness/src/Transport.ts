@@ -33,7 +33,7 @@
  *
  * @since 0.1.0
  */
-import { Json } from "@effect-ahp/protocol"
+import { Common, Json } from "@effect-ahp/protocol"
 import type { Registration } from "@effect-ahp/protocol"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -116,7 +116,7 @@ export class TransportError extends Schema.TaggedError<TransportError>("@effect-
   {
     reason: TransportFailure,
     detail: Schema.String,
-    status: Schema.optionalWith(Schema.Number, { exact: true })
+    status: Common.optional(Schema.Number)
   }
 ) {
   readonly [TransportErrorTypeId]: TransportErrorTypeId = TransportErrorTypeId

@@ -15,7 +15,7 @@
  *
  * @since 0.1.0
  */
-import { Upload } from "@effect-ahp/protocol"
+import { Common, Upload } from "@effect-ahp/protocol"
 import type { Registration } from "@effect-ahp/protocol"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -71,7 +71,7 @@ export type UploadFailure = typeof UploadFailure.Type
 export class UploadError extends Schema.TaggedError<UploadError>("@effect-ahp/harness/UploadError")("UploadError", {
   reason: UploadFailure,
   detail: Schema.String,
-  status: Schema.optionalWith(Schema.Number, { exact: true })
+  status: Common.optional(Schema.Number)
 }) {
   override get message(): string {
     return `${this.reason}: ${this.detail}`

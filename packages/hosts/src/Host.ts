@@ -13,7 +13,7 @@
  */
 import type { Grant, Settlement } from "@effect-ahp/harness"
 import type { Capabilities, Discovery, Event, HookEffect } from "@effect-ahp/protocol"
-import { Json } from "@effect-ahp/protocol"
+import { Common, Json } from "@effect-ahp/protocol"
 import type * as Either from "effect/Either"
 import { hasProperty } from "effect/Predicate"
 import * as Schema from "effect/Schema"
@@ -43,8 +43,8 @@ export type PayloadErrorTypeId = typeof PayloadErrorTypeId
  */
 export class PayloadError extends Schema.TaggedError<PayloadError>("@effect-ahp/hosts/PayloadError")("PayloadError", {
   reason: Schema.Literal("not-an-object", "unknown-event", "invalid"),
-  hostEvent: Schema.optionalWith(Schema.String, { exact: true }),
-  type: Schema.optionalWith(Schema.String, { exact: true }),
+  hostEvent: Common.optional(Schema.String),
+  type: Common.optional(Schema.String),
   issues: Schema.Array(Schema.Struct({ path: Schema.String, message: Schema.String }))
 }) {
   readonly [PayloadErrorTypeId]: PayloadErrorTypeId = PayloadErrorTypeId

@@ -11,6 +11,7 @@
  *
  * @since 0.1.0
  */
+import { Common } from "@effect-ahp/protocol"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
@@ -62,7 +63,7 @@ export class TokenStoreError extends Schema.TaggedError<TokenStoreError>("@effec
   "TokenStoreError",
   {
     reason: Schema.Literal("location", "read", "write", "format", "locked"),
-    file: Schema.optionalWith(Schema.String, { exact: true })
+    file: Common.optional(Schema.String)
   }
 ) {
   override get message(): string {
@@ -121,8 +122,8 @@ const StoredEntry = Schema.Struct({
   clientId: Schema.String,
   scopes: Schema.Array(Schema.String),
   accessToken: Schema.String,
-  refreshToken: Schema.optionalWith(Schema.String, { exact: true }),
-  expiresAt: Schema.optionalWith(Schema.Number, { exact: true })
+  refreshToken: Common.optional(Schema.String),
+  expiresAt: Common.optional(Schema.Number)
 })
 
 const StoredFile = Schema.parseJson(Schema.Struct({ version: Schema.Literal(1), tokens: Schema.Array(StoredEntry) }))

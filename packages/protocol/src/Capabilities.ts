@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { MemberName, NonNegativeInt, ReverseDns } from "./Common.js"
+import { MemberName, NonNegativeInt, optional, ReverseDns } from "./Common.js"
 import * as HookEffect from "./HookEffect.js"
 import * as arbitraries from "./internal/arbitraries.js"
 import * as Json from "./Json.js"
@@ -25,8 +25,6 @@ export const TargetOperations = Schema.Struct({ replace: Schema.Boolean, merge: 
  * @category models
  */
 export type TargetOperations = typeof TargetOperations.Type
-
-const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
 
 /**
  * Advertised modify targets and their operations.

@@ -207,12 +207,33 @@ export const Sha256 = Schema.String.pipe(
 )
 
 /**
+ * An optional member that, when present, is never `undefined`
+ * (`Schema.optionalWith(schema, { exact: true })`, the official schemas' optional
+ * properties). Typed as a plain `PropertySignature`, which keeps the types of the structs
+ * that use it cheap to compute for the compiler, here and in every consumer.
+ *
+ * @since 0.1.0
+ * @category fields
+ */
+export const optional = <S extends Schema.Schema.All>(
+  schema: S
+): Schema.PropertySignature<
+  "?:",
+  Schema.Schema.Type<S>,
+  never,
+  "?:",
+  Schema.Schema.Encoded<S>,
+  false,
+  Schema.Schema.Context<S>
+> => Schema.optionalWith(schema, { exact: true })
+
+/**
  * The optional `synthesized` marker of adapter-made identities.
  *
  * @since 0.1.0
  * @category fields
  */
-export const synthesized = Schema.optionalWith(Schema.Boolean, { exact: true })
+export const synthesized = optional(Schema.Boolean)
 
 /**
  * An explicit gap in a field: what is missing and why.
@@ -238,11 +259,11 @@ export const Identity = Schema.Struct({ id: NonEmpty, synthesized })
  */
 export const Session = Schema.Struct({
   id: NonEmpty,
-  cwd: Schema.optionalWith(Schema.String, { exact: true }),
-  workspaceRoots: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }),
-  model: Schema.optionalWith(Schema.String, { exact: true }),
+  cwd: optional(Schema.String),
+  workspaceRoots: optional(Schema.Array(Schema.String)),
+  model: optional(Schema.String),
   agent: Schema.optionalWith(
-    Schema.Struct({ id: NonEmpty, type: Schema.optionalWith(Schema.String, { exact: true }) }),
+    Schema.Struct({ id: NonEmpty, type: optional(Schema.String) }),
     {
       exact: true
     }
@@ -265,8 +286,7 @@ const absent = Schema.Never.annotations({ arbitrary: () => (fc) => fc.constant(u
  * @since 0.1.0
  * @category fields
  */
-export const forbidden = (message: string) =>
-  Schema.optionalWith(absent.annotations({ message: () => message }), { exact: true })
+export const forbidden = (message: string) => optional(absent.annotations({ message: () => message }))
 
 /** Drops members whose value is `undefined` (random values of forbidden members). @internal */
 export const dropUndefined = <A>(value: A): A => {

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { closed, NonEmpty, NonNegativeInt, Sha256, synthesized } from "./Common.js"
+import { closed, NonEmpty, NonNegativeInt, optional, Sha256, synthesized } from "./Common.js"
 
 const strict = closed
 
@@ -46,7 +46,7 @@ export type Role = typeof Role.Type
  */
 export const PartGap = Schema.Struct({
   reason: NonEmpty,
-  path: Schema.optionalWith(NonEmpty, { exact: true })
+  path: optional(NonEmpty)
 }).annotations({ identifier: "PartGap", ...strict })
 
 /**
@@ -76,12 +76,12 @@ const AttachmentMediaType = Schema.String.pipe(
 
 const common = {
   id: NonEmpty,
-  category: Schema.optionalWith(NonEmpty, { exact: true }),
+  category: optional(NonEmpty),
   synthesized
 }
 const disclosed = {
-  size: Schema.optionalWith(NonNegativeInt, { exact: true }),
-  sha256: Schema.optionalWith(Sha256, { exact: true })
+  size: optional(NonNegativeInt),
+  sha256: optional(Sha256)
 }
 const text = { kind: Schema.Literal("text"), mediaType: Schema.Literal("text/plain") }
 const attachment = { kind: Schema.Literal("attachment"), mediaType: AttachmentMediaType }

@@ -6,7 +6,7 @@
  */
 import * as Schema from "effect/Schema"
 import * as Capabilities from "./Capabilities.js"
-import { closed, FieldGap, forbidden, NonEmpty, NonNegativeInt, ProtocolVersion, struct } from "./Common.js"
+import { closed, FieldGap, forbidden, NonEmpty, NonNegativeInt, optional, ProtocolVersion, struct } from "./Common.js"
 import * as EventType from "./EventType.js"
 import * as JsonRpc from "./JsonRpc.js"
 
@@ -40,7 +40,7 @@ export const Mode = Schema.Literal("intercept", "observe")
 export const ManifestEvent = struct({
   event: EventType.EventType,
   modes: uniqueArray(Mode).pipe(Schema.minItems(1)),
-  capabilities: Schema.optionalWith(Capabilities.Capabilities, { exact: true })
+  capabilities: optional(Capabilities.Capabilities)
 }).pipe(
   Schema.filter((entry) => {
     const intercept = entry.modes.includes("intercept")
@@ -77,10 +77,10 @@ export type ManifestEvent = typeof ManifestEvent.Type
  * @category schemas
  */
 export const Limits = struct({
-  maxUploadBytes: Schema.optionalWith(NonNegativeInt, { exact: true }),
-  maxContinuations: Schema.optionalWith(NonNegativeInt, { exact: true }),
-  minTimeoutMs: Schema.optionalWith(NonNegativeInt, { exact: true }),
-  maxTimeoutMs: Schema.optionalWith(NonNegativeInt, { exact: true })
+  maxUploadBytes: optional(NonNegativeInt),
+  maxContinuations: optional(NonNegativeInt),
+  minTimeoutMs: optional(NonNegativeInt),
+  maxTimeoutMs: optional(NonNegativeInt)
 })
 
 /**

@@ -9,7 +9,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { closed, Extensions, NonEmpty, ReverseDns } from "./Common.js"
+import { closed, Extensions, NonEmpty, optional, ReverseDns } from "./Common.js"
 import * as Content from "./Content.js"
 import * as Json from "./Json.js"
 
@@ -22,8 +22,8 @@ import * as Json from "./Json.js"
 export const Deny = Schema.Struct({
   type: Schema.Literal("deny"),
   reason: NonEmpty,
-  code: Schema.optionalWith(ReverseDns, { exact: true }),
-  extensions: Schema.optionalWith(Extensions, { exact: true })
+  code: optional(ReverseDns),
+  extensions: optional(Extensions)
 }).annotations({ identifier: "DenyEffect", ...closed })
 
 /**
@@ -201,7 +201,7 @@ export const FlowStop = Schema.Struct({
 export const FlowContinue = Schema.Struct({
   type: Schema.Literal("flow"),
   operation: Schema.Literal("continue"),
-  instruction: Schema.optionalWith(NonEmpty, { exact: true })
+  instruction: optional(NonEmpty)
 }).annotations({ identifier: "FlowContinueEffect", ...closed })
 
 /**

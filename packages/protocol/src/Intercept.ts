@@ -7,7 +7,7 @@
 import * as Arbitrary from "effect/Arbitrary"
 import * as Schema from "effect/Schema"
 import * as Capabilities from "./Capabilities.js"
-import { Extensions, forbidden, NonEmpty, ProtocolVersion, struct } from "./Common.js"
+import { Extensions, forbidden, NonEmpty, optional, ProtocolVersion, struct } from "./Common.js"
 import * as Event from "./Event.js"
 import * as HookEffect from "./HookEffect.js"
 import * as arbitraries from "./internal/arbitraries.js"
@@ -44,7 +44,7 @@ export type Permission = typeof Permission.Type
  */
 export const Candidate = struct({
   value: Json.Value,
-  provenance: Schema.optionalWith(Json.AnyObject, { exact: true })
+  provenance: optional(Json.AnyObject)
 }).annotations({ identifier: "Candidate" })
 
 /**
@@ -62,9 +62,9 @@ export type Candidate = typeof Candidate.Type
 export const State = struct({
   permission: Permission,
   candidate: Schema.NullOr(Candidate),
-  flow: Schema.optionalWith(Schema.Literal("none", "stop", "continue"), { exact: true }),
-  instructions: Schema.optionalWith(Schema.Array(NonEmpty), { exact: true }),
-  injections: Schema.optionalWith(Schema.Array(Json.Value), { exact: true })
+  flow: optional(Schema.Literal("none", "stop", "continue")),
+  instructions: optional(Schema.Array(NonEmpty)),
+  injections: optional(Schema.Array(Json.Value))
 }).annotations({ identifier: "InterceptState" })
 
 /**
@@ -83,8 +83,8 @@ export const Params = struct({
   protocolVersion: ProtocolVersion,
   event: Event.InterceptableEvent,
   capabilities: Capabilities.Capabilities,
-  extensions: Schema.optionalWith(Extensions, { exact: true }),
-  state: Schema.optionalWith(State, { exact: true })
+  extensions: optional(Extensions),
+  state: optional(State)
 }).pipe(
   Schema.filter((params) =>
     Capabilities.boundsProblems(params.event.type, params.capabilities).map((p) => ({
@@ -145,7 +145,7 @@ export type Request = typeof Request.Type
 
 const resultFields = {
   protocolVersion: ProtocolVersion,
-  extensions: Schema.optionalWith(Extensions, { exact: true }),
+  extensions: optional(Extensions),
   manifest: forbidden("an intercept result must not carry a discovery manifest")
 }
 

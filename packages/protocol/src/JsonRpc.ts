@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { forbidden, Int, NonEmpty, struct } from "./Common.js"
+import { forbidden, Int, NonEmpty, optional, struct } from "./Common.js"
 import * as Json from "./Json.js"
 
 /**
@@ -93,7 +93,7 @@ export const SuccessResponse = struct({
 export const ErrorObject = struct({
   code: Int,
   message: Schema.String,
-  data: Schema.optionalWith(Json.Value, { exact: true })
+  data: optional(Json.Value)
 }).annotations({ identifier: "JsonRpcError" })
 
 /**

@@ -15,6 +15,7 @@ import {
   MemberName,
   NonEmpty,
   NonNegativeInt,
+  optional,
   PositiveInt,
   ProtocolVersion,
   ReverseDns,
@@ -104,8 +105,6 @@ export const isSafeEndpoint = (url: string): boolean => {
   const scheme = match[1]!.toLowerCase()
   return scheme === "https" || (scheme === "http" && loopbackHost.test(match[2]!))
 }
-
-const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
 
 const unique = <A>(items: ReadonlyArray<A>) => new Set(items).size === items.length || "must not contain duplicates"
 

@@ -9,7 +9,7 @@
  * @internal
  */
 import type { Capabilities, Event } from "@effect-ahp/protocol"
-import { Decoder, Issue, Json } from "@effect-ahp/protocol"
+import { Common, Decoder, Issue, Json } from "@effect-ahp/protocol"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type * as Host from "../Host.js"
@@ -29,7 +29,7 @@ export interface Dialect {
   readonly capabilities: (event: HostEvents.HostEvent) => Capabilities.Capabilities | undefined
 }
 
-const opt = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
+const opt = Common.optional
 const NullableText = Schema.NullOr(Schema.String)
 const NonEmpty = Schema.String.pipe(Schema.minLength(1, { message: () => "must be a non-empty string" }))
 

@@ -16,6 +16,7 @@ import {
   forbidden,
   Identity,
   NonEmpty,
+  optional,
   Session,
   struct,
   synthesized,
@@ -25,12 +26,11 @@ import * as Content from "../../Content.js"
 import { EventType } from "../../EventType.js"
 import * as Json from "../../Json.js"
 
-/** @internal */
-export const optional = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
-
 export {
   /** @internal */
   forbidden,
+  /** @internal */
+  optional,
   /** @internal */
   struct
 }
