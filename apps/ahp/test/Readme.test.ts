@@ -1,8 +1,9 @@
 /**
  * The README stays true: the two set-up commands are the documented ones; every TypeScript
  * block is a file of apps/ahp/docs shown whole (compiled by `tsc -b`, run by Docs.test.ts);
- * every tour command runs (as `pnpm ahp` does: the workspace's bin `apps/ahp/bin/ahp.mjs`) and
- * prints what the block after it shows; every option of a usage block exists.
+ * every tour command runs from the repository root and prints what the block after it shows
+ * (the hook commands as `pnpm ahp` runs them: the workspace's bin `apps/ahp/bin/ahp.mjs` in a
+ * process of its own; the others in this process); every option of a usage block exists.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -11,6 +12,7 @@ import * as path from "node:path"
 import { program } from "../src/Cli.js"
 import * as CommandLine from "../src/CommandLine.js"
 import { style } from "../src/Style.js"
+import { runInProcess } from "./inProcess.js"
 import { root, runCli } from "./support.js"
 
 interface Block {
@@ -119,6 +121,18 @@ describe("README", () => {
     }
   })
 
+  /** Runs a command with the repository root as the working directory, as the README's commands run. */
+  const inRoot = <A, E>(self: Effect.Effect<A, E>) =>
+    Effect.acquireUseRelease(
+      Effect.sync(() => {
+        const before = process.cwd()
+        process.chdir(root)
+        return before
+      }),
+      () => self,
+      (before) => Effect.sync(() => process.chdir(before))
+    )
+
   it.live("runs every tour command and prints what the README shows", () =>
     Effect.gen(function*() {
       const tour = blocks.filter((b) => b.lang === "sh" && !isSetup(b) && !isNotRun(b))
@@ -138,10 +152,10 @@ describe("README", () => {
             assert.strictEqual(CommandLine.parse(program.commands, args)._tag, "Run", line)
             continue
           }
-          const run = yield* runCli(args, {
-            command: [path.join(root, "apps", "ahp", "bin", "ahp.mjs")],
-            ...(input === undefined ? {} : { input: fs.readFileSync(path.join(root, input), "utf8") })
-          })
+          const stdin = input === undefined ? {} : { input: fs.readFileSync(path.join(root, input), "utf8") }
+          const run = args[0] === "hook"
+            ? yield* runCli(args, { command: [path.join(root, "apps", "ahp", "bin", "ahp.mjs")], ...stdin })
+            : yield* inRoot(runInProcess(args, stdin))
           assert.strictEqual(run.code, 0, `${line}\n${run.stdout}\n${run.stderr}`)
           if (next?.marker === "output" && commands.length === 1) {
             assert.strictEqual(normalise(run.stdout), normalise(next.content), line)
