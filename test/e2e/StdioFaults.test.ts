@@ -2,15 +2,16 @@
  * The stdio fault matrix, end to end: a registration with a faulty scripted backend first
  * and a healthy one second (both intercepting tool.before), through the real harness and
  * the real Node stdio transport, once fail-open and once fail-closed, for the persistent
- * and the per_event lifecycle.
+ * and the per_event lifecycle. The healthy backend is served in process: what it is asked
+ * is recorded without a process of its own.
  */
+import { Backend, InProcess } from "@effect-ahp/backend"
 import type { RouteFailure } from "@effect-ahp/harness"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Ref } from "effect"
 import * as path from "node:path"
 import {
   alive,
-  eventIdOf,
   failures,
   intercept,
   nodeTransports,
@@ -40,7 +41,20 @@ const margin = 2500
 
 /** The faulty backend's answer to every request but the faulty one. */
 const next = `effects=[{"type":"message","text":"next"}]`
-const ask = `effects=[{"type":"ask"}]`
+
+/** The healthy backend, in process: it asks on every tool.before and records what it is sent. */
+const healthy = Effect.gen(function*() {
+  const calls = yield* Ref.make<ReadonlyArray<{ readonly method: string; readonly eventId: string }>>([])
+  const record = (method: string, eventId: string) => Ref.update(calls, (all) => [...all, { method, eventId }])
+  const served = yield* InProcess.fromLayer(Backend.make(
+    Backend.intercept(
+      "tool.before",
+      (request) => Effect.as(record("hooks/intercept", request.event.id), [{ type: "ask" as const }])
+    ),
+    Backend.observe("tool.before", (event) => record("hooks/observe", event.id))
+  ))
+  return { served, calls: Ref.get(calls) }
+})
 
 interface Case {
   readonly name: string
@@ -125,7 +139,7 @@ const run = (c: Case & { readonly lifecycle: Lifecycle; readonly policy: Policy 
   Effect.gen(function*() {
     const dir = yield* tempDir
     const faultyLog = path.join(dir, "faulty.log")
-    const healthyLog = path.join(dir, "healthy.log")
+    const { calls: healthyCallsSoFar, served } = yield* healthy
     const timeoutMs = c.timeoutMs?.[c.lifecycle] ?? 10_000
     const reg = registration([
       {
@@ -143,23 +157,17 @@ const run = (c: Case & { readonly lifecycle: Lifecycle; readonly policy: Policy 
         ),
         subscriptions: [intercept(c.policy, timeoutMs)]
       },
-      {
-        id: HEALTHY,
-        transport: scriptedStdio("persistent", ask, "--log", healthyLog),
-        subscriptions: [intercept("fail-closed", 20_000)]
-      }
+      { id: HEALTHY, transport: { type: "in-process" }, subscriptions: [intercept("fail-closed", 20_000)] }
     ])
     const { close, hooks } = yield* openHooks(
       reg,
       nodeTransports({ stdio: { killGrace: `${killGrace} millis`, exitGrace: "1 second", maxLineBytes } }),
-      { observationTimeoutMs: 10_000 }
+      { observationTimeoutMs: 10_000, backends: { [HEALTHY]: served } }
     )
 
-    // Warm-up: persistent children were started when the harness was built; this is their
-    // first call, once they run (the deadlines are short).
-    for (const [log, lifecycle] of [[faultyLog, c.lifecycle], [healthyLog, "persistent"]] as const) {
-      if (lifecycle === "persistent") yield* waitForLog(log, (e) => e.event === "start")
-    }
+    // Warm-up: a persistent child was started when the harness was built; this is its first
+    // call, once it runs (the deadlines are short).
+    if (c.lifecycle === "persistent") yield* waitForLog(faultyLog, (e) => e.event === "start")
     const warm = yield* hooks.dispatch("tool.before", toolBefore("evt_warm"))
     assert.strictEqual(warm.decision.permission, "ask")
     assert.deepStrictEqual(warm.decision.messages, ["next"])
@@ -170,11 +178,7 @@ const run = (c: Case & { readonly lifecycle: Lifecycle; readonly policy: Policy 
     const { elapsed, live, result } = yield* tracked(hooks.dispatch("tool.before", toolBefore("evt_fault")))
     assert.deepStrictEqual(live, [], "no fiber of the call is left running")
     assert.isFalse(result.interrupted)
-    if (result.observations.length > 0) {
-      // A notification to a persistent child counts as delivered once queued for its stdin.
-      yield* waitForLog(healthyLog, (e) => e.event === "message" && eventIdOf(e) === "evt_fault")
-    }
-    const healthyCalls = (yield* stdioMessages(healthyLog)).filter((m) => m.eventId === "evt_fault")
+    const healthyCalls = (yield* healthyCallsSoFar).filter((m) => m.eventId === "evt_fault")
     if (c.failure === undefined) {
       assert.deepStrictEqual(failures(result.errors), [])
       assert.strictEqual(result.decision.permission, "ask")
@@ -248,8 +252,11 @@ const run = (c: Case & { readonly lifecycle: Lifecycle; readonly policy: Policy 
     }
 
     yield* close
-    const all = [...(yield* startedPids(faultyLog)), ...(yield* startedPids(healthyLog))]
-    assert.deepStrictEqual(alive(all), [], "every child is reaped when the layer's scope closes")
+    assert.deepStrictEqual(
+      alive(yield* startedPids(faultyLog)),
+      [],
+      "every child is reaped when the layer's scope closes"
+    )
     assert.deepStrictEqual(processesWith(dir), [], "no process of this test is left")
   })
 

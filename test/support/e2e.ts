@@ -261,7 +261,7 @@ export const nodeTransports = (
 export const openHooks = (
   reg: unknown,
   transports: Layer.Layer<Transport.Transports>,
-  options?: Hooks.Options
+  options?: Hooks.ServingOptions
 ) =>
   Effect.gen(function*() {
     const scope = yield* Effect.acquireRelease(Scope.make(), (scope, exit) => Scope.close(scope, exit))
