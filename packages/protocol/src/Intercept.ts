@@ -73,19 +73,30 @@ export const State = struct({
  */
 export type State = typeof State.Type
 
+const paramsFields = {
+  protocolVersion: ProtocolVersion,
+  event: Event.InterceptableEvent,
+  capabilities: Capabilities.Capabilities,
+  extensions: optional(Extensions),
+  state: optional(State)
+}
+
+/**
+ * The params of an intercept request (an interface, so that the types built on it name it
+ * instead of spelling out every event).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Params extends Schema.Struct.Type<typeof paramsFields> {}
+
 /**
  * The params of an intercept request; capabilities must stay within the event's bounds.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const Params = struct({
-  protocolVersion: ProtocolVersion,
-  event: Event.InterceptableEvent,
-  capabilities: Capabilities.Capabilities,
-  extensions: optional(Extensions),
-  state: optional(State)
-}).pipe(
+export const Params: Schema.refine<Params, Schema.Struct<typeof paramsFields>> = struct(paramsFields).pipe(
   Schema.filter((params) =>
     Capabilities.boundsProblems(params.event.type, params.capabilities).map((p) => ({
       path: ["capabilities", ...p.path],
@@ -104,11 +115,20 @@ export const Params = struct({
     ) as any
 })
 
+const requestFields = {
+  jsonrpc: Schema.Literal("2.0"),
+  id: JsonRpc.Id,
+  method: Schema.Literal(method),
+  params: Params
+}
+
 /**
+ * A `hooks/intercept` request (an interface, like `Params`).
+ *
  * @since 0.1.0
  * @category models
  */
-export type Params = typeof Params.Type
+export interface Request extends Schema.Struct.Type<typeof requestFields> {}
 
 /**
  * A `hooks/intercept` request. Its JSON-RPC id must equal its event's id.
@@ -116,12 +136,7 @@ export type Params = typeof Params.Type
  * @since 0.1.0
  * @category schemas
  */
-export const Request = struct({
-  jsonrpc: Schema.Literal("2.0"),
-  id: JsonRpc.Id,
-  method: Schema.Literal(method),
-  params: Params
-}).pipe(
+export const Request: Schema.refine<Request, Schema.Struct<typeof requestFields>> = struct(requestFields).pipe(
   Schema.filter((request) =>
     JsonRpc.sameId(request.id, request.params.event.id) ||
     { path: ["id"], message: "the request id must equal params.event.id" }
@@ -136,12 +151,6 @@ export const Request = struct({
       params
     })) as any
 })
-
-/**
- * @since 0.1.0
- * @category models
- */
-export type Request = typeof Request.Type
 
 const resultFields = {
   protocolVersion: ProtocolVersion,
