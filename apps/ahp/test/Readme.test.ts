@@ -53,6 +53,9 @@ const isNotRun = (block: Block) => block.lang === "sh" && block.marker?.startsWi
 
 const docsDir = path.join(root, "apps", "ahp", "docs")
 
+/** What `pnpm ahp` runs: the workspace's bin, which rebuilds dist/ahp.mjs when a source is newer. */
+const workspaceBin = path.join(root, "apps", "ahp", "bin", "ahp.mjs")
+
 /** `pnpm ahp a b < file` → the arguments and the stdin file. */
 const parseCommand = (line: string) => {
   const [command, input] = line.split(" < ")
@@ -137,6 +140,10 @@ describe("README", () => {
     Effect.gen(function*() {
       const tour = blocks.filter((b) => b.lang === "sh" && !isSetup(b) && !isNotRun(b))
       assert.isAtLeast(tour.length, 4)
+      // The backends of examples/registration.json run dist/ahp.mjs, which the workspace's
+      // bin builds on its first run, as `pnpm ahp` does before the first tour command.
+      const built = yield* runCli(["--version"], { command: [workspaceBin] })
+      assert.strictEqual(built.code, 0, built.stderr)
       for (const block of tour) {
         const next = blocks[blocks.indexOf(block) + 1]
         const commands = block.content.split("\n").filter((l) => l.trim() !== "")
@@ -154,7 +161,7 @@ describe("README", () => {
           }
           const stdin = input === undefined ? {} : { input: fs.readFileSync(path.join(root, input), "utf8") }
           const run = args[0] === "hook"
-            ? yield* runCli(args, { command: [path.join(root, "apps", "ahp", "bin", "ahp.mjs")], ...stdin })
+            ? yield* runCli(args, { command: [workspaceBin], ...stdin })
             : yield* inRoot(runInProcess(args, stdin))
           assert.strictEqual(run.code, 0, `${line}\n${run.stdout}\n${run.stderr}`)
           if (next?.marker === "output" && commands.length === 1) {
