@@ -162,8 +162,11 @@ const eventTraceHeaders = (body: Json.JsonObject): Readonly<Record<string, strin
  * context the event carries, if any (untraced, `eventTraceHeaders` at once).
  */
 const traceHeaders = (body: Json.JsonObject): Effect.Effect<Readonly<Record<string, string>>> =>
-  Effect.map(Effect.option(Effect.currentSpan), (span) =>
-    Option.isNone(span) ? eventTraceHeaders(body) : { ...jsonHeaders, ...HttpTraceContext.toHeaders(span.value) })
+  Effect.map(
+    Effect.option(Effect.currentSpan),
+    (span) =>
+      Option.isNone(span) ? eventTraceHeaders(body) : { ...jsonHeaders, ...HttpTraceContext.toHeaders(span.value) }
+  )
 
 /**
  * What `connect` knows about the backend besides its transport.

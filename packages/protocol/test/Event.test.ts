@@ -633,7 +633,8 @@ describe("Common.isTimestamp", () => {
   const reference = (s: string): boolean => {
     const m = pattern.exec(s)
     if (m === null) return false
-    const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number]
+    const field = (k: number) => Number(m[k])
+    const [year, month, day, hour, minute, second] = [field(1), field(2), field(3), field(4), field(5), field(6)]
     const days = month === 2
       ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28)
       : [4, 6, 9, 11].includes(month)
@@ -672,7 +673,8 @@ describe("Common.isTimestamp", () => {
       }),
       { numRuns: 20_000, seed: 20 }
     )
-    for (const s of ["2024-02-29T23:59:60Z", "2023-02-29T00:00:00Z", "2026-08-24t08:51:14.5+05:30", "2026-08-24T08:51:14"]) {
+    const examples = ["2024-02-29T23:59:60Z", "2023-02-29T00:00:00Z", "2026-08-24t08:51:14.5+05:30", "2026-08-24T08:51"]
+    for (const s of examples) {
       assert.strictEqual(Common.isTimestamp(s), reference(s), s)
     }
     assert.isTrue(Common.isTimestamp("2024-02-29T23:59:60.000z"))
