@@ -48,20 +48,33 @@ export class Deadlines {
   private armed: Armed | undefined = undefined
   /** Wakes the caller waiting on the fiber, while it waits. */
   private wake: (() => void) | undefined = undefined
+  /** The fiber the deadlines are armed in (an expired deadline interrupts it). */
+  private fiber: Fiber.RuntimeFiber<void> | undefined = undefined
 
   constructor(private readonly clock: Clock.Clock) {}
 
-  /** Arms the deadline of route `index` for the current fiber, then runs `effect`. */
+  /**
+   * The fiber that runs the routes, known as soon as it is started: before any deadline it
+   * arms can expire (no timer fires while it is being started).
+   */
+  runningIn(fiber: Fiber.RuntimeFiber<void>): void {
+    this.fiber = fiber
+  }
+
+  /**
+   * Arms the deadline of route `index` for the fiber the deadlines run in, then runs
+   * `effect` (in that fiber). Under the live clock that is synchronous: no step of its own.
+   */
   arm<A, E>(index: number, millis: number, effect: Effect.Effect<A, E>): Effect.Effect<A, E> {
-    return Effect.withFiberRuntime((fiber) => {
-      const interrupt = () => fiber.unsafeInterruptAsFork(fiber.id())
-      const at = millis <= maxTimerMillis ? this.now() + millis : Infinity
-      const armed: Armed = { index, at, interrupt, cancel: noop }
+    const at = millis <= maxTimerMillis ? this.now() + millis : Infinity
+    const armed: Armed = { index, at, cancel: noop }
+    if (this.clock === liveClock) {
       this.armed = armed
-      if (this.clock === liveClock) {
-        if (at !== Infinity) shared.add(this, at)
-        return effect
-      }
+      if (at !== Infinity) shared.add(this, at)
+      return effect
+    }
+    return Effect.withFiberRuntime((fiber) => {
+      this.armed = armed
       return Effect.flatMap(
         Effect.fork(
           Effect.zipRight(this.clock.sleep(Duration.millis(millis)), Effect.sync(() => this.expire(armed, true)))
@@ -155,7 +168,8 @@ export class Deadlines {
     shared.delete(this)
     this.expired = armed.index
     if (interrupt) {
-      armed.interrupt()
+      const fiber = this.fiber
+      fiber?.unsafeInterruptAsFork(fiber.id())
       this.wake?.()
     } else {
       armed.cancel()
@@ -163,11 +177,10 @@ export class Deadlines {
   }
 }
 
-/** An armed deadline: its route, when it expires (by the clock), and how to act. */
+/** An armed deadline: its route, when it expires (by the clock), and how to cancel its sleeper (a `TestClock`'s). */
 interface Armed {
   readonly index: number
   readonly at: number
-  readonly interrupt: () => void
   cancel: () => void
 }
 
