@@ -18,7 +18,8 @@
  * that are due and is set again for the earliest one left. While no deadline is armed it
  * does not keep the process alive. A platform timer per call (set and cleared, about a
  * microsecond and a timer object each) cost more than the rest of the deadline; now a call
- * pays for two set operations. Under any other clock (a `TestClock`) a fiber sleeps on that
+ * pays for two set operations, and, when no other call has one armed, for holding the timer
+ * and letting it go (`ref`, `unref`). Under any other clock (a `TestClock`) a fiber sleeps on that
  * clock, so tests control time as usual.
  *
  * @internal
