@@ -395,6 +395,7 @@ export const run = (input: Input, progress: Ref.Ref<Progress>): Effect.Effect<vo
       )
       return Effect.uninterruptibleMask((restore) => {
         const fiber = Runtime.runFork(runtime, routes)
+        deadlines.runningIn(fiber)
         // Ended as it was started (every exchange answered synchronously, as in-process
         // backends do): there is nothing to wait for or retire.
         if (fiber.unsafePoll() !== null) {

@@ -120,7 +120,8 @@ interface Walk {
   readonly subscriber: Subscriber
   readonly known: ReadonlyMap<string, string>
   readonly pendingUploads: Array<PendingUpload>
-  readonly references: Map<string, string>
+  /** Made when the first reference is shown (most events have no attachment). */
+  references: Map<string, string> | undefined
 }
 
 const withReference = (part: Content.Part, ref: string): Content.Part =>
@@ -136,6 +137,7 @@ const projectPart = (part: Content.Part, pointer: string, walk: Walk): Content.P
   if (part.kind === "attachment") {
     const ref = walk.known.get(part.id)
     if (ref !== undefined) {
+      walk.references ??= new Map()
       walk.references.set(part.id, ref)
       return withReference(part, ref)
     }
@@ -185,6 +187,9 @@ const hasHiddenText = (value: unknown): boolean => {
 
 const none: ReadonlyMap<string, string> = new Map()
 
+/** The targets of a view that has none hidden or unreadable (most views): one shared empty set. */
+const noTargets: ReadonlySet<HookEffect.ModifyTarget> = new Set()
+
 /**
  * Projects an effective event for one subscriber at a boundary; `references` holds the
  * references the subscriber's uploads allocated, by part id.
@@ -198,7 +203,7 @@ export const project = (
   subscriber: Subscriber,
   references: ReadonlyMap<string, string> = none
 ): View => {
-  const walk: Walk = { subscriber, known: references, pendingUploads: [], references: new Map() }
+  const walk: Walk = { subscriber, known: references, pendingUploads: [], references: undefined }
   let projected: unknown = event
   for (const slot of boundary.content) {
     projected = updateAt(projected, slot, "", (v, pointer) => projectSlot(v, pointer, walk))
@@ -207,23 +212,28 @@ export const project = (
     const { native: _native, ...rest } = projected as Record<string, unknown>
     projected = rest
   }
-  const hiddenTextTargets = new Set<HookEffect.ModifyTarget>()
-  const unreadableTargets = new Set<HookEffect.ModifyTarget>()
+  // Sets made only when a target is hidden or unreadable.
+  let hiddenTextTargets: Set<HookEffect.ModifyTarget> | undefined
+  let unreadableTargets: Set<HookEffect.ModifyTarget> | undefined
   for (const t of boundary.targets) {
     const value = getAt(projected, t.field)
     if ((t.value === "MessageList" || t.value === "TextPartList") && hasHiddenText(value)) {
+      hiddenTextTargets ??= new Set()
       hiddenTextTargets.add(t.target)
     }
     if (t.value === "ElicitationAnswer") {
       const readable = isPart(value) && value.kind === "text" && value.selection === "body" && !("gap" in value)
-      if (!readable) unreadableTargets.add(t.target)
+      if (!readable) {
+        unreadableTargets ??= new Set()
+        unreadableTargets.add(t.target)
+      }
     }
   }
   return {
     event: projected as Json.JsonObject,
-    hiddenTextTargets,
-    unreadableTargets,
+    hiddenTextTargets: hiddenTextTargets ?? noTargets,
+    unreadableTargets: unreadableTargets ?? noTargets,
     pendingUploads: walk.pendingUploads,
-    references: walk.references
+    references: walk.references ?? none
   }
 }

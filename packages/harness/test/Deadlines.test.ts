@@ -63,6 +63,35 @@ describe.sequential("absolute deadlines", () => {
     }))
 })
 
+describe("one timer for every deadline", () => {
+  it.live("a deadline armed while a later one is pending still expires at its own time", () =>
+    Effect.gen(function*() {
+      // Both calls' deadlines are on the one shared timer, first set for the 60-second one.
+      const gates = [yield* Deferred.make<void>(), yield* Deferred.make<void>()] as const
+      const starts = [yield* Deferred.make<void>(), yield* Deferred.make<void>()] as const
+      const [slow, fast] = [heldBackend(gates[0], starts[0]), heldBackend(gates[1], starts[1])]
+      // Two services: the deadlines of both are on the one timer of the process.
+      const slowHooks = yield* openHooks(
+        registration([{ id: A, subscriptions: [intercept(["tool.before"], { timeoutMs: 60_000 })] }]),
+        Transport.layerInProcess({ [A]: slow.backend })
+      )
+      const fastHooks = yield* openHooks(
+        registration([{ id: B, subscriptions: [intercept(["tool.before"], { timeoutMs: 50 })] }]),
+        Transport.layerInProcess({ [B]: fast.backend })
+      )
+      const long = yield* Effect.fork(slowHooks.dispatch())
+      yield* Deferred.await(starts[0])
+      const result = yield* within(3000, "the 50 ms deadline", fastHooks.dispatch())
+      assert.deepStrictEqual(result.errors.map((e) => [e.backend, e.code]), [[B, "timeout"]])
+      assert.isTrue((yield* Fiber.poll(long))._tag === "None", "the 60-second call is still waiting")
+      yield* Fiber.interrupt(long)
+      yield* Deferred.succeed(gates[0], undefined)
+      yield* Deferred.succeed(gates[1], undefined)
+      yield* within(3000, "the close", Scope.close(slowHooks.scope, Exit.void))
+      yield* within(3000, "the close", Scope.close(fastHooks.scope, Exit.void))
+    }), 15_000)
+})
+
 describe("the decision is not held by an exchange's retirement", () => {
   it.live(
     "at a deadline the chain goes on while the exchange retires; the service's scope awaits it",

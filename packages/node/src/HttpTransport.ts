@@ -104,7 +104,8 @@ type Attempt<A> =
   | { readonly _tag: "Done"; readonly value: A }
   | { readonly _tag: "Unauthorized"; readonly wwwAuthenticate: string | ReadonlyArray<string> | undefined }
 
-type Interpret<A> = (incoming: http.Incoming) => Effect.Effect<A, TransportApi.TransportError>
+/** Reads an incoming response: synchronous, so reading it is not a step of its own. */
+type Interpret<A> = (incoming: http.Incoming) => Either.Either<A, TransportApi.TransportError>
 
 const statusFailure = (status: number, expected: string) =>
   status >= 300 && status < 400
@@ -116,11 +117,11 @@ const unauthorized = () => http.failure("unauthorized", "the backend rejected th
 const closedError = http.failure("closed", "the HTTP transport was closed")
 
 const interpretRequest = (id: Json.JsonValue, maxBodyBytes: number): Interpret<Json.JsonValue> => (incoming) => {
-  if (incoming.status !== 200) return Effect.fail(statusFailure(incoming.status, "200"))
+  if (incoming.status !== 200) return Either.left(statusFailure(incoming.status, "200"))
   if (!http.isJson(incoming)) {
-    return Effect.fail(http.failure("malformed", "the response is not declared as application/json"))
+    return Either.left(http.failure("malformed", "the response is not declared as application/json"))
   }
-  if (incoming.body === undefined) return Effect.fail(http.oversized("response", maxBodyBytes))
+  if (incoming.body === undefined) return Either.left(http.oversized("response", maxBodyBytes))
   const verdict = Either.match(Json.parseBytes(incoming.body), {
     onLeft: (error): response.Verdict => ({
       _tag: "Malformed",
@@ -131,18 +132,18 @@ const interpretRequest = (id: Json.JsonValue, maxBodyBytes: number): Interpret<J
     onRight: (value) => response.classify(value, id)
   })
   return verdict._tag === "Response"
-    ? Effect.succeed(verdict.value)
-    : Effect.fail(http.failure("malformed", verdict.detail))
+    ? Either.right(verdict.value)
+    : Either.left(http.failure("malformed", verdict.detail))
 }
 
 const interpretNotification = (maxBodyBytes: number): Interpret<void> => (incoming) => {
   if (incoming.status !== 202 && incoming.status !== 204) {
-    return Effect.fail(statusFailure(incoming.status, "202 or 204"))
+    return Either.left(statusFailure(incoming.status, "202 or 204"))
   }
-  if (incoming.body === undefined) return Effect.fail(http.oversized("notification response", maxBodyBytes))
+  if (incoming.body === undefined) return Either.left(http.oversized("notification response", maxBodyBytes))
   return incoming.body.length > 0
-    ? Effect.fail(http.failure("malformed", "the notification response has a body"))
-    : Effect.void
+    ? Either.left(http.failure("malformed", "the notification response has a body"))
+    : Either.void
 }
 
 const jsonHeaders: Readonly<Record<string, string>> = { "content-type": "application/json", accept: "application/json" }
@@ -157,14 +158,15 @@ const eventTraceHeaders = (body: Json.JsonObject): Readonly<Record<string, strin
 }
 
 /**
- * The `traceparent` of the current span under an installed tracer (`traced`); otherwise
- * the trace context the event carries, if any.
+ * The `traceparent` of the current span under an installed tracer, or else the trace
+ * context the event carries, if any (untraced, `eventTraceHeaders` at once).
  */
-const traceHeaders = (body: Json.JsonObject, traced: boolean): Effect.Effect<Readonly<Record<string, string>>> =>
-  traced
-    ? Effect.map(Effect.option(Effect.currentSpan), (span) =>
-      Option.isNone(span) ? eventTraceHeaders(body) : { ...jsonHeaders, ...HttpTraceContext.toHeaders(span.value) })
-    : Effect.succeed(eventTraceHeaders(body))
+const traceHeaders = (body: Json.JsonObject): Effect.Effect<Readonly<Record<string, string>>> =>
+  Effect.map(
+    Effect.option(Effect.currentSpan),
+    (span) =>
+      Option.isNone(span) ? eventTraceHeaders(body) : { ...jsonHeaders, ...HttpTraceContext.toHeaders(span.value) }
+  )
 
 /**
  * What `connect` knows about the backend besides its transport.
@@ -244,28 +246,31 @@ export const connect = (
       credential: Option.Option<Redacted.Redacted<string>>,
       interpret: Interpret<A>,
       traced: boolean
-    ): Effect.Effect<Attempt<A>, TransportApi.TransportError> =>
-      Effect.flatMap(traceHeaders(message, traced), (headers) =>
-        http.exchange(
-          dispatcher,
-          {
-            url,
-            method: "POST",
-            headers: Option.isNone(credential)
-              ? headers
-              : { ...headers, authorization: `Bearer ${Redacted.value(credential.value)}` },
-            body
-          },
-          maxBodyBytes,
-          "backend",
-          inFlight
-        ).pipe(
-          Effect.flatMap((incoming): Effect.Effect<Attempt<A>, TransportApi.TransportError> =>
+    ): Effect.Effect<Attempt<A>, TransportApi.TransportError> => {
+      const post = (headers: Readonly<Record<string, string>>) =>
+        Effect.flatMap(
+          http.exchange(
+            dispatcher,
+            {
+              url,
+              method: "POST",
+              headers: Option.isNone(credential)
+                ? headers
+                : { ...headers, authorization: `Bearer ${Redacted.value(credential.value)}` },
+              body
+            },
+            maxBodyBytes,
+            "backend",
+            inFlight
+          ),
+          (incoming): Either.Either<Attempt<A>, TransportApi.TransportError> =>
             incoming.status === 401
-              ? Effect.succeed({ _tag: "Unauthorized", wwwAuthenticate: incoming.headers["www-authenticate"] })
-              : Effect.map(interpret(incoming), (value) => ({ _tag: "Done", value }))
-          )
-        ))
+              ? Either.right({ _tag: "Unauthorized", wwwAuthenticate: incoming.headers["www-authenticate"] })
+              : Either.map(interpret(incoming), (value) => ({ _tag: "Done", value }))
+        )
+      // Untraced, the headers are known at once: no step to read the current span.
+      return traced ? Effect.flatMap(traceHeaders(message), post) : post(eventTraceHeaders(message))
+    }
 
     /** The exchange (a closed endpoint fails it at once), under an installed tracer when `traced`. */
     const send = <A>(

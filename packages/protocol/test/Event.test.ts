@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Arbitrary, Either, FastCheck, Schema } from "effect"
 import * as fs from "node:fs"
 import { fileURLToPath } from "node:url"
+import * as Common from "../src/Common.js"
 import * as Decoder from "../src/Decoder.js"
 import * as Elicitation from "../src/Elicitation.js"
 import * as Event from "../src/Event.js"
@@ -623,5 +624,60 @@ describe("elicitation helpers", () => {
     ])
     assert.deepStrictEqual(check({ age: 1 }), [{ path: "/name", message: "is required by the form" }])
     assert.deepStrictEqual(check(["Al"]).map((problem) => problem.path), [""])
+  })
+})
+
+describe("Common.isTimestamp", () => {
+  // The definition it replaced: an RFC 3339 pattern, then the calendar and clock ranges.
+  const pattern = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/
+  const reference = (s: string): boolean => {
+    const m = pattern.exec(s)
+    if (m === null) return false
+    const field = (k: number) => Number(m[k])
+    const [year, month, day, hour, minute, second] = [field(1), field(2), field(3), field(4), field(5), field(6)]
+    const days = month === 2
+      ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28)
+      : [4, 6, 9, 11].includes(month)
+      ? 30
+      : 31
+    return month >= 1 && month <= 12 && day >= 1 && day <= days && hour <= 23 && minute <= 59 && second <= 60 &&
+      (m[7] === undefined || Number(m[7]) <= 23) && (m[8] === undefined || Number(m[8]) <= 59)
+  }
+  const digits = (n: number) => FastCheck.stringMatching(new RegExp(`^[0-9]{${n}}$`))
+  // Near-valid texts: every field drawn from a range that straddles its limits.
+  const nearlyValid = FastCheck.tuple(
+    digits(4),
+    FastCheck.integer({ min: 0, max: 13 }),
+    FastCheck.integer({ min: 0, max: 32 }),
+    FastCheck.constantFrom("T", "t", " ", "X"),
+    FastCheck.integer({ min: 0, max: 25 }),
+    FastCheck.integer({ min: 0, max: 61 }),
+    FastCheck.integer({ min: 0, max: 61 }),
+    FastCheck.constantFrom("", ".", ".5", ".123456789", ".x"),
+    FastCheck.constantFrom("Z", "z", "", "+05:30", "-23:59", "+24:00", "-00:60", "+0530", "Zz", "+05:3", "x")
+  ).map(([year, month, day, t, hour, minute, second, fraction, zone]) => {
+    const two = (n: number) => String(n).padStart(2, "0")
+    return `${year}-${two(month)}-${two(day)}${t}${two(hour)}:${two(minute)}:${two(second)}${fraction}${zone}`
+  })
+  // And any of those with one character replaced, dropped or repeated.
+  const edited = FastCheck.tuple(nearlyValid, FastCheck.nat(), FastCheck.constantFrom("-", ":", "0", "9", "a", "", "٣"))
+    .map(([s, at, c]) => {
+      const i = at % (s.length + 1)
+      return s.slice(0, i) + c + s.slice(i + 1)
+    })
+
+  it("agrees with the RFC 3339 pattern and the calendar", () => {
+    FastCheck.assert(
+      FastCheck.property(FastCheck.oneof(nearlyValid, edited, FastCheck.string()), (s) => {
+        assert.strictEqual(Common.isTimestamp(s), reference(s), s)
+      }),
+      { numRuns: 20_000, seed: 20 }
+    )
+    const examples = ["2024-02-29T23:59:60Z", "2023-02-29T00:00:00Z", "2026-08-24t08:51:14.5+05:30", "2026-08-24T08:51"]
+    for (const s of examples) {
+      assert.strictEqual(Common.isTimestamp(s), reference(s), s)
+    }
+    assert.isTrue(Common.isTimestamp("2024-02-29T23:59:60.000z"))
+    assert.isFalse(Common.isTimestamp("2023-02-29T00:00:00Z"))
   })
 })

@@ -174,6 +174,23 @@ describe("Json: bounded nesting", () => {
     assert.isTrue(Either.isLeft(Schema.decodeUnknownEither(Json.AnyObject)({ a: deep })))
   })
 
+  it("checks a value whose getter checks another value while it is being walked", () => {
+    // The walks share one stack; a walk started inside another (here from a getter read
+    // as its object is entered) must leave the outer walk's values alone.
+    const inner: Array<boolean> = []
+    const outer = {
+      x: [1, { y: 2 }],
+      get g() {
+        inner.push(Json.isJsonValue({ z: [Number.NaN] }), Json.exceedsDepth(nestedValue(3), 2))
+        return { e: [true, null] }
+      }
+    }
+    assert.isTrue(Json.isJsonValue(outer))
+    assert.deepStrictEqual(inner, [false, true])
+    assert.strictEqual(Either.getOrThrow(Json.encode(outer)), `{"x":[1,{"y":2}],"g":{"e":[true,null]}}`)
+    assert.isFalse(Json.isJsonValue({ ...outer, x: [1, { y: Number.NaN }] }))
+  })
+
   it("finds __proto__ members of a wide or deep value in linear time, without recursion", () => {
     const wide = parse(
       `{${Array.from({ length: 20_000 }, (_, i) => `"m${i}":{"__proto__":{"__proto__":1}}`).join(",")}}`

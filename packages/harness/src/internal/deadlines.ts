@@ -12,12 +12,15 @@
  * parsed, validated or staged when its deadline passed — while no timer could fire — is
  * not settled but expires; `due` lets long synchronous work stop early.
  *
- * Under the default live clock one platform timer serves every deadline of the fiber: it is
- * set when a deadline is armed earlier than the timer fires, left running when a deadline
- * settles, and when it fires it expires the armed deadline if that is due, or waits for it
- * (a platform timer per route made each exchange pay for creating, cancelling and
- * collecting one). Under any other clock (a `TestClock`) a fiber sleeps on that clock, so
- * tests control time as usual.
+ * Under the default live clock one platform timer serves every deadline armed anywhere in
+ * the process (`Shared`): it is set when a deadline is armed earlier than the timer fires,
+ * left running when a deadline settles, and when it fires it expires the armed deadlines
+ * that are due and is set again for the earliest one left. While no deadline is armed it
+ * does not keep the process alive. A platform timer per call (set and cleared, about a
+ * microsecond and a timer object each) cost more than the rest of the deadline; now a call
+ * pays for two set operations, and, when no other call has one armed, for holding the timer
+ * and letting it go (`ref`, `unref`). Under any other clock (a `TestClock`) a fiber sleeps on that
+ * clock, so tests control time as usual.
  *
  * @internal
  */
@@ -27,6 +30,7 @@ import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 
 // Timers exist on every JavaScript platform; the core compiles without platform typings.
+// Node's timer handle can stop keeping the process alive (`unref`) and start again (`ref`).
 declare const setTimeout: (callback: () => void, millis: number) => unknown
 declare const clearTimeout: (handle: unknown) => void
 
@@ -45,24 +49,33 @@ export class Deadlines {
   private armed: Armed | undefined = undefined
   /** Wakes the caller waiting on the fiber, while it waits. */
   private wake: (() => void) | undefined = undefined
-  /** The platform timer, while one is set. */
-  private timer: unknown = undefined
-  /** When the platform timer fires (monotonic milliseconds). */
-  private timerAt = Infinity
+  /** The fiber the deadlines are armed in (an expired deadline interrupts it). */
+  private fiber: Fiber.RuntimeFiber<void> | undefined = undefined
 
   constructor(private readonly clock: Clock.Clock) {}
 
-  /** Arms the deadline of route `index` for the current fiber, then runs `effect`. */
+  /**
+   * The fiber that runs the routes, known as soon as it is started: before any deadline it
+   * arms can expire (no timer fires while it is being started).
+   */
+  runningIn(fiber: Fiber.RuntimeFiber<void>): void {
+    this.fiber = fiber
+  }
+
+  /**
+   * Arms the deadline of route `index` for the fiber the deadlines run in, then runs
+   * `effect` (in that fiber). Under the live clock that is synchronous: no step of its own.
+   */
   arm<A, E>(index: number, millis: number, effect: Effect.Effect<A, E>): Effect.Effect<A, E> {
-    return Effect.withFiberRuntime((fiber) => {
-      const interrupt = () => fiber.unsafeInterruptAsFork(fiber.id())
-      const at = millis <= maxTimerMillis ? this.now() + millis : Infinity
-      const armed: Armed = { index, at, interrupt, cancel: noop }
+    const at = millis <= maxTimerMillis ? this.now() + millis : Infinity
+    const armed: Armed = { index, at, cancel: noop }
+    if (this.clock === liveClock) {
       this.armed = armed
-      if (this.clock === liveClock) {
-        if (at < this.timerAt) this.setTimer(at, millis)
-        return effect
-      }
+      if (at !== Infinity) shared.add(this, at)
+      return effect
+    }
+    return Effect.withFiberRuntime((fiber) => {
+      this.armed = armed
       return Effect.flatMap(
         Effect.fork(
           Effect.zipRight(this.clock.sleep(Duration.millis(millis)), Effect.sync(() => this.expire(armed, true)))
@@ -92,6 +105,7 @@ export class Deadlines {
     if (this.due()) return false
     this.armed?.cancel()
     this.armed = undefined
+    shared.delete(this)
     return true
   }
 
@@ -118,14 +132,12 @@ export class Deadlines {
     this.disarm()
   }
 
-  /** Cancels the armed deadline, if any, and the platform timer. */
+  /** Cancels the armed deadline, if any. */
   disarm(): void {
     this.wake = undefined
     this.armed?.cancel()
     this.armed = undefined
-    if (this.timer !== undefined) clearTimeout(this.timer)
-    this.timer = undefined
-    this.timerAt = Infinity
+    shared.delete(this)
   }
 
   /** The clock's time in milliseconds (monotonic under the live clock). */
@@ -133,21 +145,17 @@ export class Deadlines {
     return Number(this.clock.unsafeCurrentTimeNanos()) / 1_000_000
   }
 
-  private setTimer(at: number, millis: number): void {
-    if (this.timer !== undefined) clearTimeout(this.timer)
-    this.timerAt = at
-    this.timer = setTimeout(this.onTimer, millis)
-  }
-
-  /** The platform timer fired: expires the armed deadline if it is due, else waits for it. */
-  private readonly onTimer = (): void => {
-    this.timer = undefined
-    this.timerAt = Infinity
+  /**
+   * The shared timer fired: expires the armed deadline if it is due (an interruption, and
+   * the caller woken); else the time it is still armed until (`Infinity`: nothing armed).
+   * @internal
+   */
+  fire(time: number): number {
     const armed = this.armed
-    if (armed === undefined || armed.at === Infinity) return
-    const left = armed.at - this.now()
-    if (left > 0) this.setTimer(armed.at, Math.ceil(left))
-    else this.expire(armed, true)
+    if (armed === undefined) return Infinity
+    if (armed.at > time) return armed.at
+    this.expire(armed, true)
+    return Infinity
   }
 
   /**
@@ -158,9 +166,11 @@ export class Deadlines {
   private expire(armed: Armed, interrupt: boolean): void {
     if (this.armed !== armed) return
     this.armed = undefined
+    shared.delete(this)
     this.expired = armed.index
     if (interrupt) {
-      armed.interrupt()
+      const fiber = this.fiber
+      fiber?.unsafeInterruptAsFork(fiber.id())
       this.wake?.()
     } else {
       armed.cancel()
@@ -168,12 +178,77 @@ export class Deadlines {
   }
 }
 
-/** An armed deadline: its route, when it expires (by the clock), and how to act. */
+/** An armed deadline: its route, when it expires (by the clock), and how to cancel its sleeper (a `TestClock`'s). */
 interface Armed {
   readonly index: number
   readonly at: number
-  readonly interrupt: () => void
   cancel: () => void
 }
 
 const noop = () => {}
+
+/** The platform timer all live-clock deadlines share, and the deadlines armed on it. */
+class Shared {
+  /** The deadlines with an armed deadline (under the live clock). */
+  private readonly armed = new Set<Deadlines>()
+  /** The platform timer, while one is set. */
+  private timer: Handle | undefined = undefined
+  /** When the platform timer fires (monotonic milliseconds). */
+  private timerAt = Infinity
+  /** Whether the timer keeps the process alive (only while a deadline is armed). */
+  private held = false
+
+  /** `deadlines` armed a deadline due `at`. */
+  add(deadlines: Deadlines, at: number): void {
+    this.armed.add(deadlines)
+    if (at < this.timerAt) this.set(at)
+    else if (!this.held) this.hold(true)
+  }
+
+  /** `deadlines` has no armed deadline any more; the timer is left running, but no longer holds the process. */
+  delete(deadlines: Deadlines): void {
+    if (this.armed.delete(deadlines) && this.armed.size === 0 && this.held) this.hold(false)
+  }
+
+  private set(at: number): void {
+    if (this.timer !== undefined) clearTimeout(this.timer)
+    this.timerAt = at
+    this.held = true
+    this.timer = setTimeout(this.fire, Math.max(0, Math.ceil(at - now()))) as Handle
+  }
+
+  private hold(held: boolean): void {
+    this.held = held
+    const timer = this.timer
+    if (timer === undefined) return
+    if (held) timer.ref?.()
+    else timer.unref?.()
+  }
+
+  /** Expires every armed deadline that is due, and sets the timer for the earliest one left. */
+  private readonly fire = (): void => {
+    this.timer = undefined
+    this.timerAt = Infinity
+    this.held = false
+    const at = now()
+    let next = Infinity
+    // An expired deadline leaves the set as it is visited (its interruption runs later).
+    for (const deadlines of this.armed) {
+      const armedUntil = deadlines.fire(at)
+      if (armedUntil === Infinity) this.armed.delete(deadlines)
+      else if (armedUntil < next) next = armedUntil
+    }
+    if (next !== Infinity) this.set(next)
+  }
+}
+
+/** A platform timer handle: Node's can stop and start keeping the process alive. */
+interface Handle {
+  readonly ref?: () => void
+  readonly unref?: () => void
+}
+
+/** The live clock's time in milliseconds (monotonic). */
+const now = () => Number(liveClock.unsafeCurrentTimeNanos()) / 1_000_000
+
+const shared = new Shared()

@@ -95,8 +95,16 @@ const uploadError = (reason: Uploads.UploadFailure, detail: string) => new Uploa
  */
 export const make = (options: Options): Effect.Effect<Prepare> =>
   options.sources === undefined
-    ? Effect.succeed(withSnapshots(options, none))
+    ? Effect.succeed(withoutSources(options))
     : Effect.map(snapshots(options), (taken) => withSnapshots(options, taken))
+
+/**
+ * `make` for a call given no attachment sources, at once: there is nothing to snapshot, so
+ * a subscription that selects an attachment as body fails with `attachment-missing`.
+ *
+ * @internal
+ */
+export const withoutSources = (options: Options): Prepare => withSnapshots(options, none)
 
 type Snapshots = ReadonlyMap<string, Either.Either<Attachment.Snapshot, Attachment.AttachmentError>>
 
