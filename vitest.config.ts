@@ -3,10 +3,14 @@ import { BaseSequencer, type TestSpecification } from "vitest/node"
 
 /**
  * The projects in the order each pool runs them: the command line before the suites (forks),
- * and in the worker thread `node` first, whose files mostly wait on processes and deadlines,
- * so that the packages that only compute fill the end of the run.
+ * and in the worker thread `node` (the node and backend packages) first, whose files mostly
+ * wait on processes and deadlines, so that `core` (protocol, harness, hosts), which only
+ * computes, fills the end of the run. Each project a pool starts loads its module graph
+ * anew, so the library packages are two projects, not five: one per platform, as they
+ * build (tsconfig.core.json, tsconfig.node.json). (One project for all five made harness
+ * tests fail at random after the node tests in the same worker.)
  */
-const order = ["ahp", "suites", "node", "protocol", "backend", "harness", "hosts", "consumer"]
+const order = ["ahp", "suites", "node", "core", "consumer"]
 
 const rank = (file: TestSpecification): number =>
   order.includes(file.project.name) ? order.indexOf(file.project.name) : order.length
@@ -16,7 +20,15 @@ const rank = (file: TestSpecification): number =>
  * first in their project, also on a fresh clone, where vitest has no timings yet and orders
  * by file size.
  */
-const long = ["Soak.test.ts", "StdioFaults.test.ts", "HostileJson.test.ts", "Hook.test.ts", "Auth.test.ts"]
+const long = [
+  "Soak.test.ts",
+  "StdioFaults.test.ts",
+  "HostileJson.test.ts",
+  "Schemas.test.ts",
+  "Hook.test.ts",
+  "Auth.test.ts",
+  "StdioProcesses.test.ts"
+]
 
 const isLong = (file: TestSpecification): number => long.some((name) => file.moduleId.endsWith(`/${name}`)) ? 0 : 1
 
@@ -34,7 +46,8 @@ class LongestProjectsFirst extends BaseSequencer {
 export default defineConfig({
   test: {
     projects: [
-      "packages/*/vitest.config.ts",
+      "packages/vitest.node.config.ts",
+      "packages/vitest.core.config.ts",
       "apps/*/vitest.config.ts",
       "test/vitest.config.ts",
       "test/consumer/vitest.config.ts"
