@@ -172,6 +172,8 @@ describe("ahp auth", () => {
         assert.notInclude(done.stdout + done.stderr, "cli-at-1")
         assert.strictEqual(fs.statSync(tokens).mode & 0o777, 0o600)
 
+        // The login's token lives 1 s from before the login ended: expired once 1 s has passed.
+        yield* Effect.sleep("1100 millis")
         const status = yield* runInProcess(["auth", "status", ...client], { env })
         assert.strictEqual(
           status.stdout.trim(),
