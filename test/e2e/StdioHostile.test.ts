@@ -57,15 +57,15 @@ describe.concurrent("hostile stdio backends", () => {
         id: BACKEND,
         transport: hostileStdio("persistent", "--ignore-sigterm", "--answer", "none", "--log", log),
         subscriptions: [intercept("fail-closed", 300)]
-      }], { killGrace: "3 seconds", startupTimeout: "0 millis" })
+      }], { killGrace: "6 seconds", startupTimeout: "0 millis" })
       yield* waitForLog(log, (e) => e.event === "ready")
       const started = Date.now()
       const result = yield* hooks.dispatch("tool.before", toolBefore("evt_sigterm"))
       const elapsed = Date.now() - started
       assert.isBelow(
         elapsed,
-        300 + 1500,
-        "returned at the deadline plus slack; the 3 s kill grace runs in the background"
+        300 + 3000,
+        "returned at the deadline plus slack (a loaded machine); the 6 s kill grace runs in the background"
       )
       assert.strictEqual(result.decision.permission, "deny")
       assert.deepStrictEqual(failures(result.errors).map((e) => e.code), ["timeout"])
