@@ -16,15 +16,18 @@ const rank = (file: TestSpecification): number =>
   order.includes(file.project.name) ? order.indexOf(file.project.name) : order.length
 
 /**
- * Files that take long whatever the machine (a soak of fixed length, deadlines to wait out):
- * first in their project, also on a fresh clone, where vitest has no timings yet and orders
- * by file size.
+ * Files that take long whatever the machine, mostly waiting (a soak of fixed length,
+ * deadlines and kill graces to wait out): first in their project, also on a fresh clone,
+ * where vitest has no timings yet and orders by file size. What only computes (the
+ * conformance checks) is left for the end, where it keeps both cores busy.
  */
 const long = [
   "Soak.test.ts",
   "StdioFaults.test.ts",
   "HostileJson.test.ts",
-  "Schemas.test.ts",
+  "HttpFaults.test.ts",
+  "StdioHostile.test.ts",
+  "e2e/Backend.test.ts",
   "Hook.test.ts",
   "Auth.test.ts",
   "StdioProcesses.test.ts"

@@ -1,14 +1,16 @@
 /**
- * Hostile input files, through the real binary: only regular files are read (a FIFO nobody
- * writes, a directory and /dev/zero are refused at once, never waited on or read without
- * bound), the 16 MiB cap, strict UTF-8 (the error names the byte offset), and a signal
- * during loading ends the command with 130.
+ * Hostile input files: only regular files are read (a FIFO nobody writes, a directory and
+ * /dev/zero are refused at once, never waited on or read without bound: through the real
+ * binary, which a hang would not take the tests down with), the 16 MiB cap, strict UTF-8
+ * (the error names the byte offset), and a signal during loading ends the command with 130
+ * (the binary again).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Schedule } from "effect"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { runInProcess } from "./inProcess.js"
 import { guardRegistration, output, registration, runCli, startCli, tempDir, toolBefore, writeFile } from "./support.js"
 
 /** Fails the test (instead of hanging it) when the command takes longer than `seconds`. */
@@ -74,12 +76,12 @@ describe("ahp input files", () => {
       const big = path.join(dir, "big.json")
       fs.writeFileSync(big, "")
       fs.truncateSync(big, 16 * 1024 * 1024 + 1)
-      const run = yield* within(20, runCli(["validate", big]))
+      const run = yield* within(20, runInProcess(["validate", big]))
       assert.strictEqual(run.code, 2)
       assert.match(run.stdout, /is larger than the 16 MiB input limit/)
       const atLimit = path.join(dir, "limit.json")
       fs.writeFileSync(atLimit, `${" ".repeat(16 * 1024 * 1024 - 2)}{}`)
-      const accepted = yield* within(60, runCli(["validate", atLimit]))
+      const accepted = yield* within(60, runInProcess(["validate", atLimit]))
       assert.match(accepted.stdout, /limit\.json: invalid/)
       assert.notInclude(accepted.stdout, "input limit")
     }))
@@ -102,7 +104,7 @@ describe("ahp input files", () => {
         ]
       ]
       for (const [name, bytes] of cases) fs.writeFileSync(path.join(dir, name), bytes)
-      const validate = yield* within(20, runCli(["validate", ...cases.map(([name]) => path.join(dir, name))]))
+      const validate = yield* within(20, runInProcess(["validate", ...cases.map(([name]) => path.join(dir, name))]))
       assert.strictEqual(validate.code, 2)
       for (const [name, , where] of cases) assert.include(validate.stdout, `${name} is not valid UTF-8: ${where}`, name)
       const reg = writeFile(dir, "registration.json", registration())
@@ -115,11 +117,11 @@ describe("ahp input files", () => {
           Buffer.from("\"}")
         ])
       )
-      const run = yield* within(20, runCli(["dispatch", "--registration", reg, "--event", event]))
+      const run = yield* within(20, runInProcess(["dispatch", "--registration", reg, "--event", event]))
       assert.strictEqual(run.code, 2)
       assert.match(output(run).message, /the event file .* is not valid UTF-8: byte 0xfe at offset \d+/)
       const bom = writeFile(dir, "bom.json", `\ufeff${JSON.stringify(guardRegistration)}`)
-      const withBom = yield* within(20, runCli(["validate", bom]))
+      const withBom = yield* within(20, runInProcess(["validate", bom]))
       assert.strictEqual(withBom.code, 0, withBom.stdout)
     }))
 
