@@ -294,12 +294,7 @@ export const Session = Schema.Struct({
   cwd: optional(Schema.String),
   workspaceRoots: optional(Schema.Array(Schema.String)),
   model: optional(Schema.String),
-  agent: Schema.optionalWith(
-    Schema.Struct({ id: NonEmpty, type: optional(Schema.String) }),
-    {
-      exact: true
-    }
-  ),
+  agent: optional(Schema.Struct({ id: NonEmpty, type: optional(Schema.String) })),
   synthesized
 }).annotations({ identifier: "Session" })
 
