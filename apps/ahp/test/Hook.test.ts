@@ -322,7 +322,10 @@ describe("effects rendered per host", () => {
   }
 })
 
-/** A PreToolUse call to a backend that never answers, under a 4 s host timeout. */
+/**
+ * A PreToolUse call to a backend that never answers (its own timeout: 60 s) under a host's
+ * timeout of 5 s: the hook's deadline is 4 s from its process's start, its watchdog 4.5 s.
+ */
 const hung = (host: HostEvents.HostName, failurePolicy: string) =>
   Effect.gen(function*() {
     const dir = yield* tempDir
@@ -336,11 +339,12 @@ const hung = (host: HostEvents.HostName, failurePolicy: string) =>
         subscriptions: [intercept(["tool.before"], { failurePolicy, timeoutMs: 60_000 })]
       })
     )
-    // The host's timeout (10 s: the hook's deadline at 8 s from its process's start) leaves a
-    // loaded 2-core machine 2 s to stop the backend, answer and exit.
-    const run = yield* runHook([host, "--registration", reg, "--timeout", "10"], bash(host, "ls"), {
+    // Killed 3 s after the host's timeout: a 2-core machine loaded by the whole suite has
+    // delayed the answer by up to a second past it; a hook that waited for the backend's own
+    // timeout would still be killed.
+    const run = yield* runHook([host, "--registration", reg, "--timeout", "5"], bash(host, "ls"), {
       dir,
-      timeoutMs: 10_000
+      timeoutMs: 8_000
     })
     return { log, run }
   })
