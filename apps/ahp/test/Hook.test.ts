@@ -324,7 +324,7 @@ describe("effects rendered per host", () => {
 
 /**
  * A PreToolUse call to a backend that never answers (its own timeout: 60 s) under a host's
- * timeout of 5 s: the hook's deadline is 4 s from its process's start, its watchdog 4.5 s.
+ * timeout of 6 s: the hook's deadline is 4.8 s from its process's start, its watchdog 5.4 s.
  */
 const hung = (host: HostEvents.HostName, failurePolicy: string) =>
   Effect.gen(function*() {
@@ -339,12 +339,12 @@ const hung = (host: HostEvents.HostName, failurePolicy: string) =>
         subscriptions: [intercept(["tool.before"], { failurePolicy, timeoutMs: 60_000 })]
       })
     )
-    // Killed 3 s after the host's timeout: a 2-core machine loaded by the whole suite has
-    // delayed the answer by up to a second past it; a hook that waited for the backend's own
-    // timeout would still be killed.
-    const run = yield* runHook([host, "--registration", reg, "--timeout", "5"], bash(host, "ls"), {
+    // Killed 4 s after the host's timeout: on a 2-core machine loaded by the whole suite and
+    // more, the hook's start (it counts its deadline from there) and its watchdog have been
+    // seconds late; a hook that waited for the backend's own timeout would still be killed.
+    const run = yield* runHook([host, "--registration", reg, "--timeout", "6"], bash(host, "ls"), {
       dir,
-      timeoutMs: 8_000
+      timeoutMs: 10_000
     })
     return { log, run }
   })
