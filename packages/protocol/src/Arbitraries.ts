@@ -24,6 +24,7 @@ import * as Event from "./Event.js"
 import type * as EventType from "./EventType.js"
 import * as HookEffect from "./HookEffect.js"
 import * as internal from "./internal/arbitraries.js"
+import { lazy } from "./internal/lazyArbitrary.js"
 import * as Json from "./Json.js"
 import * as Registration from "./Registration.js"
 
@@ -50,8 +51,8 @@ export const event = <T extends EventType.EventType>(type: T): FastCheck.Arbitra
  * @since 0.1.0
  * @category events
  */
-export const interceptableEvent: FastCheck.Arbitrary<Event.InterceptableEvent> = Arbitrary.make(
-  Event.InterceptableEvent
+export const interceptableEvent: FastCheck.Arbitrary<Event.InterceptableEvent> = lazy(() =>
+  Arbitrary.make(Event.InterceptableEvent)
 )
 
 /**
@@ -403,4 +404,6 @@ export const invalidResponse = (
  * @since 0.1.0
  * @category registrations
  */
-export const registration: FastCheck.Arbitrary<Registration.Registration> = Arbitrary.make(Registration.Registration)
+export const registration: FastCheck.Arbitrary<Registration.Registration> = lazy(() =>
+  Arbitrary.make(Registration.Registration)
+)

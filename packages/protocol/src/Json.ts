@@ -20,11 +20,13 @@
 import * as Arbitrary from "effect/Arbitrary"
 import * as Data from "effect/Data"
 import * as Either from "effect/Either"
+import type * as FastCheck from "effect/FastCheck"
 import { hasProperty } from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as internal from "./internal/jsonParser.js"
 import * as walk from "./internal/jsonWalk.js"
 import * as writer from "./internal/jsonWriter.js"
+import { lazy } from "./internal/lazyArbitrary.js"
 
 /**
  * The deepest nesting of arrays and objects read or written: 512 levels (`[]` is one level,
@@ -436,7 +438,7 @@ export const equals = (a: unknown, b: unknown): boolean => {
  * @since 0.1.0
  * @category testing
  */
-export const arbitrary = Arbitrary.make(Value)
+export const arbitrary: FastCheck.Arbitrary<JsonValue> = lazy(() => Arbitrary.make(Value))
 
 /**
  * A deep copy of a value as read back from its JSON text (`encode`, then `parse`): exact
