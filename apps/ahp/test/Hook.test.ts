@@ -10,8 +10,10 @@
 import { HostEvents, Hosts } from "@effect-ahp/hosts"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as Policy from "../src/hook/Policy.js"
 import { answerOf, callHook, noneAlive, runHook, startedPids } from "./hookSupport.js"
 import {
   intercept,
@@ -462,6 +464,45 @@ describe("deadlines, failures and bad input", () => {
       assert.match(answerOf(unparsed).systemMessage, /is not JSON/)
       assert.deepStrictEqual(fs.readdirSync(path.join(dir, "cache")), [], "an invalid registration is never cached")
     }))
+
+  it.scoped("a registration that is a FIFO, a directory, over 16 MiB or not UTF-8 is refused unread, at once", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const payload = bash("claude-code", "ls")
+      const fifo = path.join(dir, "fifo.json")
+      execFileSync("mkfifo", [fifo])
+      const large = path.join(dir, "large.json")
+      fs.closeSync(fs.openSync(large, "w"))
+      fs.truncateSync(large, 16 * 1024 * 1024 + 1)
+      const latin1 = path.join(dir, "latin1.json")
+      fs.writeFileSync(latin1, Buffer.from([0x7b, 0x22, 0xe9, 0x22, 0x3a, 0x31, 0x7d]))
+      const cases: ReadonlyArray<readonly [string, string]> = [
+        [fifo, "not a regular file"],
+        [dir, "is a directory"],
+        [large, "larger than the 16 MiB input limit"],
+        [latin1, "not UTF-8"]
+      ]
+      for (const [file, reason] of cases) {
+        const open = yield* callHook(["claude-code", "--registration", file], payload, { dir })
+        assert.strictEqual(answerOf(open).systemMessage, `ahp: cannot read the AHP registration ${file}: ${reason}`)
+        const closed = yield* callHook(["claude-code", "--registration", file, "--fail-closed"], payload, { dir })
+        assert.strictEqual(answerOf(closed).hookSpecificOutput.permissionDecision, "deny", file)
+      }
+    }))
+
+  it("the watchdog's fail-closed intent is read from the registration's text", () => {
+    const document = (events: unknown, mode = "intercept", failurePolicy = "fail-closed") =>
+      JSON.stringify({
+        protocolVersion: "draft",
+        hooks: [{ id: "com.example.p", transport: { type: "stdio" }, subscriptions: [{ mode, events, failurePolicy }] }]
+      })
+    assert.isTrue(Policy.failClosedIntentOfText(document(["tool.*"]), "tool.before"))
+    assert.isTrue(Policy.failClosedIntentOfText(document("unreadable"), "tool.before"))
+    assert.isFalse(Policy.failClosedIntentOfText(document(["turn.start"]), "tool.before"))
+    assert.isFalse(Policy.failClosedIntentOfText(document(["tool.before"], "observe"), "tool.before"))
+    assert.isFalse(Policy.failClosedIntentOfText(document(["tool.before"], "intercept", "fail-open"), "tool.before"))
+    assert.isFalse(Policy.failClosedIntentOfText("{ nope", "tool.before"))
+  })
 
   it.scoped("a backend's relative cwd resolves against the registration's directory, not the hook's", () =>
     Effect.gen(function*() {

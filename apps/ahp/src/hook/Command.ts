@@ -13,7 +13,9 @@
  * The answer is due before the host's timeout for the event (`--timeout`, else the host's
  * default): the call's deadline is that timeout less a margin (a fifth of it, between
  * 250 ms and 5 s), counted from the start of the call (of the process). Every exchange with a backend ends
- * by then; a watchdog answers on its own if the answer is still missing half a margin later.
+ * by then; a watchdog answers on its own if the answer is still missing half a margin later
+ * (a denial when the call fails closed: as the cached compiled registration says, else as the
+ * registration's text shows, `Policy.failClosedIntentOfText`).
  * The exit code is always 0 for a hook call (2 for a usage error). What the hook reads and
  * writes (stdin, stdout, stderr, the environment, the working and home directories, the
  * start time, the exit) is its `Process`: this process, or a stand-in that runs the same
@@ -157,8 +159,14 @@ export const hook = async (args: Args.Run, io: Process = nodeProcess()): Promise
   const answer = (stdout: string, stderr: string) => (written ??= emit(io, stdout, stderr))
   let running: Cold.Running | undefined
   const watchdog = setTimeout(() => {
-    const failClosed = args.failClosed || (event !== undefined && summary?.[event.name]?.failClosed === true)
-    void Promise.all([import("@effect-ahp/hosts/Hosts"), import("./Trouble.js")]).then(([Hosts, Trouble]) => {
+    void Promise.all([import("@effect-ahp/hosts/Hosts"), import("./Trouble.js"), import("./Policy.js")]).then((
+      [Hosts, Trouble, Policy]
+    ) => {
+      // fail-closed as compiled, when the cache has the registration; else as its text shows
+      const failClosed = args.failClosed || (event !== undefined && (summary !== undefined
+        ? summary[event.name]?.failClosed === true
+        : registration._tag === "Found" && event.type !== undefined &&
+          Policy.failClosedIntentOfText(registration.text, event.type)))
       const fallback = Trouble.answer(Hosts.of(args.host), event, "no answer within the host's timeout", failClosed)
       return answer(fallback.stdout, fallback.stderr)
     }).then(() => Promise.race([running?.stop(), new Promise((resolve) => setTimeout(resolve, margin(timeoutMs) / 4))]))

@@ -63,11 +63,55 @@ const describe = (error: unknown): string => {
   }
 }
 
-const read = (file: string): Located => {
+/**
+ * The largest registration the hook reads: 16 MiB, as for every input file of `ahp`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxRegistrationBytes = 16 * 1024 * 1024
+
+const utf8 = new TextDecoder("utf-8", { fatal: true })
+
+/** The file's text when it is a regular file of at most `maxRegistrationBytes` in UTF-8, else why not. */
+const readBounded = (fd: number): string | { readonly problem: string } => {
+  const stats = fs.fstatSync(fd)
+  if (stats.isDirectory()) return { problem: "is a directory" }
+  if (!stats.isFile()) return { problem: "not a regular file" }
+  if (stats.size > maxRegistrationBytes) return { problem: "larger than the 16 MiB input limit" }
+  // read to its end, which may have moved since: never more than the limit and one byte
+  const chunks: Array<Buffer> = []
+  let total = 0
+  for (let read = -1; read !== 0 && total <= maxRegistrationBytes;) {
+    const chunk = Buffer.allocUnsafe(Math.min(Math.max(stats.size, 65_536), maxRegistrationBytes + 1 - total))
+    read = fs.readSync(fd, chunk, 0, chunk.length, null)
+    chunks.push(chunk.subarray(0, read))
+    total += read
+  }
+  if (total > maxRegistrationBytes) return { problem: "larger than the 16 MiB input limit" }
   try {
-    return { _tag: "Found", file, text: fs.readFileSync(file, "utf8") }
+    return utf8.decode(Buffer.concat(chunks, total))
+  } catch {
+    return { problem: "not UTF-8" }
+  }
+}
+
+/**
+ * Reads a registration file without blocking on it: opened non-blocking (a FIFO nobody
+ * writes is refused, not waited for), a regular file only, bounded in size, strict UTF-8.
+ */
+const read = (file: string): Located => {
+  let fd: number | undefined
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0))
+    const text = readBounded(fd)
+    return typeof text === "string"
+      ? { _tag: "Found", file, text }
+      : { _tag: "Unreadable", file, reason: text.problem }
   } catch (error) {
     return { _tag: "Unreadable", file, reason: describe(error) }
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd)
   }
 }
 

@@ -121,6 +121,19 @@ export const failClosedIntent = (document: Json.JsonValue, type: Event.EventType
 }
 
 /**
+ * Whether the text of a registration shows a fail-closed intent for an event
+ * (`failClosedIntent` of its JSON; none when it is not JSON): for an answer that cannot wait
+ * for the registration to compile, the command hook's watchdog.
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const failClosedIntentOfText = (text: string, type: Event.EventType): boolean => {
+  const document = Json.parse(text)
+  return Either.isRight(document) && failClosedIntent(document.right, type)
+}
+
+/**
  * The host event a payload names, if the host has it.
  *
  * @since 0.1.0
