@@ -9,11 +9,11 @@ import { Credentials, HttpTransport, NodeTransports } from "@effect-ahp/node"
 import { Json } from "@effect-ahp/protocol"
 import { Context, Data, Effect, Exit, Layer, Option, Schedule, Scope, Supervisor } from "effect"
 import type { Fiber } from "effect"
-import * as ChildProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as WorkerServer from "./workerServer.js"
 
 /** The scripted, misbehaving backend. */
 export const script = fileURLToPath(new URL("./scripted-backend.mjs", import.meta.url))
@@ -146,39 +146,28 @@ export const scriptedStdio = (lifecycle: "persistent" | "per_event", ...args: Ar
 })
 
 /**
- * Runs `node <args>` as a server for the lifetime of the scope (SIGTERM, then SIGKILL, at
- * the end) and waits for the port it writes to `portFile`: its origin and pid.
+ * Runs the server script `args[0]` with the rest of `args` in a worker thread for the
+ * lifetime of the scope (`WorkerServer.start`) and waits for the port it writes to
+ * `portFile`: its origin.
  */
-export const nodeServer = (name: string, args: ReadonlyArray<string>, portFile: string) =>
+export const nodeServer = (name: string, args: readonly [string, ...Array<string>], portFile: string) =>
   Effect.gen(function*() {
-    const child = yield* Effect.acquireRelease(
-      Effect.sync(() => ChildProcess.spawn(process.execPath, args, { stdio: ["ignore", "ignore", "inherit"] })),
-      (child) =>
-        Effect.async<void>((resume) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
-          const timer = setTimeout(() => child.kill("SIGKILL"), 2000)
-          child.once("exit", () => {
-            clearTimeout(timer)
-            resume(Effect.void)
-          })
-          child.kill("SIGTERM")
-        })
-    )
-    yield* waitUntil(`the ${name} server's port`, () => fs.existsSync(portFile) || child.exitCode !== null)
+    const server = yield* WorkerServer.start(args[0], args.slice(1))
+    yield* waitUntil(`the ${name} server's port`, () => fs.existsSync(portFile) || server.exited())
     if (!fs.existsSync(portFile)) return yield* Effect.dieMessage(`the ${name} server did not start`)
-    return { origin: `http://127.0.0.1:${fs.readFileSync(portFile, "utf8").trim()}`, pid: child.pid! }
+    return { origin: `http://127.0.0.1:${fs.readFileSync(portFile, "utf8").trim()}` }
   })
 
 /**
- * Starts the scripted backend in HTTP mode for the lifetime of the scope (SIGTERM, then
- * SIGKILL, at the end) and waits for its port file.
+ * Starts the scripted backend in HTTP mode for the lifetime of the scope (in a worker
+ * thread, see `nodeServer`) and waits for its port file.
  */
 export const scriptedHttp = (dir: string, name: string, ...args: Array<string>) =>
   Effect.gen(function*() {
     const portFile = path.join(dir, `${name}.port`)
     const log = path.join(dir, `${name}.log`)
-    const { origin, pid } = yield* nodeServer(name, [script, "http", portFile, ...args, "--log", log], portFile)
-    return { url: `${origin}/hooks`, origin, log, pid }
+    const { origin } = yield* nodeServer(name, [script, "http", portFile, ...args, "--log", log], portFile)
+    return { url: `${origin}/hooks`, origin, log }
   })
 
 /**

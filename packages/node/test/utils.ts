@@ -1,12 +1,12 @@
 import type { Json, Registration } from "@effect-ahp/protocol"
-import { Command } from "@effect/platform"
-import type { CommandExecutor } from "@effect/platform"
+import * as NodeStream from "@effect/platform-node/NodeStream"
 import { Data, Duration, Effect, Option, Schedule, Stream } from "effect"
 import type { Scope } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as WorkerServer from "../../../test/support/workerServer.js"
 
 /** The shared scripted backend. */
 export const script = fileURLToPath(new URL("../../../test/support/scripted-backend.mjs", import.meta.url))
@@ -119,20 +119,22 @@ export const isAlive = (pid: number): boolean => {
   }
 }
 
-/** Starts the scripted backend in HTTP mode; the server lives as long as the scope. */
+/**
+ * Starts the scripted backend in HTTP mode (in a worker thread, `WorkerServer.start`); the
+ * server lives as long as the scope.
+ */
 export const httpBackend = (
   behaviour: string,
   ...args: Array<string>
-): Effect.Effect<
-  { readonly url: string; readonly origin: string; readonly log: string },
-  never,
-  Scope.Scope | CommandExecutor.CommandExecutor
-> =>
+): Effect.Effect<{ readonly url: string; readonly origin: string; readonly log: string }, never, Scope.Scope> =>
   Effect.gen(function*() {
     const log = yield* tempFile("http.log")
-    const command = Command.make(process.execPath, script, "http", "-", behaviour, "--log", log, ...args)
-    const server = yield* Command.start(command)
-    const first = yield* server.stdout.pipe(Stream.decodeText(), Stream.splitLines, Stream.runHead)
+    const { worker } = yield* WorkerServer.start(script, ["http", "-", behaviour, "--log", log, ...args])
+    const first = yield* NodeStream.fromReadable<Error, Uint8Array>(() => worker.stdout, (e) => e as Error).pipe(
+      Stream.decodeText(),
+      Stream.splitLines,
+      Stream.runHead
+    )
     const port = Option.getOrThrow(first).replace("PORT ", "")
     const origin = `http://127.0.0.1:${port}`
     return { url: `${origin}/hooks`, origin, log }
