@@ -23,6 +23,7 @@ import type * as Scope from "effect/Scope"
 import * as ChildProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import type { Readable } from "node:stream"
 
 /** How a child ended: its exit code, or the signal that ended it. @internal */
 export interface Status {
@@ -81,6 +82,9 @@ const minSecretLength = 4
 
 /** How long stdout may stay open after the child exited (a grandchild holding it) before it is closed. */
 const drainAfterExit = Duration.millis(250)
+
+/** How many quiet periods of `drainAfterExit` stdout is given at most after the child exited. */
+const drainChecks = 8
 
 /** How often the process group is checked while it is being terminated. */
 const groupPoll = Duration.millis(10)
@@ -327,6 +331,22 @@ const start = (
   // always stopped when the scope closes.
   Effect.uninterruptible(Effect.gen(function*() {
     const exit = yield* Deferred.make<Status>()
+    // whether stdout is listened to, and brought data since `closeQuietStdout` last looked
+    let listening = false
+    let readSinceCheck = false
+    let exited = false
+    // A grandchild may hold stdout open after the child is gone: once the child has exited
+    // and stdout is listened to, stdout is closed when it has been quiet for `drainAfterExit`
+    // (at most `drainChecks` times that, should a grandchild keep writing). Looked at from
+    // `setImmediate`, after the event loop's poll phase: a process starved of CPU for longer
+    // first reads what the child wrote before it exited, still in the pipe when the timer fires.
+    const closeQuietStdout = (stdout: Readable | null, checks: number): void =>
+      void setTimeout(() =>
+        setImmediate(() => {
+          if (!readSinceCheck || checks <= 1) return void stdout?.destroy()
+          readSinceCheck = false
+          closeQuietStdout(stdout, checks - 1)
+        }), Duration.toMillis(drainAfterExit)).unref()
     const handle = yield* Effect.async<ChildProcess.ChildProcess, TransportApi.TransportError>((resume) => {
       let started = false
       let handle: ChildProcess.ChildProcess
@@ -354,8 +374,8 @@ const start = (
       })
       handle.once("exit", (code, signal) => {
         Deferred.unsafeDone(exit, Exit.succeed({ code, signal }))
-        // A grandchild may hold stdout open after the child is gone: stop waiting for it.
-        setTimeout(() => handle.stdout?.destroy(), Duration.toMillis(drainAfterExit)).unref()
+        exited = true
+        if (listening) closeQuietStdout(handle.stdout, drainChecks)
       })
     })
     yield* Effect.addFinalizer(() => terminate(handle, config.killGrace))
@@ -373,11 +393,16 @@ const start = (
     stderr!.on("error", ignore)
     stderr!.on("data", (chunk: Buffer) => tail.push(chunk))
     stdout!.on("data", (chunk: Buffer) => {
+      readSinceCheck = true
       if (!ended) output.onData(chunk)
     })
     stdout!.on("end", end)
     stdout!.on("error", end)
     stdout!.on("close", end)
+    // the child may have answered and exited before this fiber resumed: its output is still
+    // in the pipe, read from now on
+    listening = true
+    if (exited) closeQuietStdout(stdout, drainChecks)
 
     const renderStderr = () => tail.render(config.secrets())
     const withStderr = (text: string) => `${text}; ${renderStderr() ?? "nothing on stderr"}`
