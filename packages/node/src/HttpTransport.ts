@@ -295,7 +295,7 @@ export const connect = (
       }
       const body = encoded.right
       // Chained rather than a generator: one fewer run-loop step per exchange.
-      return Effect.flatMap(auth.credential, (credential) =>
+      const attempts = (credential: Option.Option<Redacted.Redacted<string>>) =>
         Effect.flatMap(attempt(url, message, body, credential, interpret, traced), (first) =>
           first._tag === "Done"
             ? Effect.succeed(first.value)
@@ -304,7 +304,10 @@ export const connect = (
                 attempt(url, message, body, Option.some(retry), interpret, traced),
                 (second) =>
                   second._tag === "Done" ? Effect.succeed(second.value) : Effect.fail(unauthorized())
-              ))))
+              )))
+      // A credential known at once (none, without a binding) costs no steps of its own.
+      const now = auth.credentialNow?.()
+      return now !== undefined ? attempts(now) : Effect.flatMap(auth.credential, attempts)
     }
 
     /** The exchange in its span `name` under an installed tracer (the tracer read once). */
