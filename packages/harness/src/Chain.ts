@@ -220,14 +220,14 @@ const toProgress = ({ current, staged, state }: Published, route: Registry.Route
 const connectedNow = (connected: Effect.Effect<Endpoint, TransportError>): Endpoint | undefined =>
   Either.isEither(connected) && Either.isRight(connected) ? connected.right as Endpoint : undefined
 
-/** One exchange's request, sent to its route, and what its answer is staged against. */
+/** One exchange: the effect that sends its request to the route, and what its answer is staged against. */
 interface Sent {
   readonly requestId: string
   readonly capabilities: Capabilities.Capabilities
   readonly answer: Effect.Effect<Json.JsonValue, TransportError>
 }
 
-/** Builds the request of `route` from the progress accepted so far and its view of it, and sends it. */
+/** Builds the request of `route` from the progress accepted so far and its view of it (nothing is sent until `answer` runs). */
 const send = (input: Input, route: Registry.Route, current: Progress, view: Projection.View): Sent => {
   const allowance: Grant.Allowance = {
     remaining: Math.max(0, input.allowance.remaining - (current.continued ? 1 : 0)),
