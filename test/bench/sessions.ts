@@ -50,7 +50,7 @@ const httpRows = async (pace: Pace): Promise<Array<Row>> => {
       checkAnswer(await response.body.text(), "evt_bench")
     }
     for (const callers of concurrencies) {
-      const ops = Math.max(pace.ops, callers * 4)
+      const ops = Math.max(pace.ops, callers * 16)
       const comparison = await compare(
         (n) => concurrently(callers, n, dispatch),
         (n) => concurrently(callers, n, (k) => timeAsync(k, post)),

@@ -220,10 +220,77 @@ const toProgress = ({ current, staged, state }: Published, route: Registry.Route
 const connectedNow = (connected: Effect.Effect<Endpoint, TransportError>): Endpoint | undefined =>
   Either.isEither(connected) && Either.isRight(connected) ? connected.right as Endpoint : undefined
 
+/** One exchange: the effect that sends its request to the route, and what its answer is staged against. */
+interface Sent {
+  readonly requestId: string
+  readonly capabilities: Capabilities.Capabilities
+  readonly answer: Effect.Effect<Json.JsonValue, TransportError>
+}
+
+/** Builds the request of `route` from the progress accepted so far and its view of it (nothing is sent until `answer` runs). */
+const send = (input: Input, route: Registry.Route, current: Progress, view: Projection.View): Sent => {
+  const allowance: Grant.Allowance = {
+    remaining: Math.max(0, input.allowance.remaining - (current.continued ? 1 : 0)),
+    count: input.allowance.count
+  }
+  const capabilities = Grant.forStep(input.capabilities, view, allowance)
+  const requestId = current.event.id as string
+  const request: Json.JsonObject = {
+    jsonrpc: "2.0",
+    id: requestId,
+    method: Intercept.method,
+    params: { protocolVersion: Common.protocolVersion, event: view.event, capabilities } as Json.JsonObject
+  }
+  const connected = input.endpoint(route)
+  const now = connectedNow(connected)
+  const answer = now !== undefined
+    ? now.request(request)
+    : Effect.flatMap(connected, (endpoint) => endpoint.request(request))
+  return { requestId, capabilities, answer }
+}
+
 /**
- * One exchange with a route, from the progress accepted so far and the route's view of it:
- * request, response, validation and staging (which stops early once the deadline is due).
- * Succeeds with the progress to publish.
+ * Validates and stages an answer (stopping early once the deadline is due): the progress
+ * to publish, or the route's failure.
+ */
+const staged = (
+  input: Input,
+  route: Registry.Route,
+  current: Progress,
+  view: Projection.View,
+  deadlines: Deadlines,
+  sent: Sent,
+  response: Json.JsonValue
+): Either.Either<Published, RouteFailure> =>
+  Either.mapBoth(
+    Staging.stage(response, {
+      requestId: sent.requestId,
+      boundary: input.boundary,
+      capabilities: sent.capabilities,
+      view,
+      selection: route.subscriber.content,
+      event: current.event,
+      elicitationSchema: input.elicitationSchema,
+      expired: deadlines.due
+    }),
+    {
+      onLeft: (rejection) => fromRejection(route, rejection),
+      onRight: (staged): Published => ({
+        current,
+        staged,
+        state: Settlement.accept(current.state, staged, {
+          backend: route.backend.id,
+          subscription: route.label,
+          requestId: sent.requestId
+        })
+      })
+    }
+  )
+
+/**
+ * One exchange with a route in its span (when traced): request, response, validation and
+ * staging. Succeeds with the progress to publish. Untraced, `runFrom` matches the answer
+ * itself instead (two steps fewer).
  */
 const exchange = (
   input: Input,
@@ -232,58 +299,14 @@ const exchange = (
   view: Projection.View,
   deadlines: Deadlines
 ): Effect.Effect<Published, RouteFailure> =>
-  Effect.suspend(() => {
-    const allowance: Grant.Allowance = {
-      remaining: Math.max(0, input.allowance.remaining - (current.continued ? 1 : 0)),
-      count: input.allowance.count
-    }
-    const capabilities = Grant.forStep(input.capabilities, view, allowance)
-    const requestId = current.event.id as string
-    const request: Json.JsonObject = {
-      jsonrpc: "2.0",
-      id: requestId,
-      method: Intercept.method,
-      params: { protocolVersion: Common.protocolVersion, event: view.event, capabilities } as Json.JsonObject
-    }
-    const connected = input.endpoint(route)
-    const now = connectedNow(connected)
-    const answer = now !== undefined
-      ? now.request(request)
-      : Effect.flatMap(connected, (endpoint) => endpoint.request(request))
-    return Effect.matchEffect(answer, {
-      onFailure: (e) => Effect.fail(fromTransportError(route, e)),
-      onSuccess: (response) =>
-        Either.mapBoth(
-          Staging.stage(response, {
-            requestId,
-            boundary: input.boundary,
-            capabilities,
-            view,
-            selection: route.subscriber.content,
-            event: current.event,
-            elicitationSchema: input.elicitationSchema,
-            expired: deadlines.due
-          }),
-          {
-            onLeft: (rejection) => fromRejection(route, rejection),
-            onRight: (staged): Published => ({
-              current,
-              staged,
-              state: Settlement.accept(current.state, staged, {
-                backend: route.backend.id,
-                subscription: route.label,
-                requestId
-              })
-            })
-          }
-        )
+  withSpanWhenTraced("Chain.route", { attributes: { backend: route.backend.id, subscription: route.label } })(
+    Effect.suspend(() => {
+      const sent = send(input, route, current, view)
+      return Effect.matchEffect(sent.answer, {
+        onFailure: (e) => Effect.fail(fromTransportError(route, e)),
+        onSuccess: (response) => staged(input, route, current, view, deadlines, sent, response)
+      })
     })
-  }).pipe((effect) =>
-    input.traced === false
-      ? effect
-      : withSpanWhenTraced("Chain.route", { attributes: { backend: route.backend.id, subscription: route.label } })(
-        effect
-      )
   )
 
 /**
@@ -337,19 +360,38 @@ const runFrom = (
         (published) => published ? step(index + 1, next) : Effect.void
       )
     const latency = () => deadlines.now() - started[index]!
-    const deliver = (view: Projection.View) =>
-      deadlines.arm(
+    const failed = (failure: RouteFailure) => publish(withFailure(current, route, failure, latency()))
+    const deliver = (view: Projection.View) => {
+      if (input.traced !== false) {
+        return deadlines.arm(
+          index,
+          route.timeoutMs ?? 0,
+          Effect.matchEffect(exchange(input, route, current, view, deadlines), {
+            onFailure: failed,
+            onSuccess: (published) => publish(toProgress(published, route, latency()))
+          })
+        )
+      }
+      // Untraced, the answer is matched once, here. The request is built as the deadline
+      // is armed (this runs in the fiber, as the exchange starts); a transport's request
+      // is an effect, so nothing is sent before it is armed.
+      const sent = send(input, route, current, view)
+      return deadlines.arm(
         index,
         route.timeoutMs ?? 0,
-        Effect.matchEffect(exchange(input, route, current, view, deadlines), {
-          onFailure: (failed) => publish(withFailure(current, route, failed, latency())),
-          onSuccess: (published) => publish(toProgress(published, route, latency()))
+        Effect.matchEffect(sent.answer, {
+          onFailure: (e) => failed(fromTransportError(route, e)),
+          onSuccess: (response) => {
+            const result = staged(input, route, current, view, deadlines, sent, response)
+            return Either.isLeft(result) ? failed(result.left) : publish(toProgress(result.right, route, latency()))
+          }
         })
       )
+    }
     const view = Projection.project(input.boundary, current.event, route.subscriber)
     if (view.pendingUploads.length === 0) return deliver(view)
     return Effect.matchEffect(input.prepare(route, view.pendingUploads), {
-      onFailure: (error) => publish(withFailure(current, route, fromPrepareError(route, error), latency())),
+      onFailure: (error) => failed(fromPrepareError(route, error)),
       onSuccess: (references) =>
         deliver(Projection.project(input.boundary, current.event, route.subscriber, references))
     })

@@ -37,6 +37,24 @@ export const withSpanWhenTraced =
     )
 
 /**
+ * `withSpanWhenTraced` of the effect `make` returns, made in the step that reads the
+ * tracer (untraced, no suspension of its own).
+ *
+ * @since 0.1.0
+ * @category tracing
+ */
+export const spanWhenTraced = <A, E, R>(
+  name: string,
+  make: () => Effect.Effect<A, E, R>,
+  options: Tracer.SpanOptions = {}
+): Effect.Effect<A, E, R> =>
+  Effect.tracerWith((tracer) =>
+    isBuiltIn(tracer)
+      ? make()
+      : Effect.withSpan(Effect.suspend(make), name, { ...options, captureStackTrace: false })
+  )
+
+/**
  * The extension key of W3C trace context in an event (`{"traceparent": …, "tracestate"?: …}`).
  *
  * @since 0.1.0

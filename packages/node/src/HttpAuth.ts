@@ -140,6 +140,11 @@ export interface Rejection {
 export interface Authorizer {
   /** The credential for a first attempt (none: send without `Authorization`). */
   readonly credential: Effect.Effect<Option.Option<Redacted.Redacted<string>>, TransportApi.TransportError>
+  /**
+   * The credential for a first attempt when it is known without running anything (none:
+   * send without `Authorization`); `undefined` when `credential` must be run. Optional.
+   */
+  readonly credentialNow?: (() => Option.Option<Redacted.Redacted<string>> | undefined) | undefined
   /** After a 401: the credential for the single retry, or the failure that ends the call. */
   readonly challenge: (rejection: Rejection) => Effect.Effect<Redacted.Redacted<string>, TransportApi.TransportError>
 }
@@ -418,6 +423,8 @@ export const make = (services: Services, options: Options = {}): Effect.Effect<H
       }
       const place = `${target.purpose} ${target.url.href}`
       return {
+        // Nothing discovered for this place: the first attempt carries no credential.
+        credentialNow: () => discovered.has(place) ? undefined : Option.none(),
         credential: Effect.suspend(() => {
           const known = discovered.get(place)
           return known === undefined

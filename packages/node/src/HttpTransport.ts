@@ -100,10 +100,6 @@ export const defaults = {
   maxBodyBytes: 8 * 1024 * 1024
 } as const
 
-type Attempt<A> =
-  | { readonly _tag: "Done"; readonly value: A }
-  | { readonly _tag: "Unauthorized"; readonly wwwAuthenticate: string | ReadonlyArray<string> | undefined }
-
 /** Reads an incoming response: synchronous, so reading it is not a step of its own. */
 type Interpret<A> = (incoming: http.Incoming) => Either.Either<A, TransportApi.TransportError>
 
@@ -239,14 +235,18 @@ export const connect = (
     const authorizer = Either.map(target, (url) =>
       auth.authorizer({ url, authentication, backend: connection.backend ?? "backend", purpose: "event" }, inFlight))
 
+    /**
+     * One POST of `body` with `credential`; its response is read by `answer` in the same
+     * step (a 401 included).
+     */
     const attempt = <A>(
       url: URL,
       message: Json.JsonObject,
       body: string,
       credential: Option.Option<Redacted.Redacted<string>>,
-      interpret: Interpret<A>,
-      traced: boolean
-    ): Effect.Effect<Attempt<A>, TransportApi.TransportError> => {
+      traced: boolean,
+      answer: (incoming: http.Incoming) => Effect.Effect<A, TransportApi.TransportError>
+    ): Effect.Effect<A, TransportApi.TransportError> => {
       const post = (headers: Readonly<Record<string, string>>) =>
         Effect.flatMap(
           http.exchange(
@@ -263,10 +263,7 @@ export const connect = (
             "backend",
             inFlight
           ),
-          (incoming): Either.Either<Attempt<A>, TransportApi.TransportError> =>
-            incoming.status === 401
-              ? Either.right({ _tag: "Unauthorized", wwwAuthenticate: incoming.headers["www-authenticate"] })
-              : Either.map(interpret(incoming), (value) => ({ _tag: "Done", value }))
+          answer
         )
       // Untraced, the headers are known at once: no step to read the current span.
       return traced ? Effect.flatMap(traceHeaders(message), post) : post(eventTraceHeaders(message))
@@ -294,17 +291,21 @@ export const connect = (
         return Effect.fail(response.unencodable(encoded.left))
       }
       const body = encoded.right
-      // Chained rather than a generator: one fewer run-loop step per exchange.
-      return Effect.flatMap(auth.credential, (credential) =>
-        Effect.flatMap(attempt(url, message, body, credential, interpret, traced), (first) =>
-          first._tag === "Done"
-            ? Effect.succeed(first.value)
-            : Effect.flatMap(auth.challenge({ wwwAuthenticate: first.wwwAuthenticate, credential }), (retry) =>
-              Effect.flatMap(
-                attempt(url, message, body, Option.some(retry), interpret, traced),
-                (second) =>
-                  second._tag === "Done" ? Effect.succeed(second.value) : Effect.fail(unauthorized())
-              ))))
+      // After a 401, one retry with the challenge's credential; a second 401 ends the call.
+      const retry = (credential: Redacted.Redacted<string>) =>
+        attempt(url, message, body, Option.some(credential), traced, (incoming) =>
+          incoming.status === 401 ? Effect.fail(unauthorized()) : interpret(incoming))
+      const attempts = (credential: Option.Option<Redacted.Redacted<string>>) =>
+        attempt(url, message, body, credential, traced, (incoming) =>
+          incoming.status === 401
+            ? Effect.flatMap(
+              auth.challenge({ wwwAuthenticate: incoming.headers["www-authenticate"], credential }),
+              retry
+            )
+            : interpret(incoming))
+      // A credential known at once (none, without a binding) costs no steps of its own.
+      const now = auth.credentialNow?.()
+      return now !== undefined ? attempts(now) : Effect.flatMap(auth.credential, attempts)
     }
 
     /** The exchange in its span `name` under an installed tracer (the tracer read once). */

@@ -2,7 +2,7 @@ import { StdioTransport } from "@effect-ahp/node"
 import type { Json } from "@effect-ahp/protocol"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Scope } from "effect"
+import { Effect, Exit, Fiber, Scope, Tracer } from "effect"
 import {
   isAlive,
   notification,
@@ -69,6 +69,25 @@ describe("StdioTransport persistent", () => {
         entries.filter((e) => e.event === "message").map((e) => (e.message as Json.JsonObject).params),
         [{ n: 1 }, {}, { n: 2 }, {}]
       )
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("under an installed tracer a request runs in its StdioTransport.request span; under the built-in one none", () =>
+    Effect.gen(function*() {
+      const { endpoint } = yield* connect("persistent", ["ok"])
+      const builtIn = yield* Effect.tracer
+      const spans: Array<string> = []
+      const installed = Tracer.make({
+        span: (name, ...rest) => {
+          spans.push(name)
+          return builtIn.span(name, ...rest)
+        },
+        context: builtIn.context
+      })
+      assert.deepStrictEqual(yield* endpoint.request(request(1)), okResponse(1))
+      assert.deepStrictEqual(spans, [])
+      const answer = yield* endpoint.request(request(2)).pipe(Effect.withTracer(installed))
+      assert.deepStrictEqual(answer, okResponse(2))
+      assert.deepStrictEqual(spans, ["StdioTransport.request"])
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.scopedLive("serialises concurrent requests (at most one outstanding) and matches each by id", () =>

@@ -38,20 +38,27 @@ export class Lock {
    * an interrupted exchange must undo before the next holder goes on).
    */
   readonly withLock = <A, E, R>(self: Effect.Effect<A, E, R>, onFailure?: () => void): Effect.Effect<A, E, R> =>
-    Effect.uninterruptibleMask((restore) =>
-      Effect.suspend(() => {
-        if (!this.held) {
-          this.held = true
-          return this.holding(restore(self), onFailure)
-        }
-        const waiter: Waiter = { granted: false, cancelled: false, wake: undefined, next: undefined }
-        this.enqueue(waiter)
-        return Effect.zipRight(
-          Effect.onInterrupt(restore(this.await(waiter)), () => this.leave(waiter)),
-          this.holding(restore(self), onFailure)
-        )
-      })
-    )
+    this.withLockOf(() => self, onFailure)
+
+  /**
+   * `withLock` of the effect `make` returns once the lock is held, so what it reads is read
+   * by the holder: a free lock is taken and `make` called in the mask's own step (no
+   * suspension of their own).
+   */
+  readonly withLockOf = <A, E, R>(make: () => Effect.Effect<A, E, R>, onFailure?: () => void): Effect.Effect<A, E, R> =>
+    Effect.uninterruptibleMask((restore) => {
+      if (!this.held) {
+        const self = make()
+        this.held = true
+        return this.holding(restore(self), onFailure)
+      }
+      const waiter: Waiter = { granted: false, cancelled: false, wake: undefined, next: undefined }
+      this.enqueue(waiter)
+      return Effect.zipRight(
+        Effect.onInterrupt(restore(this.await(waiter)), () => this.leave(waiter)),
+        this.holding(restore(Effect.suspend(make)), onFailure)
+      )
+    })
 
   /**
    * Runs `self`, which holds the lock, and releases the lock however it ends. Called in

@@ -319,24 +319,26 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
     )
   }
 
-  /** `ensure`, then the exchange; a usable child is taken at once, in the same step. */
-  const attempt = (id: Json.JsonValue, line: string): Answer =>
-    Effect.suspend(() => {
-      const live = current
-      return !closed && live !== undefined && usable(live)
-        ? attemptOn(live, id, line)
-        : Effect.flatMap(ensure, (started) => attemptOn(started, id, line))
-    })
+  /** `ensure`, then the exchange; a usable child is taken at once (called as the lock is taken). */
+  const attemptNow = (id: Json.JsonValue, line: string): Answer => {
+    const live = current
+    return !closed && live !== undefined && usable(live)
+      ? attemptOn(live, id, line)
+      : Effect.flatMap(ensure, (started) => attemptOn(started, id, line))
+  }
 
-  const request = (message: Json.JsonObject): Answer =>
-    Effect.suspend(() => {
-      // Without an id: `requestId`'s defect.
-      if (message.id === undefined) return response.requestId(message)
-      const line = Framing.encodeText(message)
-      return Either.isLeft(line)
-        ? Effect.fail(response.unencodable(line.left))
-        : requests.withLock(attempt(message.id, line.right), abandonPending)
-    })
+  const attempt = (id: Json.JsonValue, line: string): Answer => Effect.suspend(() => attemptNow(id, line))
+
+  /** The request (made as it runs, in its span's step when traced). */
+  const request = (message: Json.JsonObject): Answer => {
+    // Without an id: `requestId`'s defect.
+    const id = message.id
+    if (id === undefined) return response.requestId(message)
+    const line = Framing.encodeText(message)
+    return Either.isLeft(line)
+      ? Effect.fail(response.unencodable(line.left))
+      : requests.withLockOf(() => attemptNow(id, line.right), abandonPending)
+  }
 
   /** Writes a notification; succeeds once the operating system has taken the whole line. */
   const written = (live: Live, line: string) => {
@@ -371,10 +373,9 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
       (line) => Effect.flatMap(ensure, (live) => config.oneShot ? delivered(live, line) : written(live, line))
     )
 
-  const traceRequest = Tracing.withSpanWhenTraced("StdioTransport.request")
   const traceNotify = Tracing.withSpanWhenTraced("StdioTransport.notify")
   const endpoint: TransportApi.Endpoint = {
-    request: (message) => traceRequest(request(message)),
+    request: (message) => Tracing.spanWhenTraced("StdioTransport.request", () => request(message)),
     notify: (message) => traceNotify(notify(message)),
     start: Effect.asVoid(ensure),
     diagnostics: Effect.sync(() => latest?.stderr())
