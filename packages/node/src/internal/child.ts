@@ -375,6 +375,7 @@ const start = (
       handle.once("exit", (code, signal) => {
         Deferred.unsafeDone(exit, Exit.succeed({ code, signal }))
         exited = true
+        readSinceCheck = false
         if (listening) closeQuietStdout(handle.stdout, drainChecks)
       })
     })
