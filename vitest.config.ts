@@ -17,7 +17,7 @@ const rank = (file: TestSpecification): number =>
 
 /**
  * Files that take long whatever the machine, mostly waiting (a soak of fixed length,
- * deadlines and kill graces to wait out): first in their project, also on a fresh clone,
+ * deadlines and kill graces to wait out): first in their project, in this order, also on a fresh clone,
  * where vitest has no timings yet and orders by file size. What only computes (the
  * conformance checks) is left for the end, where it keeps both cores busy.
  */
@@ -33,15 +33,22 @@ const long = [
   "StdioProcesses.test.ts"
 ]
 
-const isLong = (file: TestSpecification): number => long.some((name) => file.moduleId.endsWith(`/${name}`)) ? 0 : 1
+/** The file's place in `long` (the list's length for the others). */
+const longRank = (file: TestSpecification): number => {
+  const at = long.findIndex((name) => file.moduleId.endsWith(`/${name}`))
+  return at === -1 ? long.length : at
+}
 
-/** vitest's order (slowest first, from its cache), grouped by project in the order above, long files first. */
+/**
+ * vitest's order (slowest first, from its cache), grouped by project in the order above, the
+ * long files first in the order of `long`.
+ */
 class LongestProjectsFirst extends BaseSequencer {
   override async sort(files: Array<TestSpecification>): Promise<Array<TestSpecification>> {
     const sorted = await super.sort(files)
     return sorted
       .map((file, index) => ({ file, index }))
-      .sort((a, b) => rank(a.file) - rank(b.file) || isLong(a.file) - isLong(b.file) || a.index - b.index)
+      .sort((a, b) => rank(a.file) - rank(b.file) || longRank(a.file) - longRank(b.file) || a.index - b.index)
       .map(({ file }) => file)
   }
 }
