@@ -149,6 +149,46 @@ describe("stdio process groups", () => {
   )
 })
 
+/**
+ * A per-event backend that leaves its answer to a grandchild holding its stdout and exits at
+ * once: the grandchild writes a notification every 100 ms, six times, then the answer to
+ * request 1.
+ */
+const answerAfterExit = `
+import { spawn } from "node:child_process"
+process.stdin.once("data", () => {
+  spawn(process.execPath, ["-e", \`
+    let n = 0
+    const timer = setInterval(() => {
+      if (n++ < 6) return process.stdout.write('{"jsonrpc":"2.0","method":"note"}\\\\n')
+      clearInterval(timer)
+      process.stdout.write('{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"draft","effects":[]}}\\\\n')
+    }, 100)
+  \`], { stdio: ["ignore", "inherit", "ignore"] })
+  process.exit(0)
+})
+`
+
+describe("stdio output after the child's exit", () => {
+  it.scopedLive(
+    "stdout is read on while it keeps bringing lines (a grandchild's answer 700 ms after the exit still counts)",
+    () =>
+      Effect.gen(function*() {
+        const file = yield* tempFile("answer-after-exit.mjs")
+        fs.writeFileSync(file, answerAfterExit)
+        const { close, endpoint } = yield* open(() => ({
+          type: "stdio",
+          command: process.execPath,
+          args: [file],
+          lifecycle: "per_event"
+        }))
+        assert.deepStrictEqual(yield* endpoint.request(request(1)).pipe(withDeadline(5000)), okResponse(1))
+        yield* close
+      }).pipe(Effect.provide(NodeContext.layer)),
+    timeout
+  )
+})
+
 describe("stdio exit status", () => {
   it.scopedLive("per_event: an answer followed by a nonzero exit is an exited failure", () =>
     Effect.gen(function*() {
