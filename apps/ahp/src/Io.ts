@@ -25,6 +25,7 @@ import { isUtf8 } from "node:buffer"
 import * as NodeFs from "node:fs"
 import type { FileHandle } from "node:fs/promises"
 import type { Readable, Writable } from "node:stream"
+import * as limits from "./internal/limits.js"
 import { didYouMean } from "./internal/suggest.js"
 import { firstInvalidOffset } from "./internal/utf8.js"
 
@@ -126,7 +127,7 @@ export class ConfigError extends Data.TaggedError("ConfigError")<{
  * @since 0.1.0
  * @category input
  */
-export const maxInputBytes = 16 * 1024 * 1024
+export const maxInputBytes: number = limits.maxInputBytes
 
 const chunkBytes = 1024 * 1024
 

@@ -25,20 +25,8 @@ const builtInTracer = Effect.runSync(Effect.tracer)
 export const isBuiltIn = (tracer: Tracer.Tracer): boolean => tracer === builtInTracer
 
 /**
- * Wraps an effect in a span unless only the built-in tracer would record it.
- *
- * @since 0.1.0
- * @category tracing
- */
-export const withSpanWhenTraced =
-  (name: string, options: Tracer.SpanOptions = {}) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.tracerWith((tracer) =>
-      isBuiltIn(tracer) ? self : Effect.withSpan(self, name, { ...options, captureStackTrace: false })
-    )
-
-/**
- * `withSpanWhenTraced` of the effect `make` returns, made in the step that reads the
- * tracer (untraced, no suspension of its own).
+ * The effect `make` returns, in a span unless only the built-in tracer would record it;
+ * made in the step that reads the tracer (untraced, no suspension of its own).
  *
  * @since 0.1.0
  * @category tracing
@@ -53,6 +41,17 @@ export const spanWhenTraced = <A, E, R>(
       ? make()
       : Effect.withSpan(Effect.suspend(make), name, { ...options, captureStackTrace: false })
   )
+
+/**
+ * Wraps an effect in a span unless only the built-in tracer would record it
+ * (`spanWhenTraced` of it).
+ *
+ * @since 0.1.0
+ * @category tracing
+ */
+export const withSpanWhenTraced =
+  (name: string, options: Tracer.SpanOptions = {}) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    spanWhenTraced(name, () => self, options)
 
 /**
  * The extension key of W3C trace context in an event (`{"traceparent": …, "tracestate"?: …}`).

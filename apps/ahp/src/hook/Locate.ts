@@ -20,6 +20,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { errorCode } from "../internal/errno.js"
+import { maxInputBytes } from "../internal/limits.js"
 
 /**
  * The environment variable naming the registration file.
@@ -63,32 +64,26 @@ const describe = (error: unknown): string => {
   }
 }
 
-/**
- * The largest registration the hook reads: 16 MiB, as for every input file of `ahp`.
- *
- * @since 0.1.0
- * @category constants
- */
-export const maxRegistrationBytes = 16 * 1024 * 1024
+const tooLarge = { problem: `larger than the ${maxInputBytes / 1024 / 1024} MiB input limit` }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 
-/** The file's text when it is a regular file of at most `maxRegistrationBytes` in UTF-8, else why not. */
+/** The file's text when it is a regular file of at most `maxInputBytes` in UTF-8, else why not. */
 const readBounded = (fd: number): string | { readonly problem: string } => {
   const stats = fs.fstatSync(fd)
   if (stats.isDirectory()) return { problem: "is a directory" }
   if (!stats.isFile()) return { problem: "not a regular file" }
-  if (stats.size > maxRegistrationBytes) return { problem: "larger than the 16 MiB input limit" }
+  if (stats.size > maxInputBytes) return tooLarge
   // read to its end, which may have moved since: never more than the limit and one byte
   const chunks: Array<Buffer> = []
   let total = 0
-  for (let read = -1; read !== 0 && total <= maxRegistrationBytes;) {
-    const chunk = Buffer.allocUnsafe(Math.min(Math.max(stats.size, 65_536), maxRegistrationBytes + 1 - total))
+  for (let read = -1; read !== 0 && total <= maxInputBytes;) {
+    const chunk = Buffer.allocUnsafe(Math.min(Math.max(stats.size, 65_536), maxInputBytes + 1 - total))
     read = fs.readSync(fd, chunk, 0, chunk.length, null)
     chunks.push(chunk.subarray(0, read))
     total += read
   }
-  if (total > maxRegistrationBytes) return { problem: "larger than the 16 MiB input limit" }
+  if (total > maxInputBytes) return tooLarge
   try {
     return utf8.decode(Buffer.concat(chunks, total))
   } catch {

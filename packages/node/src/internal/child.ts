@@ -334,7 +334,6 @@ const start = (
     // whether stdout is listened to, and brought data since `closeQuietStdout` last looked
     let listening = false
     let readSinceCheck = false
-    let exited = false
     // A grandchild may hold stdout open after the child is gone: once the child has exited
     // and stdout is listened to, stdout is closed when it has been quiet for `drainAfterExit`
     // (at most `drainChecks` times that, should a grandchild keep writing). Looked at from
@@ -374,7 +373,6 @@ const start = (
       })
       handle.once("exit", (code, signal) => {
         Deferred.unsafeDone(exit, Exit.succeed({ code, signal }))
-        exited = true
         readSinceCheck = false
         if (listening) closeQuietStdout(handle.stdout, drainChecks)
       })
@@ -403,7 +401,7 @@ const start = (
     // the child may have answered and exited before this fiber resumed: its output is still
     // in the pipe, read from now on
     listening = true
-    if (exited) closeQuietStdout(stdout, drainChecks)
+    if (!running(handle)) closeQuietStdout(stdout, drainChecks)
 
     const renderStderr = () => tail.render(config.secrets())
     const withStderr = (text: string) => `${text}; ${renderStderr() ?? "nothing on stderr"}`

@@ -315,7 +315,7 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
       Effect.timeout(Duration.millis(Math.max(0, left))),
       // Still no answer after the start-up window: the child is stuck; start afresh.
       Effect.catchTag("TimeoutException", () => Effect.sync(() => retireLater(live))),
-      Effect.zipRight(Effect.suspend(() => attempt(id, line)))
+      Effect.zipRight(Effect.suspend(() => attemptNow(id, line)))
     )
   }
 
@@ -326,8 +326,6 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
       ? attemptOn(live, id, line)
       : Effect.flatMap(ensure, (started) => attemptOn(started, id, line))
   }
-
-  const attempt = (id: Json.JsonValue, line: string): Answer => Effect.suspend(() => attemptNow(id, line))
 
   /** The request (made as it runs, in its span's step when traced). */
   const request = (message: Json.JsonObject): Answer => {
