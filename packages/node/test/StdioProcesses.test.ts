@@ -150,28 +150,33 @@ describe("stdio process groups", () => {
 })
 
 /**
- * A per-event backend that leaves its answer to a grandchild holding its stdout and exits at
- * once: the grandchild writes a notification every 100 ms, six times, then the answer to
- * request 1.
+ * A per-event backend that leaves its answer to a grandchild holding its stdout: it exits as
+ * soon as the grandchild reports (over IPC) that it is running, so the grandchild's start-up
+ * is not part of the window. The grandchild then writes a notification every 50 ms, twelve
+ * times, then the answer to request 1: about 650 ms after the exit, more than two quiet
+ * periods, with each line well inside one.
  */
 const answerAfterExit = `
 import { spawn } from "node:child_process"
 process.stdin.once("data", () => {
-  spawn(process.execPath, ["-e", \`
-    let n = 0
-    const timer = setInterval(() => {
-      if (n++ < 6) return process.stdout.write('{"jsonrpc":"2.0","method":"note"}\\\\n')
-      clearInterval(timer)
-      process.stdout.write('{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"draft","effects":[]}}\\\\n')
-    }, 100)
-  \`], { stdio: ["ignore", "inherit", "ignore"] })
-  process.exit(0)
+  const grandchild = spawn(process.execPath, ["-e", \`
+    process.send("running", () => {
+      process.disconnect()
+      let n = 0
+      const timer = setInterval(() => {
+        if (n++ < 12) return process.stdout.write('{"jsonrpc":"2.0","method":"note"}\\\\n')
+        clearInterval(timer)
+        process.stdout.write('{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"draft","effects":[]}}\\\\n')
+      }, 50)
+    })
+  \`], { stdio: ["ignore", "inherit", "ignore", "ipc"] })
+  grandchild.once("message", () => process.exit(0))
 })
 `
 
 describe("stdio output after the child's exit", () => {
   it.scopedLive(
-    "stdout is read on while it keeps bringing lines (a grandchild's answer 700 ms after the exit still counts)",
+    "stdout is read on while it keeps bringing lines (a grandchild's answer 650 ms after the exit still counts)",
     () =>
       Effect.gen(function*() {
         const file = yield* tempFile("answer-after-exit.mjs")
