@@ -24,7 +24,8 @@
  *
  * Everything learned from servers is untrusted (see `internal/oauth`): discovered URLs
  * must be `https` unless what they were learned from is plain-`http` loopback, cannot lead
- * to loopback or private addresses from a public one, token endpoints stay on their
+ * to loopback or private addresses from a public one (a host name of a `resource_metadata`
+ * URL is looked up first: see `lookupHost`), token endpoints stay on their
  * issuer's origin unless `tokenEndpointOrigins` says otherwise. A client secret is sent to
  * a checked token endpoint only. Every failure is a `TransportError` (`credential`, or the
  * exchange's own reason) whose detail holds no secret and no server text. The caller's
@@ -88,6 +89,13 @@ export interface Options {
    * issuer's metadata may be besides the issuer's own origin. None by default.
    */
   readonly tokenEndpointOrigins?: ReadonlyArray<string> | undefined
+  /**
+   * How the host name of a challenge's `resource_metadata` URL is looked up before it is
+   * fetched, when that URL is on another host than its public endpoint: every address must
+   * be public, as for a literal address (`dns.lookup` by default). `false` skips the lookup,
+   * for a dispatcher that resolves names elsewhere (through a proxy, say).
+   */
+  readonly lookupHost?: ((hostname: string) => Promise<ReadonlyArray<string>>) | false | undefined
 }
 
 /**
@@ -230,7 +238,8 @@ export const make = (services: Services, options: Options = {}): Effect.Effect<H
       dispatcher: services.dispatcher,
       maxMetadataBytes: options.maxMetadataBytes ?? defaults.maxMetadataBytes,
       refreshMargin: Duration.decode(options.tokenRefreshMargin ?? defaults.tokenRefreshMargin),
-      tokenEndpointOrigins: oauth.originsOf(options.tokenEndpointOrigins ?? [])
+      tokenEndpointOrigins: oauth.originsOf(options.tokenEndpointOrigins ?? []),
+      resolve: options.lookupHost
     }
     const clients = options.clients ?? []
     /** Issuer metadata, by issuer (only successes are kept). */

@@ -137,7 +137,8 @@ const configOf = (dispatcher: HttpTransport.Dispatcher["Type"], options: Options
   dispatcher,
   maxMetadataBytes: options.maxMetadataBytes ?? 64 * 1024,
   refreshMargin: Duration.decode(options.tokenRefreshMargin ?? Duration.seconds(30)),
-  tokenEndpointOrigins: oauth.originsOf(options.tokenEndpointOrigins ?? [])
+  tokenEndpointOrigins: oauth.originsOf(options.tokenEndpointOrigins ?? []),
+  resolve: options.lookupHost
 })
 
 const pkceClients = (options: Options) => (options.clients ?? []).filter((c) => c.flow === "authorization_code_pkce")

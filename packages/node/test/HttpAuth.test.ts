@@ -1,9 +1,11 @@
 import { Hooks } from "@effect-ahp/harness"
+import type { TransportError } from "@effect-ahp/harness/Transport"
 import { Credentials, HttpAuth, HttpTransport, NodeTransports } from "@effect-ahp/node"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Duration, Effect, Either, Layer, Option, Redacted } from "effect"
 import * as fs from "node:fs"
 import { fileURLToPath } from "node:url"
+import * as Undici from "undici"
 import * as oauthInternal from "../src/internal/oauth.js"
 import {
   clientSecret,
@@ -275,6 +277,13 @@ describe("HttpAuth: protected resource discovery", () => {
       ["https://[::1]/m", "https://rs.test/hooks", false],
       ["https://[fd00::1]/m", "https://rs.test/hooks", false],
       ["https://172.32.0.1/m", "https://rs.test/hooks", true],
+      ["https://100.64.0.1/m", "https://rs.test/hooks", false],
+      ["https://0.0.0.0/m", "https://rs.test/hooks", false],
+      ["https://[fe80::1]/m", "https://rs.test/hooks", false],
+      ["https://[::ffff:127.0.0.1]/m", "https://rs.test/hooks", false],
+      ["https://[::ffff:10.0.0.1]/m", "https://rs.test/hooks", false],
+      ["https://[::ffff:8.8.8.8]/m", "https://rs.test/hooks", true],
+      ["https://[2606:4700::1111]/m", "https://rs.test/hooks", true],
       ["https://u:p@as.test/m", "https://rs.test/hooks", false]
     ]
     for (const [url, anchor, accepted] of cases) {
@@ -283,6 +292,69 @@ describe("HttpAuth: protected resource discovery", () => {
       if (checked._tag === "Left") assert.strictEqual(checked.left.reason, "credential")
     }
   })
+
+  it.effect("a discovered host name is looked up: one resolving to a loopback or private address is not asked", () =>
+    Effect.gen(function*() {
+      const endpoint = new URL("https://rs.test/hooks")
+      const challenge = { resourceMetadata: "https://meta.test/m", scopes: undefined }
+      const lookups: Array<string> = []
+      const discover = (addresses: ReadonlyArray<string> | "fails") =>
+        Effect.gen(function*() {
+          const agent = new Undici.MockAgent()
+          agent.disableNetConnect()
+          agent.get("https://meta.test").intercept({ path: "/m" }).reply(
+            200,
+            { resource: "https://rs.test/hooks", authorization_servers: ["https://as.test"] },
+            { headers: { "content-type": "application/json" } }
+          )
+          const resolve = (hostname: string) => {
+            lookups.push(hostname)
+            return addresses === "fails" ? Promise.reject(new Error("ENOTFOUND")) : Promise.resolve(addresses)
+          }
+          const config = { dispatcher: agent, maxMetadataBytes: 65_536, refreshMargin: Duration.seconds(30), resolve }
+          const result = yield* Effect.either(oauthInternal.discoverResource(config, endpoint, challenge))
+          const asked = agent.pendingInterceptors().length === 0
+          yield* Effect.promise(() => agent.close())
+          return { asked, result }
+        })
+      const refused = (run: { readonly asked: boolean; readonly result: Either.Either<unknown, TransportError> }) => {
+        assert.isFalse(run.asked, "no request reaches the server")
+        assert.strictEqual(Either.isLeft(run.result) ? run.result.left.reason : "accepted", "credential")
+        return Either.isLeft(run.result) ? run.result.left.detail : ""
+      }
+      for (const addresses of [["10.1.2.3"], ["93.184.216.34", "127.0.0.1"], ["::1"], ["::ffff:192.168.0.9"]]) {
+        assert.match(refused(yield* discover(addresses)), /host name resolves to a loopback or private address/)
+      }
+      assert.match(refused(yield* discover([])), /host name does not resolve/)
+      assert.match(refused(yield* discover("fails")), /host name does not resolve/)
+      const allowed = yield* discover(["93.184.216.34", "2606:4700::1111"])
+      assert.isTrue(allowed.asked)
+      assert.deepStrictEqual(Either.getOrUndefined(allowed.result), {
+        resource: "https://rs.test/hooks",
+        authorizationServers: ["https://as.test"]
+      })
+      assert.deepStrictEqual(lookups, Array.from({ length: 7 }, () => "meta.test"))
+      const unchecked = (url: string, anchor: string) =>
+        Effect.either(
+          oauthInternal.checkResolved(
+            () => Promise.reject(new Error("looked up")),
+            new URL(url),
+            new URL(anchor),
+            "URL"
+          )
+        )
+      assert.isTrue(
+        Either.isRight(yield* unchecked("https://93.184.216.34/m", "https://rs.test/hooks")),
+        "a literal address"
+      )
+      assert.isTrue(
+        Either.isRight(yield* unchecked("https://meta.test/m", "https://127.0.0.1:8/hooks")),
+        "a local anchor"
+      )
+      assert.isTrue(Either.isRight(yield* unchecked("https://rs.test/m", "https://rs.test/hooks")), "the anchor's host")
+      const off = oauthInternal.checkResolved(false, new URL("https://meta.test/m"), endpoint, "URL")
+      assert.isTrue(Either.isRight(yield* Effect.either(off)), "lookupHost: false")
+    }))
 
   it("parses Bearer challenges among others, quoted or not", () => {
     const parse = (v: string | Array<string>) => oauthInternal.parseChallenges(v)

@@ -13,7 +13,8 @@
  * Everything learned from a server is untrusted. A discovered URL obeys the rules of a
  * configured URL (`http.checkTarget`), cannot downgrade from `https` to plain `http`, and
  * cannot lead to a loopback or private address unless the URL it was learned from is on
- * one itself. A token endpoint must also be on its issuer's origin unless
+ * one itself: a literal address, or (for the metadata URL a challenge names, on another
+ * host) a host name that resolves to one. A token endpoint must also be on its issuer's origin unless
  * `tokenEndpointOrigins` allows its own; otherwise the exchange fails with `credential`
  * before a client secret, code or refresh token is sent anywhere. Metadata and token
  * answers are read up to `maxMetadataBytes`. Details never contain tokens, secrets or text
@@ -29,6 +30,8 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as dns from "node:dns"
+import * as net from "node:net"
 import type * as Undici from "undici"
 import * as http from "./http.js"
 
@@ -42,6 +45,8 @@ export interface OAuthConfig {
   readonly inFlight?: http.InFlight | undefined
   /** Origins a token endpoint may have besides its issuer's (as `URL.origin` strings). */
   readonly tokenEndpointOrigins?: ReadonlySet<string> | undefined
+  /** Where discovered host names are looked up (default: the system resolver); false: nowhere. */
+  readonly resolve?: Resolver | false | undefined
 }
 
 /** @internal */
@@ -127,17 +132,91 @@ export const parseChallenges = (values: string | ReadonlyArray<string> | undefin
 // Destination rules for discovered URLs
 // ---------------------------------------------------------------------------------------
 
-const privateV4 = /^(?:10\.|127\.|169\.254\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.|0\.)/
+/**
+ * Loopback, private, link-local, shared (carrier-grade NAT), unspecified and IPv6
+ * unique-local addresses: where a URL learned from a public server must never lead.
+ */
+const localAddresses = (() => {
+  const list = new net.BlockList()
+  for (
+    const [prefix, bits] of [
+      ["0.0.0.0", 8],
+      ["10.0.0.0", 8],
+      ["100.64.0.0", 10],
+      ["127.0.0.0", 8],
+      ["169.254.0.0", 16],
+      ["172.16.0.0", 12],
+      ["192.168.0.0", 16]
+    ] as const
+  ) list.addSubnet(prefix, bits, "ipv4")
+  for (const [prefix, bits] of [["::", 127], ["fc00::", 7], ["fe80::", 10]] as const) {
+    list.addSubnet(prefix, bits, "ipv6")
+  }
+  return list
+})()
+
+/**
+ * Whether an IP address (without brackets) is loopback or private; an IPv4-mapped IPv6
+ * address is judged by its IPv4 address. Text that is not an IP address is not local.
+ *
+ * @internal
+ */
+export const isLocalAddress = (address: string): boolean => {
+  const family = net.isIP(address)
+  if (family === 4) return localAddresses.check(address, "ipv4")
+  if (family !== 6) return false
+  const dotted = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address)
+  if (dotted !== null) return localAddresses.check(dotted[1]!, "ipv4")
+  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address)
+  if (hex !== null) {
+    const [high, low] = [parseInt(hex[1]!, 16), parseInt(hex[2]!, 16)]
+    return localAddresses.check(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`, "ipv4")
+  }
+  return localAddresses.check(address, "ipv6")
+}
 
 /** Whether a URL host is loopback or private (by name or literal address). */
-const isLocal = (hostname: string): boolean => {
-  if (hostname === "localhost" || hostname.endsWith(".localhost")) return true
-  if (/^\d{1,3}(?:\.\d{1,3}){3}$/.test(hostname)) return privateV4.test(hostname)
-  if (hostname.startsWith("[")) {
-    const v6 = hostname.slice(1, -1).toLowerCase()
-    return v6 === "::1" || v6 === "::" || /^f[cd]/.test(v6) || /^fe[89ab]/.test(v6) || v6.startsWith("::ffff:")
-  }
-  return false
+const isLocal = (hostname: string): boolean =>
+  hostname === "localhost" || hostname.endsWith(".localhost") ||
+  isLocalAddress(hostname.startsWith("[") ? hostname.slice(1, -1) : hostname)
+
+/** Looks a host name up: every address it resolves to. @internal */
+export type Resolver = (hostname: string) => Promise<ReadonlyArray<string>>
+
+/** The system resolver (`dns.lookup`, every address). @internal */
+export const systemResolver: Resolver = (hostname) =>
+  dns.promises.lookup(hostname, { all: true, verbatim: true }).then((found) => found.map((entry) => entry.address))
+
+/**
+ * Checks where a discovered URL's host name resolves, when what it was learned from
+ * (`anchor`) is public: every address must be public, as `checkDiscovered` requires of
+ * literal addresses. A name that does not resolve is refused too. No lookup is made for a
+ * literal address, a local anchor, the anchor's own host (reached anyway), or without a
+ * resolver. The request made afterwards resolves the name again: a name whose answer
+ * changes in between (DNS rebinding) is not caught here.
+ *
+ * @internal
+ */
+export const checkResolved = (
+  resolve: Resolver | false,
+  url: URL,
+  anchor: URL,
+  what: string
+): Effect.Effect<void, TransportApi.TransportError> => {
+  const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname
+  if (
+    resolve === false || url.hostname === anchor.hostname || isLocal(anchor.hostname) || net.isIP(hostname) !== 0
+  ) return Effect.void
+  return Effect.tryPromise(() => resolve(hostname)).pipe(
+    Effect.orElseSucceed((): ReadonlyArray<string> => []),
+    Effect.flatMap((addresses) =>
+      addresses.length === 0
+        ? Effect.fail(credentialFailure(`the ${what}'s host name does not resolve`))
+        : addresses.some(isLocalAddress)
+        ? Effect.fail(credentialFailure(`the ${what}'s host name resolves to a loopback or private address`))
+        : Effect.void
+    )
+  )
 }
 
 /**
@@ -314,7 +393,9 @@ export const discoverResource = (
 ): Effect.Effect<ProtectedResource, TransportApi.TransportError> =>
   Effect.gen(function*() {
     if (challenge.resourceMetadata !== undefined) {
-      const url = yield* checkDiscovered(challenge.resourceMetadata, endpoint, "protected resource metadata URL")
+      const what = "protected resource metadata URL"
+      const url = yield* checkDiscovered(challenge.resourceMetadata, endpoint, what)
+      yield* checkResolved(config.resolve ?? systemResolver, url, endpoint, what)
       const metadata = yield* getJson(config, url, "protected resource metadata")
       if (Option.isNone(metadata)) {
         return yield* credentialFailure("the protected resource metadata named by the challenge is unavailable")
