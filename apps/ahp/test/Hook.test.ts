@@ -480,7 +480,7 @@ describe("deadlines, failures and bad input", () => {
         [fifo, "not a regular file"],
         [dir, "is a directory"],
         [large, "larger than the 16 MiB input limit"],
-        [latin1, "not UTF-8"]
+        [latin1, "not valid UTF-8 (byte 0xe9 at offset 2)"]
       ]
       for (const [file, reason] of cases) {
         const open = yield* callHook(["claude-code", "--registration", file], payload, { dir })

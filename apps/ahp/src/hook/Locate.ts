@@ -21,6 +21,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { errorCode } from "../internal/errno.js"
 import { maxInputBytes } from "../internal/limits.js"
+import { firstInvalidOffset } from "../internal/utf8.js"
 
 /**
  * The environment variable naming the registration file.
@@ -68,7 +69,7 @@ const tooLarge = { problem: `larger than the ${maxInputBytes / 1024 / 1024} MiB 
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 
-/** The file's text when it is a regular file of at most `maxInputBytes` in UTF-8, else why not. */
+/** The file's text when it is a regular file of at most `maxInputBytes` in UTF-8, else why not (the first ill-formed byte named). */
 const readBounded = (fd: number): string | { readonly problem: string } => {
   const stats = fs.fstatSync(fd)
   if (stats.isDirectory()) return { problem: "is a directory" }
@@ -84,10 +85,12 @@ const readBounded = (fd: number): string | { readonly problem: string } => {
     total += read
   }
   if (total > maxInputBytes) return tooLarge
+  const bytes = Buffer.concat(chunks, total)
   try {
-    return utf8.decode(Buffer.concat(chunks, total))
+    return utf8.decode(bytes)
   } catch {
-    return { problem: "not UTF-8" }
+    const offset = firstInvalidOffset(bytes) ?? 0
+    return { problem: `not valid UTF-8 (byte 0x${bytes[offset]!.toString(16).padStart(2, "0")} at offset ${offset})` }
   }
 }
 
