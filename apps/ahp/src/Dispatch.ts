@@ -20,7 +20,7 @@
  */
 import { Grant, Hooks, Observation, RouteFailure, Tracing } from "@effect-ahp/harness"
 import { NodeTransports, StdioTransport } from "@effect-ahp/node"
-import { Capabilities, Discovery, Event, Intercept, Issue, Json } from "@effect-ahp/protocol"
+import { Capabilities, Decoder, Discovery, Event, Intercept, Issue, Json } from "@effect-ahp/protocol"
 import { Deferred, Effect, Either, Exit, Fiber, Option, Schema } from "effect"
 import * as Audit from "./Audit.js"
 import * as Io from "./Io.js"
@@ -31,7 +31,7 @@ import * as Io from "./Io.js"
  * @since 0.1.0
  * @category output
  */
-export const errorJson = Schema.encodeSync(RouteFailure.FromJson)
+export const errorJson = Decoder.lazy(() => Schema.encodeSync(RouteFailure.FromJson))
 
 /**
  * The JSON form of an observation delivery.
@@ -39,7 +39,7 @@ export const errorJson = Schema.encodeSync(RouteFailure.FromJson)
  * @since 0.1.0
  * @category output
  */
-export const observationJson = Schema.encodeSync(Observation.Observation)
+export const observationJson = Decoder.lazy(() => Schema.encodeSync(Observation.Observation))
 
 /**
  * The output object of one boundary call.
@@ -47,7 +47,7 @@ export const observationJson = Schema.encodeSync(Observation.Observation)
  * @since 0.1.0
  * @category output
  */
-export const toJson = Schema.encodeSync(Hooks.DispatchResult)
+export const toJson = Decoder.lazy(() => Schema.encodeSync(Hooks.DispatchResult))
 
 const capabilitiesProblem = (path: string, message: string): Io.ConfigIssue => ({
   code: "invalid-capabilities",
@@ -55,8 +55,8 @@ const capabilitiesProblem = (path: string, message: string): Io.ConfigIssue => (
   message
 })
 
-const decodeManifest = Issue.decoder(Discovery.Manifest)
-const decodeCapabilities = Issue.decoder(Capabilities.Capabilities)
+const decodeManifest = Decoder.lazy(() => Issue.decoder(Discovery.Manifest))
+const decodeCapabilities = Decoder.lazy(() => Issue.decoder(Capabilities.Capabilities))
 
 const manifestIn = (value: Json.JsonObject): { readonly at: string; readonly manifest: Json.JsonValue } | undefined => {
   if (Array.isArray(value.events)) return { at: "", manifest: value }
@@ -131,8 +131,8 @@ export interface Options {
   readonly pretty: boolean
 }
 
-const decodeState = Issue.decoder(Intercept.State)
-const decodeRequestedSchema = Issue.decoder(Event.RequestedSchema)
+const decodeState = Decoder.lazy(() => Issue.decoder(Intercept.State))
+const decodeRequestedSchema = Decoder.lazy(() => Issue.decoder(Event.RequestedSchema))
 
 const readDecoded = <A>(file: string, what: string, decode: (u: unknown) => Either.Either<A, Array<Issue.Issue>>) =>
   Effect.flatMap(Io.readJson(file, what), (value) =>

@@ -19,7 +19,7 @@
 import { Hooks, Transport } from "@effect-ahp/harness"
 import { HostEvents, Hosts } from "@effect-ahp/hosts"
 import { NodeTransports } from "@effect-ahp/node"
-import { Common, Event, Intercept, Issue, Json } from "@effect-ahp/protocol"
+import { Common, Decoder, Event, Intercept, Issue, Json } from "@effect-ahp/protocol"
 import { Clock, Console, Effect, Either, Layer, Option, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -68,7 +68,7 @@ export const Case = Schema.Struct({
  */
 export type Case = typeof Case.Type
 
-const decodeCase = Issue.decoder(Case, { onExcessProperty: "error" })
+const decodeCase = Decoder.lazy(() => Issue.decoder(Case, { onExcessProperty: "error" }))
 
 /**
  * What a case came to: the settled decision, the effective event, the messages and the

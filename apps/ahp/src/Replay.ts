@@ -17,7 +17,7 @@
  * @since 0.1.0
  */
 import { Audit, Grant, Hooks } from "@effect-ahp/harness"
-import { Event, Issue, Json } from "@effect-ahp/protocol"
+import { Decoder, Event, Issue, Json } from "@effect-ahp/protocol"
 import { Console, Effect, Either, Option, Ref } from "effect"
 import * as path from "node:path"
 import * as Io from "./Io.js"
@@ -51,7 +51,7 @@ export type Outcome =
   | { readonly _tag: "Skipped"; readonly line: number; readonly id: string; readonly reason: string }
   | { readonly _tag: "Unreadable"; readonly line: number; readonly reason: string }
 
-const decodeRecord = Issue.decoder(Audit.Record)
+const decodeRecord = Decoder.lazy(() => Issue.decoder(Audit.Record))
 
 const stop = (record: Audit.Record) =>
   record.settlement.stoppedAt === null

@@ -124,16 +124,16 @@ export const batchResponse: Json.JsonObject = errorResponse(
   "Invalid Request: batches are not supported"
 )
 
-const isId = Schema.is(JsonRpc.Id)
+const isId = Decoder.lazy(() => Schema.is(JsonRpc.Id))
 
 /** Whether a message is a request to answer (an object with a valid id, not an observation). */
 const isRequest = (message: unknown): message is Json.JsonObject & { readonly id: JsonRpc.Id } =>
   Json.isObject(message) && message.method !== Observe.method && isId(message.id)
 
-const decodeRequest = Decoder.make(Intercept.Request)
-const decodeNotification = Decoder.make(Observe.Notification)
-const decodeEffect = Decoder.make(HookEffect.HookEffect, { onExcessProperty: "error" })
-const encodeEffect = Schema.encodeEither(HookEffect.HookEffect)
+const decodeRequest = Decoder.lazy(() => Decoder.make(Intercept.Request))
+const decodeNotification = Decoder.lazy(() => Decoder.make(Observe.Notification))
+const decodeEffect = Decoder.lazy(() => Decoder.make(HookEffect.HookEffect, { onExcessProperty: "error" }))
+const encodeEffect = Decoder.lazy(() => Schema.encodeEither(HookEffect.HookEffect))
 
 const some = (response: Json.JsonObject) => Effect.succeed(Option.some(response))
 

@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import { Json } from "@effect-ahp/protocol"
+import { Decoder, Json } from "@effect-ahp/protocol"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -24,7 +24,7 @@ import * as Schema from "effect/Schema"
 import * as Tracer from "effect/Tracer"
 import * as Audit from "./Audit.js"
 
-const encode = Schema.encodeSync(Audit.Record)
+const encode = Decoder.lazy(() => Schema.encodeSync(Audit.Record))
 
 const traceparentPattern = /^[\da-f]{2}-([\da-f]{32})-([\da-f]{16})-([\da-f]{2})$/
 

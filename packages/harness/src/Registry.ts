@@ -147,7 +147,7 @@ export interface Registry {
  */
 export const isSafeEndpoint: (url: string) => boolean = Registration.isSafeEndpoint
 
-const decodeRegistration = Decoder.make(Registration.Registration)
+const decodeRegistration = Decoder.lazy(() => Decoder.make(Registration.Registration))
 
 /**
  * What depends on this harness: each selector the schema accepts must select an event the

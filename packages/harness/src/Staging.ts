@@ -146,7 +146,7 @@ const memberDecoders: Record<string, (u: unknown) => Either.Either<HookEffect.Ho
   stop: Decoder.acceptOrDecode(HookEffect.FlowStop, effectOptions),
   continue: Decoder.acceptOrDecode(HookEffect.FlowContinue, effectOptions)
 }
-const isExtensions = Schema.is(Common.Extensions)
+const isExtensions = Decoder.lazy(() => Schema.is(Common.Extensions))
 const valueDecoders = new Map<Schema.Schema<any, any>, (u: unknown) => Either.Either<unknown, unknown>>()
 const decoderFor = (schema: Schema.Schema<any, any>) => {
   let decode = valueDecoders.get(schema)

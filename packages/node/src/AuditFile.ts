@@ -11,13 +11,13 @@
  * @since 0.1.0
  */
 import { Audit } from "@effect-ahp/harness"
-import { Json } from "@effect-ahp/protocol"
+import { Decoder, Json } from "@effect-ahp/protocol"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
 
-const encode = Schema.encodeSync(Audit.Record)
+const encode = Decoder.lazy(() => Schema.encodeSync(Audit.Record))
 
 /**
  * The audit file could not be opened.

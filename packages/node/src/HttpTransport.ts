@@ -45,7 +45,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
-import * as Undici from "undici"
+import type * as Undici from "undici"
 import * as Credentials from "./Credentials.js"
 import * as HttpAuth from "./HttpAuth.js"
 import * as http from "./internal/http.js"
@@ -65,7 +65,9 @@ export class Dispatcher extends Context.Tag("@effect-ahp/node/HttpTransport/Disp
 
 /**
  * A keep-alive undici `Agent` for the lifetime of the layer; its connections are closed
- * when the layer is released.
+ * when the layer is released. undici is loaded when the layer is built, not when this
+ * module is imported: initializing it takes about 45 ms, which a process that never builds
+ * the HTTP binding (validating, serving a backend over stdio) does not pay.
  *
  * @since 0.1.0
  * @category layers
@@ -73,7 +75,8 @@ export class Dispatcher extends Context.Tag("@effect-ahp/node/HttpTransport/Disp
 export const layerDispatcher: Layer.Layer<Dispatcher> = Layer.scoped(
   Dispatcher,
   Effect.acquireRelease(
-    Effect.sync(() => new Undici.Agent()),
+    // `default` is undici's `module.exports` (a CommonJS package) in Node and in bundles alike
+    Effect.promise(() => import("undici")).pipe(Effect.map((undici) => new undici.default.Agent())),
     (agent) => Effect.promise(() => agent.destroy())
   )
 )

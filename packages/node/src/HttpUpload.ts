@@ -28,7 +28,7 @@
 import * as Tracing from "@effect-ahp/harness/Tracing"
 import type * as TransportApi from "@effect-ahp/harness/Transport"
 import * as Uploads from "@effect-ahp/harness/Uploads"
-import { Json, Upload } from "@effect-ahp/protocol"
+import { Decoder, Json, Upload } from "@effect-ahp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -108,7 +108,7 @@ const statusFailure = (status: number) => {
   )
 }
 
-const decodeReceipt = Schema.decodeUnknownEither(Upload.Receipt, { onExcessProperty: "error" })
+const decodeReceipt = Decoder.lazy(() => Schema.decodeUnknownEither(Upload.Receipt, { onExcessProperty: "error" }))
 
 const isJsonMediaType = (incoming: http.Incoming): boolean => {
   const value = incoming.headers["content-type"]

@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import { Common } from "@effect-ahp/protocol"
+import { Common, Decoder } from "@effect-ahp/protocol"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
@@ -128,8 +128,8 @@ const StoredEntry = Schema.Struct({
 
 const StoredFile = Schema.parseJson(Schema.Struct({ version: Schema.Literal(1), tokens: Schema.Array(StoredEntry) }))
 
-const decodeFile = Schema.decodeUnknownEither(StoredFile)
-const encodeFile = Schema.encodeSync(StoredFile)
+const decodeFile = Decoder.lazy(() => Schema.decodeUnknownEither(StoredFile))
+const encodeFile = Decoder.lazy(() => Schema.encodeSync(StoredFile))
 
 const fromStored = (stored: typeof StoredEntry.Type): Entry => ({
   issuer: stored.issuer,

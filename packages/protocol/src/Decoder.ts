@@ -1,7 +1,8 @@
 /**
  * Decoders that report `Issue`s: `make` (all problems, JSON Pointer paths, never a throw),
  * `acceptOrDecode` (a valid input returned as it is) and `validator` (issues only, without
- * building the decoded value).
+ * building the decoded value); `lazy` compiles any of them, or a guard or encoder, on its
+ * first call.
  *
  * @since 0.1.0
  */
@@ -39,6 +40,24 @@ const guarded =
       return undefined
     }
   }
+
+/**
+ * A one-argument function built on its first call and reused after: a decoder, guard or
+ * encoder compiled from a schema at module level (`lazy(() => Schema.is(Messages))`), so
+ * that importing the module compiles nothing. Compiling a large schema's parser takes
+ * milliseconds; a module that compiles several when it loads delays every process that
+ * imports it, whether or not it ever decodes. A refinement stays a refinement.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const lazy: {
+  <I, A extends I>(build: () => (input: I) => input is A): (input: I) => input is A
+  <I, A>(build: () => (input: I) => A): (input: I) => A
+} = <I, A>(build: () => (input: I) => A): any => {
+  let built: ((input: I) => A) | undefined
+  return (input: I): A => (built ??= build())(input)
+}
 
 /**
  * Builds a decoder that reports issues instead of a `ParseError`: every problem (never

@@ -155,7 +155,7 @@ const answerValueMessage = "must be a string, number, boolean or array of string
 const AnswerValue = Schema.Union(Strings, Schema.String, Schema.Number, Schema.Boolean).annotations({
   message: () => answerValueMessage
 })
-const isAnswerValue = Schema.is(AnswerValue)
+const isAnswerValue = Decoder.lazy(() => Schema.is(AnswerValue))
 
 /**
  * The pinned MCP `ElicitResult`: `action`, optional answer `content`, `_meta`.
@@ -183,8 +183,8 @@ const parseWith =
       Either.flatMap(decode)
     )
 
-const decodeUrlRequest = Decoder.make(ElicitRequestURLParams)
-const decodeFormRequest = Decoder.make(ElicitRequestFormParams)
+const decodeUrlRequest = Decoder.lazy(() => Decoder.make(ElicitRequestURLParams))
+const decodeFormRequest = Decoder.lazy(() => Decoder.make(ElicitRequestFormParams))
 
 /**
  * Parses the text of a `user.elicitation.request` body part and validates it as pinned MCP

@@ -11,6 +11,7 @@
 import * as Schema from "effect/Schema"
 import { closed, Extensions, NonEmpty, optional, ReverseDns } from "./Common.js"
 import * as Content from "./Content.js"
+import * as Decoder from "./Decoder.js"
 import * as Json from "./Json.js"
 
 /**
@@ -101,8 +102,8 @@ const messageListTargets: ReadonlyArray<ModifyTarget> = ["prompt", "request", "r
 const textPartTargets: ReadonlyArray<ModifyTarget> = ["instructions", "summary"]
 const objectTargets: ReadonlyArray<ModifyTarget> = ["input", "workspace"]
 
-const isMessages = Schema.is(Content.Messages)
-const isTextParts = Schema.is(Content.TextParts)
+const isMessages = Decoder.lazy(() => Schema.is(Content.Messages))
+const isTextParts = Decoder.lazy(() => Schema.is(Content.TextParts))
 
 /**
  * The generic value check of the official schema (no boundary context): message lists for

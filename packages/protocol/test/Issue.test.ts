@@ -1,9 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Either, Schema } from "effect"
+import * as Content from "../src/Content.js"
 import * as Decoder from "../src/Decoder.js"
 import * as Event from "../src/Event.js"
 import * as Json from "../src/Json.js"
 import * as Registration from "../src/Registration.js"
+import * as Wire from "../src/Wire.js"
 
 const decodeEvent = Decoder.make(Event.Event)
 const parse = (text: string) => Either.getOrThrow(Json.parse(text))
@@ -73,5 +75,44 @@ describe("hostile values", () => {
     const decoded = Decoder.acceptOrDecode(Event.Event)(hostile)
     assert.isTrue(Either.isLeft(decoded))
     assert.isTrue(Either.isRight(Decoder.acceptOrDecode(Event.Event)(event)))
+  })
+})
+
+describe("Decoder.lazy", () => {
+  it("compiles on the first call, once, and answers as the function it builds", () => {
+    let builds = 0
+    const isMessages = Decoder.lazy(() => {
+      builds++
+      return Schema.is(Content.Messages)
+    })
+    assert.strictEqual(builds, 0, "nothing is compiled before the first call")
+    const message = {
+      id: "m",
+      role: "user",
+      parts: [{ id: "p", kind: "text", mediaType: "text/plain", selection: "body", text: "hi" }]
+    }
+    assert.isTrue(isMessages([message]))
+    assert.isFalse(isMessages([{ ...message, role: "robot" }]))
+    assert.isFalse(isMessages("not a list"))
+    assert.strictEqual(builds, 1)
+    const decode = Decoder.lazy(() => Decoder.make(Content.Messages))
+    assert.deepStrictEqual(decode([message]), Decoder.make(Content.Messages)([message]))
+    assert.deepStrictEqual(
+      Either.getLeft(decode([{ ...message, role: "robot" }])),
+      Either.getLeft(Decoder.make(Content.Messages)([{ ...message, role: "robot" }]))
+    )
+  })
+
+  it("Wire.validate, whose decoders are built on first use, gives each kind the verdict of its decoder", () => {
+    const valid = { jsonrpc: "2.0", id: 1, method: "hooks/capabilities", params: { protocolVersion: "draft" } }
+    for (const value of [valid, { ...valid, jsonrpc: "1.0" }, { ...valid, id: [] }]) {
+      const verdict = Wire.validate(value, "capabilities-request")
+      const decoded = Decoder.make(Wire.schemaOf("capabilities-request"))(value)
+      assert.deepStrictEqual(verdict, {
+        kind: "capabilities-request",
+        issues: Either.isLeft(decoded) ? decoded.left : []
+      })
+    }
+    assert.isAbove(Wire.validate({ ...valid, jsonrpc: "1.0" }, "capabilities-request").issues.length, 0)
   })
 })

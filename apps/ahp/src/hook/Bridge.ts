@@ -24,7 +24,7 @@
 import { Audit, Transport } from "@effect-ahp/harness"
 import { HostEvents, Hosts } from "@effect-ahp/hosts"
 import { NodeTransports, StdioTransport } from "@effect-ahp/node"
-import { Json } from "@effect-ahp/protocol"
+import { Decoder, Json } from "@effect-ahp/protocol"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
@@ -189,7 +189,7 @@ const Forwarded = Schema.Struct({
   source: Schema.optional(Schema.String)
 })
 
-const decodeForwarded = Schema.decodeUnknownEither(Schema.parseJson(Forwarded))
+const decodeForwarded = Decoder.lazy(() => Schema.decodeUnknownEither(Schema.parseJson(Forwarded)))
 
 const readText = (request: HttpServerRequest.HttpServerRequest) =>
   request.stream.pipe(
