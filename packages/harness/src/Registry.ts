@@ -148,6 +148,7 @@ export interface Registry {
 export const isSafeEndpoint: (url: string) => boolean = Registration.isSafeEndpoint
 
 const decodeRegistration = Decoder.lazy(() => Decoder.make(Registration.Registration))
+const isRuleCode = Decoder.lazy(() => Schema.is(Registration.RuleCode))
 
 /**
  * What depends on this harness: each selector the schema accepts must select an event the
@@ -308,7 +309,7 @@ export const compile = (
   const issues: Array<ConfigurationIssue> = [
     ...(Either.isLeft(decoded)
       ? decoded.left.map((issue) => ({
-        code: Schema.is(Registration.RuleCode)(issue.code) ? issue.code : "invalid-value" as const,
+        code: isRuleCode(issue.code) ? issue.code : "invalid-value" as const,
         path: issue.path,
         message: issue.message
       }))

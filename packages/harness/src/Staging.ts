@@ -136,15 +136,15 @@ const expired: Rejection = {
 
 const effectOptions = { onExcessProperty: "error" } as const
 const memberDecoders: Record<string, (u: unknown) => Either.Either<HookEffect.HookEffect, ParseResult.ParseError>> = {
-  deny: Decoder.acceptOrDecode(HookEffect.Deny, effectOptions),
-  allow: Decoder.acceptOrDecode(HookEffect.Allow, effectOptions),
-  ask: Decoder.acceptOrDecode(HookEffect.Ask, effectOptions),
-  modify: Decoder.acceptOrDecode(HookEffect.Modify, effectOptions),
-  message: Decoder.acceptOrDecode(HookEffect.Message, effectOptions),
-  return: Decoder.acceptOrDecode(HookEffect.Return, effectOptions),
-  inject: Decoder.acceptOrDecode(HookEffect.Inject, effectOptions),
-  stop: Decoder.acceptOrDecode(HookEffect.FlowStop, effectOptions),
-  continue: Decoder.acceptOrDecode(HookEffect.FlowContinue, effectOptions)
+  deny: Decoder.lazy(() => Decoder.acceptOrDecode(HookEffect.Deny, effectOptions)),
+  allow: Decoder.lazy(() => Decoder.acceptOrDecode(HookEffect.Allow, effectOptions)),
+  ask: Decoder.lazy(() => Decoder.acceptOrDecode(HookEffect.Ask, effectOptions)),
+  modify: Decoder.lazy(() => Decoder.acceptOrDecode(HookEffect.Modify, effectOptions)),
+  message: Decoder.lazy(() => Decoder.acceptOrDecode(HookEffect.Message, effectOptions)),
+  return: Decoder.lazy(() => Decoder.acceptOrDecode(HookEffect.Return, effectOptions)),
+  inject: Decoder.lazy(() => Decoder.acceptOrDecode(HookEffect.Inject, effectOptions)),
+  stop: Decoder.lazy(() => Decoder.acceptOrDecode(HookEffect.FlowStop, effectOptions)),
+  continue: Decoder.lazy(() => Decoder.acceptOrDecode(HookEffect.FlowContinue, effectOptions))
 }
 const isExtensions = Decoder.lazy(() => Schema.is(Common.Extensions))
 const valueDecoders = new Map<Schema.Schema<any, any>, (u: unknown) => Either.Either<unknown, unknown>>()

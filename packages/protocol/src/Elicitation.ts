@@ -206,7 +206,7 @@ export const parseRequest = parseWith<ElicitRequestParams>((input) =>
  * @since 0.1.0
  * @category parsing
  */
-export const parseResult = parseWith(Decoder.make(ElicitResult))
+export const parseResult = parseWith(Decoder.lazy(() => Decoder.make(ElicitResult)))
 
 /**
  * The mode of parsed request params after applying the form default; the AHP envelope's

@@ -107,8 +107,11 @@ type Payloads = { readonly [K in keyof typeof payloads]: typeof payloads[K]["Typ
 type Common = Schema.Struct.Type<typeof common>
 type ToolCall = Schema.Struct.Type<typeof toolCall>
 
+/** Each payload's decoder, compiled on its first call (a hook process maps one payload). */
 const decoders = Object.fromEntries(
-  Object.entries(payloads).map(([name, schema]) => [name, Decoder.make(schema as Schema.Schema<any, any>)])
+  Object.entries(payloads).map((
+    [name, schema]
+  ) => [name, Decoder.lazy(() => Decoder.make(schema as Schema.Schema<any, any>))])
 ) as { readonly [K in keyof Payloads]: (u: unknown) => Either.Either<Payloads[K], Array<Issue.Issue>> }
 
 const kinds: Readonly<Record<string, string>> = {
