@@ -27,7 +27,7 @@ import type { FileHandle } from "node:fs/promises"
 import type { Readable, Writable } from "node:stream"
 import * as limits from "./internal/limits.js"
 import { didYouMean } from "./internal/suggest.js"
-import { firstInvalidOffset } from "./internal/utf8.js"
+import { decodeStrict } from "./internal/utf8.js"
 
 /**
  * The exit code the program ends with (set by the commands, read by `Main.ts`).
@@ -217,16 +217,12 @@ const readBytes = (handle: FileHandle, size: number, file: string, what: string)
   })
 
 const decodeUtf8 = (bytes: Buffer, file: string, what: string): Either.Either<string, InputError> => {
-  const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0
-  if (isUtf8(bytes)) return Either.right(bytes.toString("utf8", start))
-  const offset = firstInvalidOffset(bytes) ?? 0
-  const byte = bytes[offset]!.toString(16).padStart(2, "0")
-  return Either.left(
-    inputError(
-      file,
-      `the ${what} file ${file} is not valid UTF-8: byte 0x${byte} at offset ${offset} starts no valid sequence`
+  const decoded = decodeStrict(bytes)
+  return "text" in decoded
+    ? Either.right(decoded.text)
+    : Either.left(
+      inputError(file, `the ${what} file ${file} is not valid UTF-8: ${decoded.invalid} starts no valid sequence`)
     )
-  )
 }
 
 /**

@@ -77,12 +77,13 @@ const schemas: Record<Kind, Schema.Schema<any, any>> = {
 }
 
 /**
- * Each kind's decoder, compiled on first use: compiling all ten when the module loads cost
- * every process that imports the package about 30 ms.
+ * Each kind's decoder, compiled on its first call: compiling all ten when the module loads
+ * cost every process that imports the package about 30 ms.
  */
-const decoders: Partial<Record<Kind, (u: unknown) => Either.Either<unknown, Array<Issue.Issue>>>> = {}
-
-const decoderOf = (kind: Kind) => decoders[kind] ??= Decoder.make(schemas[kind])
+const decoders = Object.fromEntries(kinds.map((k) => [k, Decoder.lazy(() => Decoder.make(schemas[k]))])) as Record<
+  Kind,
+  (u: unknown) => Either.Either<unknown, Array<Issue.Issue>>
+>
 
 /**
  * The schema of a kind.
@@ -156,7 +157,7 @@ export const validate = (value: unknown, kind?: Kind): Verdict => {
   if (!Json.isObject(value)) {
     return { kind: k, issues: [{ path: "", message: `expected a JSON object, got ${Issue.describe(value)}` }] }
   }
-  const result = decoderOf(k)(value)
+  const result = decoders[k](value)
   return { kind: k, issues: Either.isLeft(result) ? result.left : [] }
 }
 

@@ -21,7 +21,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { errorCode } from "../internal/errno.js"
 import { maxInputBytes } from "../internal/limits.js"
-import { firstInvalidOffset } from "../internal/utf8.js"
+import { decodeStrict } from "../internal/utf8.js"
 
 /**
  * The environment variable naming the registration file.
@@ -67,8 +67,6 @@ const describe = (error: unknown): string => {
 
 const tooLarge = { problem: `larger than the ${maxInputBytes / 1024 / 1024} MiB input limit` }
 
-const utf8 = new TextDecoder("utf-8", { fatal: true })
-
 /** The file's text when it is a regular file of at most `maxInputBytes` in UTF-8, else why not (the first ill-formed byte named). */
 const readBounded = (fd: number): string | { readonly problem: string } => {
   const stats = fs.fstatSync(fd)
@@ -85,13 +83,8 @@ const readBounded = (fd: number): string | { readonly problem: string } => {
     total += read
   }
   if (total > maxInputBytes) return tooLarge
-  const bytes = Buffer.concat(chunks, total)
-  try {
-    return utf8.decode(bytes)
-  } catch {
-    const offset = firstInvalidOffset(bytes) ?? 0
-    return { problem: `not valid UTF-8 (byte 0x${bytes[offset]!.toString(16).padStart(2, "0")} at offset ${offset})` }
-  }
+  const decoded = decodeStrict(Buffer.concat(chunks, total))
+  return "text" in decoded ? decoded.text : { problem: `not valid UTF-8 (${decoded.invalid})` }
 }
 
 /**

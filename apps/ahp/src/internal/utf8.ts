@@ -1,10 +1,12 @@
 /**
  * Strict UTF-8: where the first byte sequence that is not well-formed UTF-8 (RFC 3629)
  * starts — an invalid lead byte, a missing or stray continuation byte, an overlong form, a
- * surrogate, a code point above U+10FFFF, or a sequence cut off by the end of the input.
+ * surrogate, a code point above U+10FFFF, or a sequence cut off by the end of the input —
+ * and the text of a file's bytes, for `Io`'s inputs and the command hook's registration.
  *
  * @internal
  */
+import { isUtf8 } from "node:buffer"
 
 const continuation = (byte: number | undefined): boolean => byte !== undefined && byte >= 0x80 && byte <= 0xbf
 
@@ -41,4 +43,19 @@ export const firstInvalidOffset = (bytes: Uint8Array): number | undefined => {
     i += length
   }
   return undefined
+}
+
+/**
+ * The text of `bytes` (a leading byte-order mark skipped) when they are well-formed UTF-8,
+ * else the first ill-formed byte and its offset ("byte 0xff at offset 6").
+ *
+ * @internal
+ */
+export const decodeStrict = (bytes: Buffer): { readonly text: string } | { readonly invalid: string } => {
+  if (isUtf8(bytes)) {
+    const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0
+    return { text: bytes.toString("utf8", start) }
+  }
+  const offset = firstInvalidOffset(bytes) ?? 0
+  return { invalid: `byte 0x${bytes[offset]!.toString(16).padStart(2, "0")} at offset ${offset}` }
 }

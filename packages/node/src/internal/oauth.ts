@@ -175,10 +175,12 @@ export const isLocalAddress = (address: string): boolean => {
   return localAddresses.check(address, "ipv6")
 }
 
+/** A URL's host name without the brackets of an IPv6 literal. */
+const unbracketed = (hostname: string): string => hostname.startsWith("[") ? hostname.slice(1, -1) : hostname
+
 /** Whether a URL host is loopback or private (by name or literal address). */
 const isLocal = (hostname: string): boolean =>
-  hostname === "localhost" || hostname.endsWith(".localhost") ||
-  isLocalAddress(hostname.startsWith("[") ? hostname.slice(1, -1) : hostname)
+  hostname === "localhost" || hostname.endsWith(".localhost") || isLocalAddress(unbracketed(hostname))
 
 /** Looks a host name up: every address it resolves to. @internal */
 export type Resolver = (hostname: string) => Promise<ReadonlyArray<string>>
@@ -203,7 +205,7 @@ export const checkResolved = (
   anchor: URL,
   what: string
 ): Effect.Effect<void, TransportApi.TransportError> => {
-  const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname
+  const hostname = unbracketed(url.hostname)
   if (
     resolve === false || url.hostname === anchor.hostname || isLocal(anchor.hostname) || net.isIP(hostname) !== 0
   ) return Effect.void
