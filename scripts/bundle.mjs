@@ -3,7 +3,7 @@
 // command loads only the code it runs. Used by the workspace's `ahp` (apps/ahp/bin/ahp.mjs),
 // the package build (scripts/build.mjs) and the tests (apps/ahp/test/globalSetup.ts).
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs"
-import { dirname, join } from "node:path"
+import { dirname, join, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..")
@@ -15,34 +15,61 @@ export const sources = [
   ...["protocol", "harness", "hosts", "node", "backend"].map((p) => join(root, "packages", p, "src"))
 ]
 
+/** What both builds share: one build identity, the same target and minification. */
+const common = () => ({
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  legalComments: "none",
+  // smaller code compiles faster at every start; names stay readable in stack traces
+  minifyWhitespace: true,
+  minifySyntax: true,
+  logLevel: "warning",
+  metafile: true,
+  // this build's identity: the hook trusts only the summaries of compiled registrations
+  // that the same build cached (apps/ahp/src/hook/Cache.ts)
+  define: { __AHP_BUILD__: JSON.stringify(`${Date.now().toString(36)}-${process.pid}`) }
+})
+
+/** The files a build wrote, relative to `dir`. */
+const written = (result, dir) => Object.keys(result.metafile.outputs).map((file) => relative(dir, resolve(root, file)))
+
 /**
- * Writes `<outdir>/ahp.mjs` and `<outdir>/chunks/`. The new files are built beside the old
- * ones and moved in place, the entry last, so a process starting meanwhile runs either the
- * old or the new bundle, never a mix.
+ * Writes `<outdir>/ahp.mjs` and `<outdir>/chunks/`: the launcher (src/bin.ts), the command
+ * line (src/Main.ts) as one CommonJS file named after its content's digest, which the
+ * launcher compiles through V8's code cache (src/internal/codeCache.ts), and the command
+ * hook's ES modules, split so that a hook call loads only the code it runs. The new files
+ * are built beside the old ones and moved in place, the entry last, so a process starting
+ * meanwhile runs either the old or the new bundle, never a mix.
  */
 export const bundle = async (outdir) => {
   const staging = join(outdir, `.ahp-${process.pid}-${Date.now()}`)
   // loaded here, not at the top: the workspace's `ahp` imports this file on every start and
   // needs esbuild only when it rebuilds
   const { build } = await import("esbuild")
+  const shared = common()
+  const main = await build({
+    ...shared,
+    entryPoints: { Main: join(root, "apps", "ahp", "src", "Main.ts") },
+    outdir: staging,
+    format: "cjs",
+    entryNames: "chunks/[name]-[hash]",
+    outExtension: { ".js": ".cjs" },
+    // the command line's `import.meta.url` (Conformance finds the shared fixtures from it):
+    // the CommonJS file's own URL
+    banner: { js: "var __ahpImportMetaUrl=require(\"node:url\").pathToFileURL(__filename).href;" },
+    define: { ...shared.define, "import.meta.url": "__ahpImportMetaUrl" }
+  })
+  const [mainFile] = written(main, staging)
   await build({
+    ...shared,
     entryPoints: { ahp: join(root, "apps", "ahp", "src", "bin.ts") },
     outdir: staging,
-    bundle: true,
     splitting: true,
     format: "esm",
-    platform: "node",
-    target: "node20",
     outExtension: { ".js": ".mjs" },
     chunkNames: "chunks/[name]-[hash]",
-    legalComments: "none",
-    // smaller code compiles faster at every start; names stay readable in stack traces
-    minifyWhitespace: true,
-    minifySyntax: true,
-    logLevel: "warning",
-    // this build's identity: the hook trusts only the summaries of compiled registrations
-    // that the same build cached (apps/ahp/src/hook/Cache.ts)
-    define: { __AHP_BUILD__: JSON.stringify(`${Date.now().toString(36)}-${process.pid}`) },
+    define: { ...shared.define, __AHP_MAIN__: JSON.stringify(`./${mainFile.split("\\").join("/")}`) },
     banner: { js: "import{createRequire as __ahpRequire}from'module';const require=__ahpRequire(import.meta.url);" }
   })
   mkdirSync(join(outdir, "chunks"), { recursive: true })
@@ -53,9 +80,11 @@ export const bundle = async (outdir) => {
   return { entry: join(outdir, "ahp.mjs"), chunks: fresh }
 }
 
-/** Removes the chunks of earlier builds that `keep` does not list. */
+/** Removes the chunks of earlier builds that `keep` does not list, and their code caches. */
 export const pruneChunks = (outdir, keep) => {
   const dir = join(outdir, "chunks")
   if (!existsSync(dir)) return
-  for (const chunk of readdirSync(dir)) if (!keep.includes(chunk)) rmSync(join(dir, chunk), { force: true })
+  for (const file of readdirSync(dir)) {
+    if (!keep.some((chunk) => file === chunk || file.startsWith(`${chunk}.`))) rmSync(join(dir, file), { force: true })
+  }
 }

@@ -3,13 +3,18 @@
  * The `ahp` executable: a launcher that loads only what the command line asks for.
  * `ahp --version` answers at once; `ahp hook …`, run by Claude Code or Codex on every tool
  * call, loads only the command hook's entry (`hook/Command.ts`: no command-line library, no
- * Effect until it knows it needs them); everything else loads the command line (`Main.ts`),
- * which in turn loads one command's implementation.
+ * Effect until it knows it needs them); everything else runs the command line (`Main.ts`),
+ * bundled as one CommonJS file that is compiled from V8's code cache when an earlier run
+ * left one (`internal/codeCache.ts`).
  *
  * @since 0.1.0
  */
 import { fileURLToPath } from "node:url"
 import packageJson from "../package.json" with { type: "json" }
+import * as CodeCache from "./internal/codeCache.js"
+
+/** The command line's bundle, relative to this file; set by the bundler (scripts/bundle.mjs). */
+declare const __AHP_MAIN__: string
 
 const argv = process.argv.slice(2)
 
@@ -19,6 +24,8 @@ if (argv.length === 1 && argv[0] === "--version") {
   const Hook = await import("./hook/Command.js")
   process.exit(await Hook.main(argv.slice(1), [process.execPath, fileURLToPath(import.meta.url), "hook"]))
 } else {
-  const { main } = await import("./Main.js")
+  const loaded = CodeCache.load(fileURLToPath(new URL(__AHP_MAIN__, import.meta.url)))
+  process.once("exit", loaded.save)
+  const { main } = loaded.exports as typeof import("./Main.js")
   main(argv)
 }

@@ -1,0 +1,136 @@
+/**
+ * Loading the command line's bundle through V8's code cache. Node 20 has no compile cache
+ * of its own (`module.enableCompileCache` came with Node 22), so every `ahp` start parsed and
+ * compiled the command line's code again: about a quarter of the CPU time of a short
+ * command such as `ahp validate` or a backend's `ahp serve`. Here the bundle, one CommonJS
+ * file, is compiled with `vm.Script` from the cache V8 wrote after an earlier run.
+ *
+ * The cache lives beside the bundle, under a name that carries the Node version, the
+ * architecture and Node's flags (V8 refuses a cache made under other flags; one name per
+ * setting keeps two settings from overwriting each other's cache on every run). The bundle's
+ * own name carries a digest of its content, so a rebuilt bundle never meets an older cache.
+ * A cache is trusted no more than the bundle itself: it is read only when neither it nor its
+ * folder can be written by other users, and it belongs to the current user or root. It is
+ * written, atomically, only into such a folder; where the folder is not writable (a
+ * package installed by another user), the bundle runs without a cache. A cache V8 rejects
+ * (damaged, or made by another V8) is replaced. Plain Node, no Effect: the launcher loads it
+ * before anything else.
+ *
+ * @internal
+ */
+import * as fs from "node:fs"
+import { createRequire } from "node:module"
+import * as path from "node:path"
+import * as vm from "node:vm"
+
+/**
+ * How a load used the cache: `used` (V8 accepted it), `absent` (none yet), `rejected` (V8
+ * refused it), `untrusted` (ignored: others can write it or its folder).
+ *
+ * @internal
+ */
+export type CacheStatus = "used" | "absent" | "rejected" | "untrusted"
+
+/**
+ * A loaded bundle: its `module.exports`, how the cache served it, and `save`, which writes
+ * the cache from what V8 has compiled so far (the launcher calls it when the process exits,
+ * so the cache holds the functions the run needed). `save` does nothing after a load that
+ * used the cache, or where the folder is not private to its owner, and never throws.
+ *
+ * @internal
+ */
+export interface Loaded {
+  readonly exports: unknown
+  readonly status: CacheStatus
+  readonly save: () => void
+}
+
+const currentUid = (): number | undefined => (typeof process.getuid === "function" ? process.getuid() : undefined)
+
+/** Whether a file or folder can be trusted as much as the bundle: the current user's or root's, and only theirs to write. */
+const isTrusted = (stat: fs.Stats): boolean => {
+  const uid = currentUid()
+  return uid === undefined || ((stat.uid === uid || stat.uid === 0) && (stat.mode & 0o022) === 0)
+}
+
+const trustedPath = (file: string): boolean => {
+  try {
+    return isTrusted(fs.statSync(file))
+  } catch {
+    return false
+  }
+}
+
+/** A short digest of a text (FNV-1a, 32 bits, in hex): only to tell Node's settings apart in a file name. */
+const digest = (text: string): string => {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193)
+  return (hash >>> 0).toString(16).padStart(8, "0")
+}
+
+/**
+ * The cache file of a bundle under this Node: `<bundle>.<version>-<arch>-<digest of flags>.cache`.
+ *
+ * @internal
+ */
+export const cacheFile = (bundle: string): string =>
+  `${bundle}.${process.version}-${process.arch}-${
+    digest(`${process.execArgv.join(" ")}\u0000${process.env.NODE_OPTIONS ?? ""}`)
+  }.cache`
+
+const readCache = (file: string): { readonly data?: Buffer; readonly status: CacheStatus } => {
+  let data: Buffer
+  try {
+    data = fs.readFileSync(file)
+  } catch {
+    return { status: "absent" }
+  }
+  return trustedPath(file) && trustedPath(path.dirname(file)) ? { data, status: "used" } : { status: "untrusted" }
+}
+
+const writeCache = (file: string, data: Buffer): void => {
+  if (!trustedPath(path.dirname(file))) return
+  const temporary = `${file}.${process.pid}.tmp`
+  try {
+    fs.writeFileSync(temporary, data, { mode: 0o644 })
+    fs.renameSync(temporary, file)
+  } catch {
+    fs.rmSync(temporary, { force: true })
+  }
+}
+
+/**
+ * Runs a CommonJS bundle, compiled from its code cache when there is a trustworthy one that
+ * V8 accepts.
+ *
+ * @internal
+ */
+export const load = (bundle: string): Loaded => {
+  const source = fs.readFileSync(bundle, "utf8")
+  const cache = cacheFile(bundle)
+  const found = readCache(cache)
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: bundle,
+    // the one `import()` left in the bundle (a Node built-in) goes to Node's own loader
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+    ...(found.data === undefined ? {} : { cachedData: found.data })
+  })
+  const status: CacheStatus = found.data !== undefined && script.cachedDataRejected === true ? "rejected" : found.status
+  const module = { exports: {} as unknown }
+  const run = script.runInThisContext() as (...args: ReadonlyArray<unknown>) => void
+  run.call(module.exports, module.exports, createRequire(bundle), module, bundle, path.dirname(bundle))
+  let saved = status === "used"
+  return {
+    exports: module.exports,
+    status,
+    save: () => {
+      if (saved) return
+      saved = true
+      try {
+        writeCache(cache, script.createCachedData())
+      } catch {
+        // no cache this time: the next run compiles again
+      }
+    }
+  }
+}
