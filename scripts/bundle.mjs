@@ -1,6 +1,6 @@
 // Bundles the `ahp` command line with esbuild: `ahp.mjs` (the launcher, the package's bin)
-// and the chunks it loads on demand (the command line, each command), split so that a
-// command loads only the code it runs. Used by the workspace's `ahp` (apps/ahp/bin/ahp.mjs),
+// and the chunks it loads on demand (the command line as one CommonJS file, the command
+// hook's entry as ES modules). Used by the workspace's `ahp` (apps/ahp/bin/ahp.mjs),
 // the package build (scripts/build.mjs) and the tests (apps/ahp/test/globalSetup.ts).
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"
@@ -35,12 +35,13 @@ const common = () => ({
 const written = (result, dir) => Object.keys(result.metafile.outputs).map((file) => relative(dir, resolve(root, file)))
 
 /**
- * Writes `<outdir>/ahp.mjs` and `<outdir>/chunks/`: the launcher (src/bin.ts), the command
- * line (src/Main.ts) as one CommonJS file named after its content's digest, which the
- * launcher compiles through V8's code cache (src/internal/codeCache.ts), and the command
- * hook's ES modules, split so that a hook call loads only the code it runs. The new files
- * are built beside the old ones and moved in place, the entry last, so a process starting
- * meanwhile runs either the old or the new bundle, never a mix.
+ * Writes `<outdir>/ahp.mjs` and `<outdir>/chunks/`: the launcher (src/bin.ts); the command
+ * line and the command hook's cold path (src/internal/entry.ts) as one CommonJS file named
+ * after its content's digest, which the launcher compiles through V8's code cache
+ * (src/internal/codeCache.ts); and the command hook's entry as ES modules, split so that a
+ * hook call loads only the code it runs. The new files are built beside the old ones and
+ * moved in place, the entry last, so a process starting meanwhile runs either the old or the
+ * new bundle, never a mix.
  */
 export const bundle = async (outdir) => {
   const staging = join(outdir, `.ahp-${process.pid}-${Date.now()}`)
@@ -50,7 +51,7 @@ export const bundle = async (outdir) => {
   const shared = common()
   const main = await build({
     ...shared,
-    entryPoints: { Main: join(root, "apps", "ahp", "src", "Main.ts") },
+    entryPoints: { Main: join(root, "apps", "ahp", "src", "internal", "entry.ts") },
     outdir: staging,
     format: "cjs",
     entryNames: "chunks/[name]-[hash]",

@@ -74,8 +74,8 @@ export interface Context {
   /** The epoch's directory (logs, counters). */
   readonly dir: string
   readonly name: string
-  /** No dispatch starts after this time (a `Date.now()` value). */
-  readonly deadline: number
+  /** Whether another dispatch may start (the run's time is not up). */
+  readonly going: () => boolean
   /** Tracks every fiber the dispatches start. */
   readonly supervisor: Supervisor.Supervisor<unknown>
   readonly tally: Tally
@@ -280,7 +280,7 @@ const dispatchAll = async (
   const cursors = new Map<string, number>()
   const huge = new Set(plan.hugeKeys(backends))
   const length = backends[0]!.sequence.length
-  for (let i = 0; i < length && Date.now() < ctx.deadline; i++) {
+  for (let i = 0; i < length && ctx.going(); i++) {
     const attachment = ctx.rng.chance(0.3) ? randomBytes(ctx.rng.int(1, 64 * 1024)) : undefined
     const attached = attachment !== undefined
     if (attached) {

@@ -28,6 +28,12 @@ import * as plan from "./plan.js"
 /** How long and how wide to soak. */
 export interface Options {
   readonly durationMs: number
+  /**
+   * The run goes on past `durationMs` until this many dispatches ran (at most five times
+   * `durationMs`): a seed whose plan holds many hangs (each a 2 s timeout) still runs enough
+   * dispatches in a short soak. Default 0.
+   */
+  readonly minDispatches?: number | undefined
   /** The seed of every random choice (printed, so a run can be replayed). */
   readonly seed?: number | undefined
   /** Epochs running side by side (default 2). */
@@ -98,6 +104,8 @@ export const run = async (options: Options): Promise<Report> => {
   const lanes = options.lanes ?? 2
   const started = Date.now()
   const deadline = started + options.durationMs
+  const hardStop = started + 5 * options.durationMs
+  const minDispatches = options.minDispatches ?? 0
   const root = mkdtempSync(join(tmpdir(), "ahp-soak-"))
   const supervisor = Supervisor.unsafeTrack()
   const fibersBaseline = Effect.runSync(supervisor.value).length
@@ -105,13 +113,17 @@ export const run = async (options: Options): Promise<Report> => {
   const heap: Array<number> = []
   let lastProgress = started
   let processesListed: Array<number> = []
+  const going = () => {
+    const now = Date.now()
+    return now < deadline || (tally.dispatches < minDispatches && now < hardStop)
+  }
   try {
     await Promise.all(Array.from({ length: lanes }, async (_, lane) => {
       const rng = plan.random(seed + lane)
-      for (let n = 0; Date.now() < deadline; n++) {
+      for (let n = 0; going(); n++) {
         const dir = join(root, `${lane}-${n}`)
         mkdirSync(dir)
-        await Epoch.run({ rng, dir, name: `l${lane}e${n}`, deadline, supervisor, tally })
+        await Epoch.run({ rng, dir, name: `l${lane}e${n}`, going, supervisor, tally })
         collectGarbage()
         heap.push(process.memoryUsage().heapUsed / MiB)
         if (Date.now() - lastProgress > 10_000) {

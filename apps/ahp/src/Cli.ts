@@ -374,7 +374,9 @@ const hook = CommandLine.external({
   run: (argv): Run =>
     load(() => import("./hook/Command.js"), (m) =>
       Effect.flatMap(
-        Effect.promise(() => m.main(argv, [process.execPath, process.argv[1] ?? "ahp", "hook"])),
+        Effect.promise(() =>
+          m.main(argv, [process.execPath, process.argv[1] ?? "ahp", "hook"], () => import("./hook/Cold.js"))
+        ),
         Io.exitWith
       ))
 })

@@ -43,6 +43,10 @@ describe("the hook's entry in the bundle", () => {
     }
     const all = fs.readdirSync(path.join(path.dirname(bundle), "chunks"))
     assert.isAbove(all.length, 3, "the rest is split into chunks loaded on demand")
+    // the cold path runs from the command line's CommonJS file (code cache), not a copy of its own
+    assert.isEmpty(all.filter((file) => /^Cold-\w+\.mjs$/.test(file)))
+    assert.lengthOf(all.filter((file) => /^Main-\w+\.cjs$/.test(file)), 1)
+    assert.match(fs.readFileSync(bundle, "utf8"), /"\.\/chunks\/Main-\w+\.cjs"/)
   })
 })
 

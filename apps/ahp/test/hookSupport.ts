@@ -120,7 +120,7 @@ export const callHook = (
     const env = hookEnv(options.dir, options.env)
     const stdin = new PassThrough()
     stdin.end(payload)
-    void Command.main(args, [process.execPath, ...hookCommand], {
+    void Command.main(args, [process.execPath, ...hookCommand], () => import("../src/hook/Cold.js"), {
       stdin: () => stdin,
       stdout: collect((text) => (stdout += text)),
       stderr: collect((text) => (stderr += text)),

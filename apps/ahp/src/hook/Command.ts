@@ -8,7 +8,9 @@
  * 3. finds the registration (see `Locate`) and, when the cache knows it compiles and routes
  *    nothing for this event, answers "no opinion" without loading the harness;
  * 4. otherwise forwards the call to a running `ahp bridge` (see `Forward`), and when there
- *    is none, dispatches it itself (`Cold`, loaded only now).
+ *    is none, dispatches it itself (`Cold`, loaded only now, by the caller's `LoadCold`: the
+ *    installed `ahp` takes it from the command line's bundle, compiled through the code
+ *    cache).
  *
  * The answer is due before the host's timeout for the event (`--timeout`, else the host's
  * default): the call's deadline is that timeout less a margin (a fifth of it, between
@@ -126,12 +128,21 @@ const emit = (io: Process, stdout: string, stderr: string): Promise<void> =>
   })
 
 /**
+ * Loads the cold path (`Cold.ts`: the harness, the hosts' mapping, the transports), which a
+ * call needs when the cache does not settle it and no bridge answers.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type LoadCold = () => Promise<typeof Cold>
+
+/**
  * Answers one hook call; resolves once the answer is written.
  *
  * @since 0.1.0
  * @category running
  */
-export const hook = async (args: Args.Run, io: Process = nodeProcess()): Promise<void> => {
+export const hook = async (args: Args.Run, loadCold: LoadCold, io: Process = nodeProcess()): Promise<void> => {
   const started = io.startedAt
   const env = io.env
   const payload: Payload = args.payload !== undefined
@@ -184,7 +195,7 @@ export const hook = async (args: Args.Run, io: Process = nodeProcess()): Promise
       })
       if (forwarded !== undefined) return await answer(forwarded.stdout, forwarded.stderr)
     }
-    const Run = await import("./Cold.js")
+    const Run = await loadCold()
     running = Run.run({
       host: args.host,
       exitGraceMs: Math.min(2_000, Math.max(100, margin(timeoutMs) / 2)),
@@ -211,8 +222,8 @@ export const hook = async (args: Args.Run, io: Process = nodeProcess()): Promise
 
 /**
  * Runs `ahp hook` with the arguments after `hook`; `command` holds the words that run `ahp
- * hook` (for `install`, which edits the settings of this process's user and directory).
- * Resolves with the exit code.
+ * hook` (for `install`, which edits the settings of this process's user and directory),
+ * `loadCold` loads the cold path. Resolves with the exit code.
  *
  * @since 0.1.0
  * @category running
@@ -220,6 +231,7 @@ export const hook = async (args: Args.Run, io: Process = nodeProcess()): Promise
 export const main = async (
   argv: ReadonlyArray<string>,
   command: ReadonlyArray<string>,
+  loadCold: LoadCold,
   io: Process = nodeProcess()
 ): Promise<number> => {
   const args = Args.parse(argv, io.env)
@@ -236,7 +248,7 @@ export const main = async (
       return Install.main(args, command, io)
     }
     case "Run":
-      await hook(args, io)
+      await hook(args, loadCold, io)
       return 0
   }
 }
