@@ -194,7 +194,46 @@ describe("stdio output after the child's exit", () => {
   )
 })
 
+/**
+ * A backend that exits without answering while a grandchild it started still holds its
+ * stderr, and writes there 150 ms after the exit (the grandchild reports over IPC that it
+ * runs before the backend exits): what the exit report names as the backend's stderr is
+ * what was written before stderr reached its end, not what had been read at the exit.
+ */
+const lastWordsAfterExit = `
+import { spawn } from "node:child_process"
+process.stdin.once("data", () => {
+  const grandchild = spawn(process.execPath, ["-e", \`
+    process.send("running", () => {
+      process.disconnect()
+      setTimeout(() => process.stderr.write("fatal: last words after the exit"), 150)
+    })
+  \`], { stdio: ["ignore", "ignore", "inherit", "ipc"] })
+  grandchild.once("message", () => process.exit(3))
+})
+`
+
 describe("stdio exit status", () => {
+  it.scopedLive(
+    "per_event: the exit report carries what the backend's stderr brought until it ended",
+    () =>
+      Effect.gen(function*() {
+        const file = yield* tempFile("last-words.mjs")
+        fs.writeFileSync(file, lastWordsAfterExit)
+        const { close, endpoint } = yield* open(() => ({
+          type: "stdio",
+          command: process.execPath,
+          args: [file],
+          lifecycle: "per_event"
+        }), { exitGrace: "5 seconds" })
+        const error = yield* Effect.flip(endpoint.request(request(1)))
+        assert.strictEqual(error.reason, "exited")
+        assert.match(error.detail, /ended before answering \(exit code 3; stderr: "fatal: last words after the exit"\)/)
+        yield* close
+      }).pipe(Effect.provide(NodeContext.layer)),
+    timeout
+  )
+
   it.scopedLive("per_event: an answer followed by a nonzero exit is an exited failure", () =>
     Effect.gen(function*() {
       const { close, endpoint } = yield* open((log) =>

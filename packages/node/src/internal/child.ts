@@ -51,7 +51,15 @@ export interface Child {
   readonly stderr: () => string | undefined
   /** `text` followed by the stderr tail: safe for diagnostics. */
   readonly withStderr: (text: string) => string
-  /** How the child ended, waiting at most `wait`, with its stderr tail; text safe for diagnostics. */
+  /**
+   * Completes once stderr has been read to its end, or after `wait`: after the exit, what
+   * the child wrote last may still be on its way (see `streamEnded`).
+   */
+  readonly stderrRead: (wait: Duration.DurationInput) => Effect.Effect<void>
+  /**
+   * How the child ended, waiting at most `wait`, with its stderr tail (once it has exited,
+   * read to its end, waiting at most `wait` more); text safe for diagnostics.
+   */
   readonly describeEnd: (wait: Duration.DurationInput) => Effect.Effect<string>
 }
 
@@ -304,6 +312,31 @@ const statusWithin = (handle: ChildProcess.ChildProcess, wait: Duration.Duration
     })
   })
 
+/**
+ * Completes once `stream` has ended or closed, or after `wait` (a callback wait, like
+ * `vanished`). A child's stderr ends once everything it wrote before exiting has been read:
+ * the exit event can come first, so a tail rendered at the exit alone may lack the child's
+ * last words. A grandchild holding stderr open is what `wait` bounds.
+ */
+const streamEnded = (stream: Readable, wait: Duration.DurationInput) =>
+  Effect.async<void>((resume) => {
+    if (stream.readableEnded || stream.destroyed) return resume(Effect.void)
+    const onEnd = () => {
+      stop()
+      resume(Effect.void)
+    }
+    const millis = Duration.toMillis(wait)
+    const timer = Number.isFinite(millis) ? setTimeout(onEnd, millis) : undefined
+    const stop = () => {
+      if (timer !== undefined) clearTimeout(timer)
+      stream.off("end", onEnd)
+      stream.off("close", onEnd)
+    }
+    stream.once("end", onEnd)
+    stream.once("close", onEnd)
+    return Effect.sync(stop)
+  })
+
 const statusOf = (handle: ChildProcess.ChildProcess): Option.Option<Status> =>
   running(handle) ? Option.none() : Option.some({ code: handle.exitCode, signal: handle.signalCode })
 
@@ -433,7 +466,12 @@ const start = (
       statusWithin: (wait) => statusWithin(handle, wait),
       stderr: renderStderr,
       withStderr,
-      describeEnd: (wait) => Effect.map(statusWithin(handle, wait), (ended) => withStderr(describeStatus(ended)))
+      stderrRead: (wait) => streamEnded(stderr!, wait),
+      describeEnd: (wait) =>
+        statusWithin(handle, wait).pipe(
+          Effect.tap((ended) => Option.isSome(ended) ? streamEnded(stderr!, wait) : Effect.void),
+          Effect.map((ended) => withStderr(describeStatus(ended)))
+        )
     }
     return child
   }))

@@ -107,7 +107,12 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
       const how = Option.isNone(status)
         ? `did not exit within ${Duration.toMillis(grace)} ms`
         : `ended with ${child.describeStatus(status)}`
-      return Effect.fail(stdio.failure("exited", spawned.withStderr(`the backend process ${what}, but ${how}`)))
+      return Effect.zipRight(
+        Option.isSome(status) ? spawned.stderrRead(grace) : Effect.void,
+        Effect.suspend(() =>
+          Effect.fail(stdio.failure("exited", spawned.withStderr(`the backend process ${what}, but ${how}`)))
+        )
+      )
     })
 
   const endpoint: TransportApi.Endpoint = {

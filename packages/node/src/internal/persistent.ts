@@ -38,6 +38,12 @@ import * as stdio from "./stdio.js"
 
 type Answer = Effect.Effect<Json.JsonValue, TransportApi.TransportError>
 
+/**
+ * How long a child that ended is waited for before its end is reported: for its exit status,
+ * then for the rest of its stderr (a grandchild may hold either open).
+ */
+const endReportWait = "200 millis"
+
 interface Pending {
   readonly id: Json.JsonValue
   readonly resume: (answer: Answer) => void
@@ -199,7 +205,7 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
     settle(
       live,
       Effect.flatMap(
-        process === undefined ? Effect.succeed("before it started") : process.describeEnd("200 millis"),
+        process === undefined ? Effect.succeed("before it started") : process.describeEnd(endReportWait),
         (how) => Effect.fail(stdio.failure("exited", `the backend process ended before answering (${how})`))
       )
     )
@@ -357,10 +363,15 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
       Effect.flatMap((status) => {
         if (status.code === 0) return Effect.sync(() => void (live.read = live.notified))
         const how = child.describeStatus(Option.some(status))
-        return Effect.fail(stdio.failure(
-          "exited",
-          live.process!.withStderr(`the backend process ended with ${how} after the end of its stdin`)
-        ))
+        return Effect.zipRight(
+          live.process!.stderrRead(endReportWait),
+          Effect.suspend(() =>
+            Effect.fail(stdio.failure(
+              "exited",
+              live.process!.withStderr(`the backend process ended with ${how} after the end of its stdin`)
+            ))
+          )
+        )
       }),
       Effect.ensuring(Effect.sync(() => retireLater(live)))
     )
