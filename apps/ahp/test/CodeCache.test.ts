@@ -9,8 +9,9 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { pathToFileURL } from "node:url"
 import * as CodeCache from "../src/internal/codeCache.js"
-import { bundle, runCli, tempDir } from "./support.js"
+import { bundle, root, runCli, tempDir } from "./support.js"
 
 /** A CommonJS file in a fresh folder (mode 0700) that uses what a CommonJS module is given. */
 const withBundle = <A>(use: (file: string) => A): A => {
@@ -145,4 +146,27 @@ describe("the code cache", () => {
       assert.deepStrictEqual([damaged.code, damaged.stdout, damaged.stderr], [cold.code, cold.stdout, cold.stderr])
       assert.isAbove(fs.statSync(cache).size, 1000, "a rejected cache is replaced")
     }).pipe(Effect.scoped))
+})
+
+describe("the bundle", () => {
+  it.live(
+    "built from another working directory, the launcher finds the command line's file",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const out = path.join(dir, "dist")
+        const script = `const { bundle } = await import(${
+          JSON.stringify(pathToFileURL(path.join(root, "scripts", "bundle.mjs")).href)
+        }); await bundle(${JSON.stringify(out)})`
+        const built = yield* runCli([], { command: ["--input-type=module", "-e", script], cwd: dir })
+        assert.strictEqual(built.code, 0, built.stderr)
+        const run = yield* runCli(["validate", path.join(root, "examples", "registration.json")], {
+          command: [path.join(out, "ahp.mjs")],
+          cwd: dir
+        })
+        assert.strictEqual(run.code, 0, run.stderr)
+        assert.match(run.stdout, /valid \(registration\)/)
+      }).pipe(Effect.scoped),
+    60_000
+  )
 })
