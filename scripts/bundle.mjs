@@ -15,12 +15,11 @@ export const sources = [
   ...["protocol", "harness", "hosts", "node", "backend"].map((p) => join(root, "packages", p, "src"))
 ]
 
-/** esbuild's working directory, whatever the caller's (the workspace's `ahp` runs anywhere). */
-const workingDir = root
-
 /** What both builds share: one build identity, the same target and minification. */
 const common = () => ({
-  absWorkingDir: workingDir,
+  // the repository, whatever the caller's working directory (the workspace's `ahp` runs
+  // anywhere): the metafile names the files it wrote relative to it
+  absWorkingDir: root,
   bundle: true,
   platform: "node",
   target: "node20",
@@ -35,9 +34,8 @@ const common = () => ({
   define: { __AHP_BUILD__: JSON.stringify(`${Date.now().toString(36)}-${process.pid}`) }
 })
 
-/** The files a build wrote, relative to `dir` (the metafile names them relative to esbuild's working directory). */
-const written = (result, dir) =>
-  Object.keys(result.metafile.outputs).map((file) => relative(dir, resolve(workingDir, file)))
+/** The files a build wrote, relative to `dir`. */
+const written = (result, dir) => Object.keys(result.metafile.outputs).map((file) => relative(dir, resolve(root, file)))
 
 /**
  * Writes `<outdir>/ahp.mjs` and `<outdir>/chunks/`: the launcher (src/bin.ts); the command

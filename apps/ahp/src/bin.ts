@@ -16,15 +16,18 @@ import * as CodeCache from "./internal/codeCache.js"
 /** The command line's bundle, relative to this file; set by the bundler (scripts/bundle.mjs). */
 declare const __AHP_MAIN__: string
 
+/** What the command line's bundle exports. */
+type Entry = typeof import("./internal/entry.js")
+
 let loaded: CodeCache.Loaded | undefined
 
 /** Runs the command line's bundle (once); its code cache is written when the process exits, if it had none. */
-const entry = (): typeof import("./internal/entry.js") => {
+const entry = (): Entry => {
   if (loaded === undefined) {
     loaded = CodeCache.load(fileURLToPath(new URL(__AHP_MAIN__, import.meta.url)))
     process.once("exit", loaded.save)
   }
-  return loaded.exports as typeof import("./internal/entry.js")
+  return loaded.exports as Entry
 }
 
 const argv = process.argv.slice(2)

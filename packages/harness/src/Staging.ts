@@ -135,16 +135,19 @@ const expired: Rejection = {
 }
 
 const effectOptions = { onExcessProperty: "error" } as const
+/** An effect member's decoder (a valid effect returned as it is), compiled on its first call. */
+const memberDecoder = <A extends HookEffect.HookEffect, I>(schema: Schema.Schema<A, I>) =>
+  Decoder.lazy(() => Decoder.acceptOrDecode(schema, effectOptions))
 const memberDecoders: Record<string, (u: unknown) => Either.Either<HookEffect.HookEffect, ParseResult.ParseError>> = {
-  deny: Decoder.lazy(() => Decoder.acceptOrDecode(HookEffect.Deny, effectOptions)),
-  allow: Decoder.lazy(() => Decoder.acceptOrDecode(HookEffect.Allow, effectOptions)),
-  ask: Decoder.lazy(() => Decoder.acceptOrDecode(HookEffect.Ask, effectOptions)),
-  modify: Decoder.lazy(() => Decoder.acceptOrDecode(HookEffect.Modify, effectOptions)),
-  message: Decoder.lazy(() => Decoder.acceptOrDecode(HookEffect.Message, effectOptions)),
-  return: Decoder.lazy(() => Decoder.acceptOrDecode(HookEffect.Return, effectOptions)),
-  inject: Decoder.lazy(() => Decoder.acceptOrDecode(HookEffect.Inject, effectOptions)),
-  stop: Decoder.lazy(() => Decoder.acceptOrDecode(HookEffect.FlowStop, effectOptions)),
-  continue: Decoder.lazy(() => Decoder.acceptOrDecode(HookEffect.FlowContinue, effectOptions))
+  deny: memberDecoder(HookEffect.Deny),
+  allow: memberDecoder(HookEffect.Allow),
+  ask: memberDecoder(HookEffect.Ask),
+  modify: memberDecoder(HookEffect.Modify),
+  message: memberDecoder(HookEffect.Message),
+  return: memberDecoder(HookEffect.Return),
+  inject: memberDecoder(HookEffect.Inject),
+  stop: memberDecoder(HookEffect.FlowStop),
+  continue: memberDecoder(HookEffect.FlowContinue)
 }
 const isExtensions = Decoder.lazy(() => Schema.is(Common.Extensions))
 const valueDecoders = new Map<Schema.Schema<any, any>, (u: unknown) => Either.Either<unknown, unknown>>()

@@ -150,43 +150,54 @@ describe("stdio process groups", () => {
 })
 
 /**
- * A per-event backend that leaves its answer to a grandchild holding its stdout: it exits as
- * soon as the grandchild reports (over IPC) that it is running, so the grandchild's start-up
- * is not part of the window. The grandchild then writes a notification every 50 ms, twelve
- * times, then the answer to request 1: about 650 ms after the exit, more than two quiet
- * periods, with each line well inside one.
+ * A per-event backend that, on its first message, starts a grandchild running `body` with
+ * `stdio` (the backend's stdout or stderr inherited) and exits with `code` as soon as the
+ * grandchild reports over IPC that it runs, so the grandchild's start-up is no part of what
+ * happens after the exit.
  */
-const answerAfterExit = `
+const exitsLeavingGrandchild = (body: string, stdio: string, code: number) => `
 import { spawn } from "node:child_process"
 process.stdin.once("data", () => {
-  const grandchild = spawn(process.execPath, ["-e", \`
-    process.send("running", () => {
-      process.disconnect()
-      let n = 0
-      const timer = setInterval(() => {
-        if (n++ < 12) return process.stdout.write('{"jsonrpc":"2.0","method":"note"}\\\\n')
-        clearInterval(timer)
-        process.stdout.write('{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"draft","effects":[]}}\\\\n')
-      }, 50)
-    })
-  \`], { stdio: ["ignore", "inherit", "ignore", "ipc"] })
-  grandchild.once("message", () => process.exit(0))
+  const grandchild = spawn(process.execPath, ["-e", ${
+  JSON.stringify(`process.send("running", () => { process.disconnect(); ${body} })`)
+}], { stdio: ${stdio} })
+  grandchild.once("message", () => process.exit(${code}))
 })
 `
+
+/** Writes `source` to a file and connects to it as a per-event backend. */
+const openScript = (name: string, source: string, options: StdioTransport.Options = {}) =>
+  Effect.gen(function*() {
+    const file = yield* tempFile(name)
+    fs.writeFileSync(file, source)
+    return yield* open(
+      () => ({ type: "stdio", command: process.execPath, args: [file], lifecycle: "per_event" }),
+      options
+    )
+  })
+
+/**
+ * The backend leaves its answer to a grandchild holding its stdout, which writes a
+ * notification every 50 ms, twelve times, then the answer to request 1: about 650 ms after
+ * the exit, more than two quiet periods, with each line well inside one.
+ */
+const answerAfterExit = exitsLeavingGrandchild(
+  `let n = 0
+  const timer = setInterval(() => {
+    if (n++ < 12) return process.stdout.write('{"jsonrpc":"2.0","method":"note"}\\n')
+    clearInterval(timer)
+    process.stdout.write('{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"draft","effects":[]}}\\n')
+  }, 50)`,
+  `["ignore", "inherit", "ignore", "ipc"]`,
+  0
+)
 
 describe("stdio output after the child's exit", () => {
   it.scopedLive(
     "stdout is read on while it keeps bringing lines (a grandchild's answer 650 ms after the exit still counts)",
     () =>
       Effect.gen(function*() {
-        const file = yield* tempFile("answer-after-exit.mjs")
-        fs.writeFileSync(file, answerAfterExit)
-        const { close, endpoint } = yield* open(() => ({
-          type: "stdio",
-          command: process.execPath,
-          args: [file],
-          lifecycle: "per_event"
-        }))
+        const { close, endpoint } = yield* openScript("answer-after-exit.mjs", answerAfterExit)
         assert.deepStrictEqual(yield* endpoint.request(request(1)).pipe(withDeadline(5000)), okResponse(1))
         yield* close
       }).pipe(Effect.provide(NodeContext.layer)),
@@ -195,37 +206,22 @@ describe("stdio output after the child's exit", () => {
 })
 
 /**
- * A backend that exits without answering while a grandchild it started still holds its
- * stderr, and writes there 150 ms after the exit (the grandchild reports over IPC that it
- * runs before the backend exits): what the exit report names as the backend's stderr is
- * what was written before stderr reached its end, not what had been read at the exit.
+ * The backend exits without answering while a grandchild still holds its stderr and writes
+ * there 150 ms after the exit: what the exit report names as the backend's stderr is what
+ * was written before stderr reached its end, not what had been read at the exit.
  */
-const lastWordsAfterExit = `
-import { spawn } from "node:child_process"
-process.stdin.once("data", () => {
-  const grandchild = spawn(process.execPath, ["-e", \`
-    process.send("running", () => {
-      process.disconnect()
-      setTimeout(() => process.stderr.write("fatal: last words after the exit"), 150)
-    })
-  \`], { stdio: ["ignore", "ignore", "inherit", "ipc"] })
-  grandchild.once("message", () => process.exit(3))
-})
-`
+const lastWordsAfterExit = exitsLeavingGrandchild(
+  `setTimeout(() => process.stderr.write("fatal: last words after the exit"), 150)`,
+  `["ignore", "ignore", "inherit", "ipc"]`,
+  3
+)
 
 describe("stdio exit status", () => {
   it.scopedLive(
     "per_event: the exit report carries what the backend's stderr brought until it ended",
     () =>
       Effect.gen(function*() {
-        const file = yield* tempFile("last-words.mjs")
-        fs.writeFileSync(file, lastWordsAfterExit)
-        const { close, endpoint } = yield* open(() => ({
-          type: "stdio",
-          command: process.execPath,
-          args: [file],
-          lifecycle: "per_event"
-        }), { exitGrace: "5 seconds" })
+        const { close, endpoint } = yield* openScript("last-words.mjs", lastWordsAfterExit, { exitGrace: "5 seconds" })
         const error = yield* Effect.flip(endpoint.request(request(1)))
         assert.strictEqual(error.reason, "exited")
         assert.match(error.detail, /ended before answering \(exit code 3; stderr: "fatal: last words after the exit"\)/)

@@ -78,14 +78,23 @@ export const cacheFile = (bundle: string): string =>
     digest(`${process.execArgv.join(" ")}\u0000${process.env.NODE_OPTIONS ?? ""}`)
   }.cache`
 
+/** The cache's bytes, when it exists and can be trusted: checked on the open file, then read from it. */
 const readCache = (file: string): { readonly data?: Buffer; readonly status: CacheStatus } => {
-  let data: Buffer
+  let fd: number
   try {
-    data = fs.readFileSync(file)
+    fd = fs.openSync(file, "r")
   } catch {
     return { status: "absent" }
   }
-  return trustedPath(file) && trustedPath(path.dirname(file)) ? { data, status: "used" } : { status: "untrusted" }
+  try {
+    return isTrusted(fs.fstatSync(fd)) && trustedPath(path.dirname(file))
+      ? { data: fs.readFileSync(fd), status: "used" }
+      : { status: "untrusted" }
+  } catch {
+    return { status: "absent" }
+  } finally {
+    fs.closeSync(fd)
+  }
 }
 
 const writeCache = (file: string, data: Buffer): void => {

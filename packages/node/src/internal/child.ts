@@ -52,10 +52,11 @@ export interface Child {
   /** `text` followed by the stderr tail: safe for diagnostics. */
   readonly withStderr: (text: string) => string
   /**
-   * Completes once stderr has been read to its end, or after `wait`: after the exit, what
-   * the child wrote last may still be on its way (see `streamEnded`).
+   * `withStderr`, once stderr has been read to its end when the child has exited (waiting at
+   * most `wait`: what it wrote last may still be on its way, see `streamEnded`); at once
+   * while it runs.
    */
-  readonly stderrRead: (wait: Duration.DurationInput) => Effect.Effect<void>
+  readonly withFinalStderr: (text: string, wait: Duration.DurationInput) => Effect.Effect<string>
   /**
    * How the child ended, waiting at most `wait`, with its stderr tail (once it has exited,
    * read to its end, waiting at most `wait` more); text safe for diagnostics.
@@ -438,6 +439,10 @@ const start = (
 
     const renderStderr = () => tail.render(config.secrets())
     const withStderr = (text: string) => `${text}; ${renderStderr() ?? "nothing on stderr"}`
+    const withFinalStderr = (text: string, wait: Duration.DurationInput) =>
+      Effect.suspend(() => running(handle) ? Effect.void : streamEnded(stderr!, wait)).pipe(
+        Effect.map(() => withStderr(text))
+      )
     const notWritten = () =>
       new TransportApi.TransportError({
         reason: "exited",
@@ -466,12 +471,9 @@ const start = (
       statusWithin: (wait) => statusWithin(handle, wait),
       stderr: renderStderr,
       withStderr,
-      stderrRead: (wait) => streamEnded(stderr!, wait),
+      withFinalStderr,
       describeEnd: (wait) =>
-        statusWithin(handle, wait).pipe(
-          Effect.tap((ended) => Option.isSome(ended) ? streamEnded(stderr!, wait) : Effect.void),
-          Effect.map((ended) => withStderr(describeStatus(ended)))
-        )
+        Effect.flatMap(statusWithin(handle, wait), (ended) => withFinalStderr(describeStatus(ended), wait))
     }
     return child
   }))

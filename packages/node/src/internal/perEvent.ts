@@ -107,11 +107,9 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
       const how = Option.isNone(status)
         ? `did not exit within ${Duration.toMillis(grace)} ms`
         : `ended with ${child.describeStatus(status)}`
-      return Effect.zipRight(
-        Option.isSome(status) ? spawned.stderrRead(grace) : Effect.void,
-        Effect.suspend(() =>
-          Effect.fail(stdio.failure("exited", spawned.withStderr(`the backend process ${what}, but ${how}`)))
-        )
+      return Effect.flatMap(
+        spawned.withFinalStderr(`the backend process ${what}, but ${how}`, grace),
+        (detail) => Effect.fail(stdio.failure("exited", detail))
       )
     })
 

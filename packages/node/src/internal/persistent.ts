@@ -363,14 +363,12 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
       Effect.flatMap((status) => {
         if (status.code === 0) return Effect.sync(() => void (live.read = live.notified))
         const how = child.describeStatus(Option.some(status))
-        return Effect.zipRight(
-          live.process!.stderrRead(endReportWait),
-          Effect.suspend(() =>
-            Effect.fail(stdio.failure(
-              "exited",
-              live.process!.withStderr(`the backend process ended with ${how} after the end of its stdin`)
-            ))
-          )
+        return Effect.flatMap(
+          live.process!.withFinalStderr(
+            `the backend process ended with ${how} after the end of its stdin`,
+            endReportWait
+          ),
+          (detail) => Effect.fail(stdio.failure("exited", detail))
         )
       }),
       Effect.ensuring(Effect.sync(() => retireLater(live)))
