@@ -2,14 +2,15 @@
 // - packages/<name>/dist: ES modules, declarations and source maps of packages/<name>/src,
 //   from one tsc program over every package's sources (tsconfig.build.json, output in
 //   build/), the maps pointing at the package's own src/ (which the package ships);
-// - apps/ahp/dist: the command line's bundle (scripts/bundle.mjs), which needs nothing at
-//   run time but Node;
+// - apps/ahp/dist: the command line's bundle, which needs nothing at run time but Node: the
+//   files of the workspace's bundle (<repository>/dist, scripts/bundle.mjs), bundled first
+//   when a source is newer;
 // - LICENSE in each package.
 // Usage: node scripts/build.mjs
 import { spawnSync } from "node:child_process"
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"
-import { bundle, root } from "./bundle.mjs"
+import { bundleFiles, freshBundle, root } from "./bundle.mjs"
 
 export const libraries = ["protocol", "harness", "hosts", "node", "backend"]
 
@@ -53,7 +54,12 @@ export const build = async () => {
   }
   const cli = join(root, "apps", "ahp")
   rmSync(join(cli, "dist"), { recursive: true, force: true })
-  await bundle(join(cli, "dist"))
+  const bundled = join(root, "dist")
+  await freshBundle(bundled)
+  for (const file of bundleFiles(bundled)) {
+    mkdirSync(dirname(join(cli, "dist", file)), { recursive: true })
+    copyFileSync(join(bundled, file), join(cli, "dist", file))
+  }
   copyFileSync(join(root, "LICENSE"), join(cli, "LICENSE"))
 }
 

@@ -1,15 +1,16 @@
 // Bundles the `ahp` command line with esbuild: `ahp.mjs` (the launcher, the package's bin)
 // and the chunks it loads on demand (the command line as one CommonJS file, the command
-// hook's entry as ES modules). Used by the workspace's `ahp` (apps/ahp/bin/ahp.mjs),
-// the package build (scripts/build.mjs) and the tests (apps/ahp/test/globalSetup.ts).
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs"
+// hook's entry as ES modules). The workspace's `ahp` (apps/ahp/bin/ahp.mjs), the tests
+// (apps/ahp/test/globalSetup.ts) and the package build (scripts/build.mjs) share one bundle,
+// <repository>/dist, rebuilt when a source is newer (`freshBundle`).
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 
 /** The folders whose files go into the bundle. */
-export const sources = [
+const sources = [
   join(root, "apps", "ahp", "src"),
   join(root, "apps", "ahp", "package.json"),
   ...["protocol", "harness", "hosts", "node", "backend"].map((p) => join(root, "packages", p, "src"))
@@ -84,8 +85,53 @@ export const bundle = async (outdir) => {
   return { entry: join(outdir, "ahp.mjs"), chunks: fresh }
 }
 
+/** The newest modification time of a file, or of any file under a folder; 0 when it does not exist. */
+const newest = (path) => {
+  if (!existsSync(path)) return 0
+  const stats = statSync(path)
+  if (!stats.isDirectory()) return stats.mtimeMs
+  return Math.max(0, ...readdirSync(path).map((name) => newest(join(path, name))))
+}
+
+/** What a bundle is made from: the sources and this script. */
+const inputs = [...sources, fileURLToPath(import.meta.url)]
+
+/**
+ * `<outdir>/ahp.mjs`, bundled first (and the chunks of earlier builds pruned) when it is
+ * missing or older than a source or this script.
+ */
+export const freshBundle = async (outdir) => {
+  const entry = join(outdir, "ahp.mjs")
+  if (!existsSync(entry) || Math.max(...inputs.map(newest)) > statSync(entry).mtimeMs) {
+    const { chunks } = await bundle(outdir)
+    pruneChunks(outdir, chunks)
+  }
+  return entry
+}
+
+/** A chunk named in a bundle's ES modules (esbuild names each after a digest of its content). */
+const chunkReference = /"\.\/(?:chunks\/)?([A-Za-z]+-[A-Z0-9]{8}\.[cm]js)"/g
+
+/**
+ * The files of the bundle in `outdir`, relative to it: `ahp.mjs` and every chunk it loads,
+ * directly or through other chunks (not the code caches, nor chunks of earlier builds).
+ * Throws when a chunk it names is missing.
+ */
+export const bundleFiles = (outdir) => {
+  const files = ["ahp.mjs"]
+  for (let i = 0; i < files.length; i++) {
+    if (!files[i].endsWith(".mjs")) continue
+    for (const [, name] of readFileSync(join(outdir, files[i]), "utf8").matchAll(chunkReference)) {
+      if (!files.includes(`chunks/${name}`)) files.push(`chunks/${name}`)
+    }
+  }
+  const missing = files.filter((file) => !existsSync(join(outdir, file)))
+  if (missing.length > 0) throw new Error(`the bundle in ${outdir} is incomplete: ${missing.join(", ")} missing`)
+  return files
+}
+
 /** Removes the chunks of earlier builds that `keep` does not list, and their code caches. */
-export const pruneChunks = (outdir, keep) => {
+const pruneChunks = (outdir, keep) => {
   const dir = join(outdir, "chunks")
   if (!existsSync(dir)) return
   for (const file of readdirSync(dir)) {

@@ -92,6 +92,9 @@ const vitest = (args, report, stdio, niceness = 0) => {
   const child = spawn(
     process.execPath,
     [
+      // a larger young generation: the worker thread's tests (node, core) allocate much that
+      // dies young; about 4 % less CPU for them
+      "--max-semi-space-size=64",
       join(root, "node_modules", "vitest", "vitest.mjs"),
       "run",
       "--reporter=json",

@@ -10,6 +10,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
+import { bundleFiles } from "../../../scripts/bundle.mjs"
 import * as CodeCache from "../src/internal/codeCache.js"
 import { bundle, root, runCli, tempDir } from "./support.js"
 
@@ -150,7 +151,7 @@ describe("the code cache", () => {
 
 describe("the bundle", () => {
   it.live(
-    "built from another working directory, the launcher finds the command line's file",
+    "built from another working directory, the launcher finds the command line's file; the package's files are the build's",
     () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
@@ -160,6 +161,12 @@ describe("the bundle", () => {
         }); await bundle(${JSON.stringify(out)})`
         const built = yield* runCli([], { command: ["--input-type=module", "-e", script], cwd: dir })
         assert.strictEqual(built.code, 0, built.stderr)
+        const written = ["ahp.mjs", ...fs.readdirSync(path.join(out, "chunks")).map((file) => `chunks/${file}`)]
+        assert.deepStrictEqual(
+          [...bundleFiles(out)].sort(),
+          written.sort(),
+          "what scripts/build.mjs copies into the package"
+        )
         const run = yield* runCli(["validate", path.join(root, "examples", "registration.json")], {
           command: [path.join(out, "ahp.mjs")],
           cwd: dir

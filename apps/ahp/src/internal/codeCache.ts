@@ -18,6 +18,7 @@
  *
  * @internal
  */
+import { isAscii } from "node:buffer"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as path from "node:path"
@@ -78,6 +79,16 @@ export const cacheFile = (bundle: string): string =>
     digest(`${process.execArgv.join(" ")}\u0000${process.env.NODE_OPTIONS ?? ""}`)
   }.cache`
 
+/**
+ * The bundle's text. esbuild writes it in ASCII (non-ASCII characters escaped), which is
+ * read as Latin-1 in well under a millisecond, where Node 20's UTF-8 read of the same 3 MB
+ * takes about 45 ms of every start; any other text is read as UTF-8.
+ */
+const readSource = (file: string): string => {
+  const bytes = fs.readFileSync(file)
+  return isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8")
+}
+
 /** The cache's bytes, when it exists and can be trusted: checked on the open file, then read from it. */
 const readCache = (file: string): { readonly data?: Buffer; readonly status: CacheStatus } => {
   let fd: number
@@ -115,7 +126,7 @@ const writeCache = (file: string, data: Buffer): void => {
  * @internal
  */
 export const load = (bundle: string): Loaded => {
-  const source = fs.readFileSync(bundle, "utf8")
+  const source = readSource(bundle)
   const cache = cacheFile(bundle)
   const found = readCache(cache)
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
