@@ -18,6 +18,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import { constVoid } from "effect/Function"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as ChildProcess from "node:child_process"
@@ -290,34 +291,70 @@ const terminate = (handle: ChildProcess.ChildProcess, grace: Duration.Duration):
     Effect.ensuring(Effect.sync(() => closePipes(handle)))
   )
 
+/** How late a timer may fire before the process counts as having been starved of CPU meanwhile. */
+const starvedAfter = 20
+
+/** How many times a starved wait is extended, `starvedAfter` each time. */
+const catchUps = 5
+
+/**
+ * Calls `expire` `millis` from now, after the I/O that came due by then has been handled
+ * (never for an infinite `millis`). Node runs expired timers before it polls for I/O, and a
+ * child's exit, its last output and that output's end can take a few turns of the event
+ * loop (more in a worker thread): in a process starved of CPU past a bare timer, the timer
+ * would win over an exit or an end that had already happened, and a report would miss what
+ * the child wrote last. So a timer that fired more than `starvedAfter` late is followed by
+ * another `starvedAfter` (up to `catchUps` times, while they too fire late), and the last
+ * one by `setImmediate`, after the poll phase. Returns the cancellation.
+ */
+const afterPendingIo = (
+  millis: number,
+  expire: () => void,
+  options?: { readonly unref?: boolean }
+): () => void => {
+  if (!Number.isFinite(millis)) return constVoid
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let immediate: NodeJS.Immediate | undefined
+  const arm = (delay: number, left: number) => {
+    const due = performance.now() + delay
+    timer = setTimeout(() => {
+      if (performance.now() - due > starvedAfter && left > 0) return arm(starvedAfter, left - 1)
+      immediate = setImmediate(expire)
+    }, delay)
+    if (options?.unref === true) timer.unref()
+  }
+  arm(millis, catchUps)
+  return () => {
+    clearTimeout(timer)
+    if (immediate !== undefined) clearImmediate(immediate)
+  }
+}
+
 /** How the child ended, waiting at most `wait` (a callback wait, like `vanished`). */
 const statusWithin = (handle: ChildProcess.ChildProcess, wait: Duration.DurationInput) =>
   Effect.async<Option.Option<Status>>((resume) => {
     const now = statusOf(handle)
     if (Option.isSome(now)) return resume(Effect.succeed(now))
-    const millis = Duration.toMillis(wait)
     const onExit = () => {
-      if (timer !== undefined) clearTimeout(timer)
+      cancel()
       resume(Effect.succeed(statusOf(handle)))
     }
-    const timer = Number.isFinite(millis)
-      ? setTimeout(() => {
-        handle.off("exit", onExit)
-        resume(Effect.succeed(Option.none()))
-      }, millis)
-      : undefined
+    const cancel = afterPendingIo(Duration.toMillis(wait), () => {
+      handle.off("exit", onExit)
+      resume(Effect.succeed(statusOf(handle)))
+    })
     handle.once("exit", onExit)
     return Effect.sync(() => {
-      if (timer !== undefined) clearTimeout(timer)
+      cancel()
       handle.off("exit", onExit)
     })
   })
 
 /**
- * Completes once `stream` has ended or closed, or after `wait` (a callback wait, like
- * `vanished`). A child's stderr ends once everything it wrote before exiting has been read:
- * the exit event can come first, so a tail rendered at the exit alone may lack the child's
- * last words. A grandchild holding stderr open is what `wait` bounds.
+ * Completes once `stream` has ended or closed, or after `wait` and the I/O pending by then
+ * (`afterPendingIo`). A child's stderr ends once everything it wrote before exiting has been
+ * read: the exit event can come first, so a tail rendered at the exit alone may lack the
+ * child's last words. A grandchild holding stderr open is what `wait` bounds.
  */
 const streamEnded = (stream: Readable, wait: Duration.DurationInput) =>
   Effect.async<void>((resume) => {
@@ -326,10 +363,9 @@ const streamEnded = (stream: Readable, wait: Duration.DurationInput) =>
       stop()
       resume(Effect.void)
     }
-    const millis = Duration.toMillis(wait)
-    const timer = Number.isFinite(millis) ? setTimeout(onEnd, millis) : undefined
+    const cancel = afterPendingIo(Duration.toMillis(wait), onEnd)
     const stop = () => {
-      if (timer !== undefined) clearTimeout(timer)
+      cancel()
       stream.off("end", onEnd)
       stream.off("close", onEnd)
     }
@@ -370,16 +406,14 @@ const start = (
     let readSinceCheck = false
     // A grandchild may hold stdout open after the child is gone: once the child has exited
     // and stdout is listened to, stdout is closed when it has been quiet for `drainAfterExit`
-    // (at most `drainChecks` times that, should a grandchild keep writing). Looked at from
-    // `setImmediate`, after the event loop's poll phase: a process starved of CPU for longer
-    // first reads what the child wrote before it exited, still in the pipe when the timer fires.
+    // (at most `drainChecks` times that, should a grandchild keep writing), looked at after
+    // the I/O pending by then (`afterPendingIo`).
     const closeQuietStdout = (stdout: Readable | null, checks: number): void =>
-      void setTimeout(() =>
-        setImmediate(() => {
-          if (!readSinceCheck || checks <= 1) return void stdout?.destroy()
-          readSinceCheck = false
-          closeQuietStdout(stdout, checks - 1)
-        }), Duration.toMillis(drainAfterExit)).unref()
+      void afterPendingIo(Duration.toMillis(drainAfterExit), () => {
+        if (!readSinceCheck || checks <= 1) return void stdout?.destroy()
+        readSinceCheck = false
+        closeQuietStdout(stdout, checks - 1)
+      }, { unref: true })
     const handle = yield* Effect.async<ChildProcess.ChildProcess, TransportApi.TransportError>((resume) => {
       let started = false
       let handle: ChildProcess.ChildProcess
