@@ -1,9 +1,10 @@
 /**
  * The stdio fault matrix, end to end: a registration with a faulty scripted backend first
  * and a healthy one second (both intercepting tool.before), through the real harness and
- * the real Node stdio transport, once fail-open and once fail-closed, for the persistent
- * and the per_event lifecycle. The healthy backend is served in process: what it is asked
- * is recorded without a process of its own.
+ * the real Node stdio transport, once fail-open and once fail-closed (fail-closed alone for
+ * a faulty answer that is accepted), for the persistent and the per_event lifecycle. The
+ * healthy backend is served in process: what it is asked is recorded without a process of
+ * its own.
  */
 import { Backend, InProcess } from "@effect-ahp/backend"
 import type { RouteFailure } from "@effect-ahp/harness"
@@ -129,9 +130,18 @@ const cases: ReadonlyArray<Case> = [
   }
 ]
 
+/**
+ * Every case under both lifecycles; a fault that fails the call under both policies. A faulty
+ * answer that is accepted runs under fail-closed alone: the policy applies to failures
+ * only, and fail-closed is the one whose misapplication would show (a synthetic deny).
+ */
 const matrix = cases.flatMap((c) =>
   c.lifecycles.flatMap((lifecycle) =>
-    (["fail-open", "fail-closed"] as const).map((policy) => ({ ...c, lifecycle, policy }))
+    (c.failure === undefined ? ["fail-closed"] as const : ["fail-open", "fail-closed"] as const).map((policy) => ({
+      ...c,
+      lifecycle,
+      policy
+    }))
   )
 )
 
