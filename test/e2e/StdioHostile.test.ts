@@ -173,9 +173,9 @@ describe.concurrent("hostile stdio backends", () => {
       )
       const result = yield* hooks.dispatch("tool.before", toolBefore("evt_stderr"))
       const [failure] = failures(result.errors)
-      assert.strictEqual(failure?.code, "exited")
-      assert.include(failure?.detail, `stderr: "fatal: [redacted] rejected by upstream ([redacted])"`)
-      assert.notInclude(failure?.detail, "secret")
+      assert.strictEqual(failure?.code, "exited", failure?.detail)
+      assert.include(failure?.detail, `stderr: "fatal: [redacted] rejected by upstream ([redacted])"`, failure?.detail)
+      assert.notInclude(failure?.detail, "secret", failure?.detail)
       yield* close
     }))
 

@@ -150,30 +150,32 @@ describe("stdio process groups", () => {
 })
 
 /**
- * A per-event backend that, on its first message, starts a grandchild running `body` with
- * `stdio` (the backend's stdout or stderr inherited) and exits with `code` as soon as the
- * grandchild reports over IPC that it runs, so the grandchild's start-up is no part of what
- * happens after the exit.
+ * A backend that, on its first message, starts a grandchild running `body` with `options`
+ * (its `stdio`: the backend's stdout or stderr inherited; `detached`: in a process group of
+ * its own) and exits with `code` as soon as the grandchild reports over IPC that it runs, so
+ * the grandchild's start-up is no part of what happens after the exit.
  */
-const exitsLeavingGrandchild = (body: string, stdio: string, code: number) => `
+const exitsLeavingGrandchild = (body: string, options: string, code: number) => `
 import { spawn } from "node:child_process"
 process.stdin.once("data", () => {
   const grandchild = spawn(process.execPath, ["-e", ${
   JSON.stringify(`process.send("running", () => { process.disconnect(); ${body} })`)
-}], { stdio: ${stdio} })
+}], ${options})
   grandchild.once("message", () => process.exit(${code}))
 })
 `
 
-/** Writes `source` to a file and connects to it as a per-event backend. */
-const openScript = (name: string, source: string, options: StdioTransport.Options = {}) =>
+/** Writes `source` to a file and connects to it as a backend (per-event unless `lifecycle` says otherwise). */
+const openScript = (
+  name: string,
+  source: string,
+  options: StdioTransport.Options = {},
+  lifecycle: "per_event" | "persistent" = "per_event"
+) =>
   Effect.gen(function*() {
     const file = yield* tempFile(name)
     fs.writeFileSync(file, source)
-    return yield* open(
-      () => ({ type: "stdio", command: process.execPath, args: [file], lifecycle: "per_event" }),
-      options
-    )
+    return yield* open(() => ({ type: "stdio", command: process.execPath, args: [file], lifecycle }), options)
   })
 
 /**
@@ -188,7 +190,7 @@ const answerAfterExit = exitsLeavingGrandchild(
     clearInterval(timer)
     process.stdout.write('{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"draft","effects":[]}}\\n')
   }, 50)`,
-  `["ignore", "inherit", "ignore", "ipc"]`,
+  `{ stdio: ["ignore", "inherit", "ignore", "ipc"] }`,
   0
 )
 
@@ -212,7 +214,18 @@ describe("stdio output after the child's exit", () => {
  */
 const lastWordsAfterExit = exitsLeavingGrandchild(
   `setTimeout(() => process.stderr.write("fatal: last words after the exit"), 150)`,
-  `["ignore", "ignore", "inherit", "ipc"]`,
+  `{ stdio: ["ignore", "ignore", "inherit", "ipc"] }`,
+  3
+)
+
+/**
+ * The same from a grandchild that left the backend's process group, 50 ms after the exit:
+ * the harness stops a persistent backend that ended while it reports the end, and the
+ * group is empty at once, so stopping it must not close stderr before stderr has ended.
+ */
+const lastWordsFromOutsideTheGroup = exitsLeavingGrandchild(
+  `setTimeout(() => process.stderr.write("fatal: last words after the exit"), 50)`,
+  `{ stdio: ["ignore", "ignore", "inherit", "ipc"], detached: true }`,
   3
 )
 
@@ -222,6 +235,24 @@ describe("stdio exit status", () => {
     () =>
       Effect.gen(function*() {
         const { close, endpoint } = yield* openScript("last-words.mjs", lastWordsAfterExit, { exitGrace: "5 seconds" })
+        const error = yield* Effect.flip(endpoint.request(request(1)))
+        assert.strictEqual(error.reason, "exited")
+        assert.match(error.detail, /ended before answering \(exit code 3; stderr: "fatal: last words after the exit"\)/)
+        yield* close
+      }).pipe(Effect.provide(NodeContext.layer)),
+    timeout
+  )
+
+  it.scopedLive(
+    "persistent: the exit report carries what stderr brought until it ended, though the child is stopped meanwhile",
+    () =>
+      Effect.gen(function*() {
+        const { close, endpoint } = yield* openScript(
+          "last-words-outside.mjs",
+          lastWordsFromOutsideTheGroup,
+          {},
+          "persistent"
+        )
         const error = yield* Effect.flip(endpoint.request(request(1)))
         assert.strictEqual(error.reason, "exited")
         assert.match(error.detail, /ended before answering \(exit code 3; stderr: "fatal: last words after the exit"\)/)

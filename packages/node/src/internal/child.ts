@@ -96,6 +96,9 @@ const drainAfterExit = Duration.millis(250)
 /** How many quiet periods of `drainAfterExit` stdout is given at most after the child exited. */
 const drainChecks = 8
 
+/** How long a stopped child's stderr is read on before it is closed, should something still hold it open. */
+const stderrDrain = Duration.millis(200)
+
 /** How often the process group is checked while it is being terminated. */
 const groupPoll = Duration.millis(10)
 
@@ -275,8 +278,11 @@ const vanished = (handle: ChildProcess.ChildProcess, grace: Duration.Duration): 
  * Stops a child and everything left in its process group: SIGTERM to the group, then
  * SIGKILL to the group after `grace` if the child has not exited or the group is not
  * empty by then; completes once both hold (waiting at most `grace` more after SIGKILL). A
- * process that left the group (`setsid`) is out of reach. Safe to use as a finalizer, and
- * in a background fiber that may be interrupted (see STACK.md §1.5.8 and `vanished`).
+ * process that left the group (`setsid`) is out of reach. Its pipes are closed at the end,
+ * stderr once it has been read to its end (at most `stderrDrain`): a report of how the
+ * child ended may still be waiting for its last words (`withFinalStderr`), which closing
+ * stderr would throw away unread. Safe to use as a finalizer, and in a background fiber that
+ * may be interrupted (see STACK.md §1.5.8 and `vanished`).
  */
 const terminate = (handle: ChildProcess.ChildProcess, grace: Duration.Duration): Effect.Effect<void> =>
   Effect.suspend(() => {
@@ -288,7 +294,10 @@ const terminate = (handle: ChildProcess.ChildProcess, grace: Duration.Duration):
       return Effect.asVoid(vanished(handle, grace))
     })
   }).pipe(
-    Effect.ensuring(Effect.sync(() => closePipes(handle)))
+    Effect.ensuring(Effect.zipRight(
+      handle.stderr === null ? Effect.void : streamEnded(handle.stderr, stderrDrain),
+      Effect.sync(() => closePipes(handle))
+    ))
   )
 
 /** How late a timer may fire before the process counts as having been starved of CPU meanwhile. */
