@@ -229,35 +229,26 @@ const lastWordsFromOutsideTheGroup = exitsLeavingGrandchild(
   3
 )
 
+/** Asks the backend of `source` once: the failure must be the report of its exit with the grandchild's last words. */
+const reportsLastWords = (...script: Parameters<typeof openScript>) =>
+  Effect.gen(function*() {
+    const { close, endpoint } = yield* openScript(...script)
+    const error = yield* Effect.flip(endpoint.request(request(1)))
+    assert.strictEqual(error.reason, "exited")
+    assert.match(error.detail, /ended before answering \(exit code 3; stderr: "fatal: last words after the exit"\)/)
+    yield* close
+  }).pipe(Effect.provide(NodeContext.layer))
+
 describe("stdio exit status", () => {
   it.scopedLive(
     "per_event: the exit report carries what the backend's stderr brought until it ended",
-    () =>
-      Effect.gen(function*() {
-        const { close, endpoint } = yield* openScript("last-words.mjs", lastWordsAfterExit, { exitGrace: "5 seconds" })
-        const error = yield* Effect.flip(endpoint.request(request(1)))
-        assert.strictEqual(error.reason, "exited")
-        assert.match(error.detail, /ended before answering \(exit code 3; stderr: "fatal: last words after the exit"\)/)
-        yield* close
-      }).pipe(Effect.provide(NodeContext.layer)),
+    () => reportsLastWords("last-words.mjs", lastWordsAfterExit, { exitGrace: "5 seconds" }),
     timeout
   )
 
   it.scopedLive(
     "persistent: the exit report carries what stderr brought until it ended, though the child is stopped meanwhile",
-    () =>
-      Effect.gen(function*() {
-        const { close, endpoint } = yield* openScript(
-          "last-words-outside.mjs",
-          lastWordsFromOutsideTheGroup,
-          {},
-          "persistent"
-        )
-        const error = yield* Effect.flip(endpoint.request(request(1)))
-        assert.strictEqual(error.reason, "exited")
-        assert.match(error.detail, /ended before answering \(exit code 3; stderr: "fatal: last words after the exit"\)/)
-        yield* close
-      }).pipe(Effect.provide(NodeContext.layer)),
+    () => reportsLastWords("last-words-outside.mjs", lastWordsFromOutsideTheGroup, {}, "persistent"),
     timeout
   )
 
