@@ -47,17 +47,27 @@ export const readLog = (file: string): Effect.Effect<Array<LogEntry>> =>
 
 class NotYet extends Data.TaggedError("NotYet") {}
 
-/** Polls until `check` holds (every 10 ms, at most ~20 s); dies otherwise. */
+/**
+ * How the waits below poll: after 10 ms, then at growing intervals of at most 50 ms, for at
+ * most 20 s. A long wait (a kill grace to sit out) then reads its subject a few times a
+ * second instead of a hundred.
+ */
+const polling = Schedule.exponential("10 millis", 1.5).pipe(
+  Schedule.union(Schedule.spaced("50 millis")),
+  Schedule.upTo("20 seconds")
+)
+
+/** Polls until `check` holds (see `polling`: at most ~20 s); dies otherwise. */
 export const waitUntil = (what: string, check: () => boolean): Effect.Effect<void> =>
   Effect.suspend(() => check() ? Effect.void : Effect.fail(new NotYet())).pipe(
-    Effect.retry({ schedule: Schedule.spaced("10 millis"), times: 2000 }),
+    Effect.retry({ schedule: polling }),
     Effect.orDieWith(() => new Error(`gave up waiting for ${what}`))
   )
 
-/** Polls until `check` succeeds with `true` (every 10 ms, at most ~20 s); dies otherwise. */
+/** Polls until `check` succeeds with `true` (see `polling`: at most ~20 s); dies otherwise. */
 export const waitUntilEffect = (what: string, check: Effect.Effect<boolean>): Effect.Effect<void> =>
   Effect.flatMap(check, (ok) => ok ? Effect.void : Effect.fail(new NotYet())).pipe(
-    Effect.retry({ schedule: Schedule.spaced("10 millis"), times: 2000 }),
+    Effect.retry({ schedule: polling }),
     Effect.orDieWith(() => new Error(`gave up waiting for ${what}`))
   )
 
@@ -70,7 +80,7 @@ export const waitForLog = (file: string, predicate: (entry: LogEntry) => boolean
         onSome: Effect.succeed
       })
     ),
-    Effect.retry({ schedule: Schedule.spaced("10 millis"), times: 2000 }),
+    Effect.retry({ schedule: polling }),
     Effect.orDieWith(() => new Error(`gave up waiting for a log entry in ${file}`))
   )
 

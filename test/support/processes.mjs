@@ -4,13 +4,17 @@
 import { execFileSync } from "node:child_process"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 
-/** Every process but this one: its pid, state (`Z` for an unreaped zombie) and command line, from /proc. */
-const fromProc = () =>
+/**
+ * The processes whose command line contains `marker`: pid, state (`Z` for an unreaped
+ * zombie) and command line, from /proc (the state read only for those).
+ */
+const fromProc = (marker) =>
   readdirSync("/proc")
     .filter((name) => /^\d+$/.test(name))
     .flatMap((name) => {
       try {
         const args = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").join(" ").trim()
+        if (!args.includes(marker)) return []
         // the state follows the command name in parentheses, which may itself hold spaces or parentheses
         const stat = readFileSync(`/proc/${name}/stat`, "utf8")
         return [{ pid: Number(name), stat: stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0], args }]
@@ -31,4 +35,4 @@ const procfs = existsSync("/proc/self/cmdline")
 
 /** The processes (pid, state and command line) whose command line contains `marker`, this process excluded. */
 export const processesWith = (marker) =>
-  (procfs ? fromProc() : fromPs()).filter((p) => p.args.includes(marker) && p.pid !== process.pid)
+  (procfs ? fromProc(marker) : fromPs()).filter((p) => p.args.includes(marker) && p.pid !== process.pid)
