@@ -86,14 +86,41 @@ const disclosed = {
 const text = { kind: Schema.Literal("text"), mediaType: Schema.Literal("text/plain") }
 const attachment = { kind: Schema.Literal("attachment"), mediaType: AttachmentMediaType }
 
+const textBodyFields = { ...common, ...text, selection: Schema.Literal("body"), text: Schema.String }
+
+/**
+ * The schema of a text part with its text inline: an interface, so that declarations name it
+ * instead of spelling its members out wherever a message appears.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface TextBody extends Schema.Struct<typeof textBodyFields> {}
+
 /**
  * A text part with its text inline.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const TextBody = Schema.Struct({ ...common, ...text, selection: Schema.Literal("body"), text: Schema.String })
-  .annotations({ identifier: "TextBodyPart", ...strict })
+export const TextBody: TextBody = Schema.Struct(textBodyFields).annotations({ identifier: "TextBodyPart", ...strict })
+
+const textGapFields = {
+  ...common,
+  ...text,
+  ...disclosed,
+  selection: Schema.Literal("body"),
+  gap: PartGap
+}
+
+/**
+ * The schema of a text part whose requested body is missing: an interface, so that declarations name it
+ * instead of spelling its members out wherever a message appears.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface TextGap extends Schema.Struct<typeof textGapFields> {}
 
 /**
  * A text part whose requested body is missing.
@@ -101,14 +128,18 @@ export const TextBody = Schema.Struct({ ...common, ...text, selection: Schema.Li
  * @since 0.1.0
  * @category schemas
  */
-export const TextGap = Schema.Struct({
-  ...common,
-  ...text,
-  ...disclosed,
-  selection: Schema.Literal("body"),
-  gap: PartGap
-})
-  .annotations({ identifier: "TextGapPart", ...strict })
+export const TextGap: TextGap = Schema.Struct(textGapFields).annotations({ identifier: "TextGapPart", ...strict })
+
+const textMetadataFields = { ...common, ...text, ...disclosed, selection: Schema.Literal("metadata") }
+
+/**
+ * The schema of a text part delivered as metadata only: an interface, so that declarations name it
+ * instead of spelling its members out wherever a message appears.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface TextMetadata extends Schema.Struct<typeof textMetadataFields> {}
 
 /**
  * A text part delivered as metadata only.
@@ -116,8 +147,21 @@ export const TextGap = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const TextMetadata = Schema.Struct({ ...common, ...text, ...disclosed, selection: Schema.Literal("metadata") })
-  .annotations({ identifier: "TextMetadataPart", ...strict })
+export const TextMetadata: TextMetadata = Schema.Struct(textMetadataFields).annotations({
+  identifier: "TextMetadataPart",
+  ...strict
+})
+
+const textOmittedFields = { ...common, ...text, ...disclosed, selection: Schema.Literal("omit") }
+
+/**
+ * The schema of a text part whose content is omitted: an interface, so that declarations name it
+ * instead of spelling its members out wherever a message appears.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface TextOmitted extends Schema.Struct<typeof textOmittedFields> {}
 
 /**
  * A text part whose content is omitted.
@@ -125,8 +169,26 @@ export const TextMetadata = Schema.Struct({ ...common, ...text, ...disclosed, se
  * @since 0.1.0
  * @category schemas
  */
-export const TextOmitted = Schema.Struct({ ...common, ...text, ...disclosed, selection: Schema.Literal("omit") })
-  .annotations({ identifier: "TextOmittedPart", ...strict })
+export const TextOmitted: TextOmitted = Schema.Struct(textOmittedFields).annotations({
+  identifier: "TextOmittedPart",
+  ...strict
+})
+
+const attachmentBodyFields = {
+  ...common,
+  ...attachment,
+  selection: Schema.Literal("body"),
+  body: Reference
+}
+
+/**
+ * The schema of an attachment with a ready body reference: an interface, so that declarations name it
+ * instead of spelling its members out wherever a message appears.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface AttachmentBody extends Schema.Struct<typeof attachmentBodyFields> {}
 
 /**
  * An attachment with a ready body reference.
@@ -134,13 +196,27 @@ export const TextOmitted = Schema.Struct({ ...common, ...text, ...disclosed, sel
  * @since 0.1.0
  * @category schemas
  */
-export const AttachmentBody = Schema.Struct({
+export const AttachmentBody: AttachmentBody = Schema.Struct(attachmentBodyFields).annotations({
+  identifier: "AttachmentBodyPart",
+  ...strict
+})
+
+const attachmentGapFields = {
   ...common,
   ...attachment,
+  ...disclosed,
   selection: Schema.Literal("body"),
-  body: Reference
-})
-  .annotations({ identifier: "AttachmentBodyPart", ...strict })
+  gap: PartGap
+}
+
+/**
+ * The schema of an attachment whose requested body is missing: an interface, so that declarations name it
+ * instead of spelling its members out wherever a message appears.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface AttachmentGap extends Schema.Struct<typeof attachmentGapFields> {}
 
 /**
  * An attachment whose requested body is missing.
@@ -148,13 +224,26 @@ export const AttachmentBody = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const AttachmentGap = Schema.Struct({
+export const AttachmentGap: AttachmentGap = Schema.Struct(attachmentGapFields).annotations({
+  identifier: "AttachmentGapPart",
+  ...strict
+})
+
+const attachmentMetadataFields = {
   ...common,
   ...attachment,
   ...disclosed,
-  selection: Schema.Literal("body"),
-  gap: PartGap
-}).annotations({ identifier: "AttachmentGapPart", ...strict })
+  selection: Schema.Literal("metadata")
+}
+
+/**
+ * The schema of an attachment delivered as metadata only: an interface, so that declarations name it
+ * instead of spelling its members out wherever a message appears.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface AttachmentMetadata extends Schema.Struct<typeof attachmentMetadataFields> {}
 
 /**
  * An attachment delivered as metadata only.
@@ -162,12 +251,26 @@ export const AttachmentGap = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const AttachmentMetadata = Schema.Struct({
+export const AttachmentMetadata: AttachmentMetadata = Schema.Struct(attachmentMetadataFields).annotations({
+  identifier: "AttachmentMetadataPart",
+  ...strict
+})
+
+const attachmentOmittedFields = {
   ...common,
   ...attachment,
   ...disclosed,
-  selection: Schema.Literal("metadata")
-}).annotations({ identifier: "AttachmentMetadataPart", ...strict })
+  selection: Schema.Literal("omit")
+}
+
+/**
+ * The schema of an attachment whose content is omitted: an interface, so that declarations name it
+ * instead of spelling its members out wherever a message appears.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export interface AttachmentOmitted extends Schema.Struct<typeof attachmentOmittedFields> {}
 
 /**
  * An attachment whose content is omitted.
@@ -175,12 +278,10 @@ export const AttachmentMetadata = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const AttachmentOmitted = Schema.Struct({
-  ...common,
-  ...attachment,
-  ...disclosed,
-  selection: Schema.Literal("omit")
-}).annotations({ identifier: "AttachmentOmittedPart", ...strict })
+export const AttachmentOmitted: AttachmentOmitted = Schema.Struct(attachmentOmittedFields).annotations({
+  identifier: "AttachmentOmittedPart",
+  ...strict
+})
 
 /**
  * A text part in any view.
