@@ -303,8 +303,11 @@ const terminate = (handle: ChildProcess.ChildProcess, grace: Duration.Duration):
 /** How late a timer may fire before the process counts as having been starved of CPU meanwhile. */
 const starvedAfter = 20
 
-/** How many times a starved wait is extended, `starvedAfter` each time. */
+/** How many times a starved wait is extended. */
 const catchUps = 5
+
+/** The longest one extension of a starved wait, in milliseconds. */
+const maxCatchUp = 100
 
 /**
  * Calls `expire` `millis` from now, after the I/O that came due by then has been handled
@@ -313,8 +316,12 @@ const catchUps = 5
  * loop (more in a worker thread): in a process starved of CPU past a bare timer, the timer
  * would win over an exit or an end that had already happened, and a report would miss what
  * the child wrote last. So a timer that fired more than `starvedAfter` late is followed by
- * another `starvedAfter` (up to `catchUps` times, while they too fire late), and the last
- * one by `setImmediate`, after the poll phase. Returns the cancellation.
+ * another wait as long as it was late (at least `starvedAfter`, at most `maxCatchUp`; up to
+ * `catchUps` times, while they too fire late), and the last one by `setImmediate`, after
+ * the poll phase. The extension is as long as the starvation because the rest of the
+ * process starved too: a child's exit reaches Node as SIGCHLD, whose handler may have to
+ * run on another thread (the main thread, when this is a worker) before the exit can be
+ * read. Returns the cancellation.
  */
 const afterPendingIo = (
   millis: number,
@@ -327,7 +334,8 @@ const afterPendingIo = (
   const arm = (delay: number, left: number) => {
     const due = performance.now() + delay
     timer = setTimeout(() => {
-      if (performance.now() - due > starvedAfter && left > 0) return arm(starvedAfter, left - 1)
+      const late = performance.now() - due
+      if (late > starvedAfter && left > 0) return arm(Math.min(late, maxCatchUp), left - 1)
       immediate = setImmediate(expire)
     }, delay)
     if (options?.unref === true) timer.unref()
