@@ -23,16 +23,16 @@ const fromProc = (marker) =>
       }
     })
 
-/** Every process but this one, from `ps`. */
-const fromPs = () =>
+/** The processes whose command line contains `marker`, from `ps`. */
+const fromPs = (marker) =>
   execFileSync("ps", ["-eo", "pid=,stat=,args="], { encoding: "utf8" })
     .split("\n")
     .map((line) => /^\s*(\d+)\s+(\S+)\s+(.*)$/.exec(line))
     .filter((match) => match !== null)
     .map((match) => ({ pid: Number(match[1]), stat: match[2], args: match[3] }))
+    .filter((p) => p.args.includes(marker))
 
 const procfs = existsSync("/proc/self/cmdline")
 
 /** The processes (pid, state and command line) whose command line contains `marker`, this process excluded. */
-export const processesWith = (marker) =>
-  (procfs ? fromProc(marker) : fromPs()).filter((p) => p.args.includes(marker) && p.pid !== process.pid)
+export const processesWith = (marker) => (procfs ? fromProc : fromPs)(marker).filter((p) => p.pid !== process.pid)
