@@ -21,6 +21,7 @@ import * as Fiber from "effect/Fiber"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import * as Attachment from "./Attachment.js"
 import type * as Chain from "./Chain.js"
 import * as Observation from "./Observation.js"
 import { Code } from "./RouteFailure.js"
@@ -162,13 +163,6 @@ export class Audit extends Context.Tag("@effect-ahp/harness/Audit")<Audit, {
   readonly dropped: Effect.Effect<number>
 }>() {}
 
-/** Web Crypto's digest, present on every supported platform (Node 20, browsers, Deno, Bun). */
-const subtle = (globalThis as unknown as {
-  readonly crypto: { readonly subtle: { digest(algorithm: string, data: Uint8Array): Promise<ArrayBuffer> } }
-}).crypto.subtle
-
-const hex = (bytes: ArrayBuffer) => Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("")
-
 /**
  * The SHA-256 of a JSON value's text, as `sha256:<hex>`.
  *
@@ -176,9 +170,7 @@ const hex = (bytes: ArrayBuffer) => Array.from(new Uint8Array(bytes), (b) => b.t
  * @category hashing
  */
 export const hash = (value: Json.JsonValue): Effect.Effect<string> =>
-  Effect.promise(() => subtle.digest("SHA-256", new TextEncoder().encode(Json.stringify(value)))).pipe(
-    Effect.map((digest) => `sha256:${hex(digest)}`)
-  )
+  Effect.map(Attachment.sha256(new TextEncoder().encode(Json.stringify(value))), (hex) => `sha256:${hex}`)
 
 const idOf = (value: Json.JsonValue | undefined): string | undefined =>
   Json.isObject(value) && typeof value.id === "string" ? value.id : undefined

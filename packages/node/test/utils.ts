@@ -1,18 +1,23 @@
 import type { Json, Registration } from "@effect-ahp/protocol"
 import * as NodeStream from "@effect/platform-node/NodeStream"
-import { Data, Duration, Effect, Option, Schedule, Stream } from "effect"
+import { Data, Duration, Effect, Option, Stream } from "effect"
 import type { Scope } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
+import { hostileScript, readLog, script } from "../../../test/support/e2e.js"
 import * as WorkerServer from "../../../test/support/workerServer.js"
 
-/** The shared scripted backend. */
-export const script = fileURLToPath(new URL("../../../test/support/scripted-backend.mjs", import.meta.url))
-
-/** The stdio backend with hostile process behaviour (slow start, grandchildren, stderr, exit statuses). */
-export const hostileScript = fileURLToPath(new URL("../../../test/support/hostile-stdio.mjs", import.meta.url))
+export {
+  hostileScript,
+  isAlive,
+  type LogEntry,
+  readLog,
+  script,
+  startedPids,
+  waitForLog,
+  waitUntil
+} from "../../../test/support/e2e.js"
 
 /** A stdio transport running a Node script with `args`. */
 const nodeScript = (
@@ -57,22 +62,6 @@ export const tempFile = (name: string): Effect.Effect<string, never, Scope.Scope
     (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
   ).pipe(Effect.map((dir) => path.join(dir, name)))
 
-/** One line of the scripted backend's `--log`. */
-export interface LogEntry {
-  readonly event: string
-  readonly pid: number
-  readonly [key: string]: unknown
-}
-
-export const readLog = (file: string): Effect.Effect<Array<LogEntry>> =>
-  Effect.sync(() =>
-    fs.existsSync(file)
-      ? fs.readFileSync(file, "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as LogEntry)
-      : []
-  )
-
-class NotYet extends Data.TaggedError("NotYet") {}
-
 /** What `withDeadline` fails with. */
 export class Deadline extends Data.TaggedError("Deadline") {}
 
@@ -84,40 +73,6 @@ export const withDeadline = (millis: number) => <A, E, R>(self: Effect.Effect<A,
 export const reasonOf = <A, E extends { readonly reason?: string; readonly _tag: string }, R>(
   self: Effect.Effect<A, E, R>
 ) => Effect.map(Effect.flip(self), (e) => e.reason ?? e._tag)
-
-/** Waits (polling the file) until the log has an entry matching `predicate`. */
-export const waitForLog = (file: string, predicate: (entry: LogEntry) => boolean): Effect.Effect<LogEntry> =>
-  readLog(file).pipe(
-    Effect.flatMap((entries) =>
-      Option.match(Option.fromNullable(entries.find(predicate)), {
-        onNone: () => Effect.fail(new NotYet()),
-        onSome: Effect.succeed
-      })
-    ),
-    Effect.retry({ schedule: Schedule.spaced("10 millis"), times: 1000 }),
-    Effect.orDie
-  )
-
-/** Polls until `check` holds (every 10 ms, at most ~10 s); dies otherwise. */
-export const waitUntil = (what: string, check: () => boolean): Effect.Effect<void> =>
-  Effect.suspend(() => check() ? Effect.void : Effect.fail(new NotYet())).pipe(
-    Effect.retry({ schedule: Schedule.spaced("10 millis"), times: 1000 }),
-    Effect.orDieWith(() => new Error(`gave up waiting for ${what}`))
-  )
-
-/** The pids of every process that logged a start line, in order. */
-export const startedPids = (file: string): Effect.Effect<Array<number>> =>
-  Effect.map(readLog(file), (entries) => entries.filter((e) => e.event === "start").map((e) => e.pid))
-
-/** Whether a process (or an unreaped zombie) with this pid exists. */
-export const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
 
 /**
  * Starts the scripted backend in HTTP mode (in a worker thread, `WorkerServer.start`); the
