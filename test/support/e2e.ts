@@ -13,6 +13,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as ScriptedBackend from "./scripted-backend.mjs"
 import * as WorkerServer from "./workerServer.js"
 
 /** The scripted, misbehaving backend. */
@@ -169,14 +170,22 @@ export const nodeServer = (name: string, args: readonly [string, ...Array<string
   })
 
 /**
- * Starts the scripted backend in HTTP mode for the lifetime of the scope (in a worker
- * thread, see `nodeServer`) and waits for its port file.
+ * The scripted backend's HTTP mode in this process for the lifetime of the scope (`args` as
+ * on its command line after `http <port-file>`): a real server on 127.0.0.1 with its own
+ * state and log, with no thread or process to start. Its behaviours never block, so the
+ * test's event loop serves it; closing the scope drops its open connections.
  */
+export const scriptedHttpServer = (args: ReadonlyArray<string>): Effect.Effect<string, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.promise(() => ScriptedBackend.startHttp(args)),
+    (server) => Effect.promise(() => server.close())
+  ).pipe(Effect.map((server) => `http://127.0.0.1:${server.port}`))
+
+/** Starts the scripted backend in HTTP mode for the lifetime of the scope (`scriptedHttpServer`), logging to `<dir>/<name>.log`. */
 export const scriptedHttp = (dir: string, name: string, ...args: Array<string>) =>
   Effect.gen(function*() {
-    const portFile = path.join(dir, `${name}.port`)
     const log = path.join(dir, `${name}.log`)
-    const { origin } = yield* nodeServer(name, [script, "http", portFile, ...args, "--log", log], portFile)
+    const origin = yield* scriptedHttpServer([...args, "--log", log])
     return { url: `${origin}/hooks`, origin, log }
   })
 

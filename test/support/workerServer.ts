@@ -1,9 +1,12 @@
 /**
- * Test HTTP servers (plain Node ESM scripts such as `scripted-backend.mjs http …`) run in a
- * worker thread of the test's process instead of a process of their own: a real server on
- * 127.0.0.1 with its own thread and event loop, so a server that stalls or floods stalls
- * nothing of the test, at a fraction of a process's start-up cost. The worker is terminated
- * when the scope closes, which closes its connections, as killing its process would.
+ * Test HTTP servers that may stall or flood (the hostile raw backend of
+ * `test/e2e/HostileJson.test.ts`) run in a worker thread of the test's process instead of a
+ * process of their own: a real server on 127.0.0.1 with its own thread and event loop, so it
+ * stalls nothing of the test, at a fraction of a process's start-up cost. The worker is
+ * terminated when the scope closes, which closes its connections, as killing its process
+ * would. The scripted backend's HTTP mode, whose behaviours never block, runs in the test's
+ * own thread instead (`scriptedHttpServer` in `e2e.ts`): a worker's start-up costs about
+ * 90 ms of CPU.
  */
 import { Effect } from "effect"
 import type * as Scope from "effect/Scope"

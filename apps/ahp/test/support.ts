@@ -13,7 +13,7 @@ import * as path from "node:path"
 import { Writable } from "node:stream"
 import { fileURLToPath } from "node:url"
 import { inject } from "vitest"
-import * as WorkerServer from "../../../test/support/workerServer.js"
+import { scriptedHttpServer } from "../../../test/support/e2e.js"
 
 /** The bundle built by the global setup. */
 export const bundle: string = inject("bundle")
@@ -148,16 +148,14 @@ export const scriptedStdio = (
 })
 
 /**
- * Starts the scripted backend as an HTTP server on 127.0.0.1 (in a worker thread,
- * `WorkerServer.start`) and returns its URL (stopped with the scope).
+ * Starts the scripted backend as an HTTP server on 127.0.0.1 in this process
+ * (`scriptedHttpServer`) and returns its URL (stopped with the scope).
  */
 export const scriptedHttp = (dir: string, name: string, behaviour: string, extra: ReadonlyArray<string> = []) =>
   Effect.gen(function*() {
-    const portFile = path.join(dir, `${name}.port`)
     const log = path.join(dir, `${name}.log`)
-    yield* WorkerServer.start(scripted, ["http", portFile, behaviour, "--log", log, ...extra])
-    const port = yield* eventually(() => fs.existsSync(portFile) ? fs.readFileSync(portFile, "utf8") : undefined)
-    return { url: `http://127.0.0.1:${port}/`, log }
+    const origin = yield* scriptedHttpServer([behaviour, "--log", log, ...extra])
+    return { url: `${origin}/`, log }
   })
 
 /** An intercept subscription. */

@@ -1,12 +1,10 @@
 import type { Json, Registration } from "@effect-ahp/protocol"
-import * as NodeStream from "@effect/platform-node/NodeStream"
-import { Data, Duration, Effect, Option, Stream } from "effect"
+import { Data, Duration, Effect } from "effect"
 import type { Scope } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { hostileScript, readLog, script } from "../../../test/support/e2e.js"
-import * as WorkerServer from "../../../test/support/workerServer.js"
+import { hostileScript, readLog, script, scriptedHttpServer } from "../../../test/support/e2e.js"
 
 export {
   hostileScript,
@@ -74,26 +72,16 @@ export const reasonOf = <A, E extends { readonly reason?: string; readonly _tag:
   self: Effect.Effect<A, E, R>
 ) => Effect.map(Effect.flip(self), (e) => e.reason ?? e._tag)
 
-/**
- * Starts the scripted backend in HTTP mode (in a worker thread, `WorkerServer.start`); the
- * server lives as long as the scope.
- */
+/** Starts the scripted backend in HTTP mode in this process (`scriptedHttpServer`); the server lives as long as the scope. */
 export const httpBackend = (
   behaviour: string,
   ...args: Array<string>
 ): Effect.Effect<{ readonly url: string; readonly origin: string; readonly log: string }, never, Scope.Scope> =>
   Effect.gen(function*() {
     const log = yield* tempFile("http.log")
-    const { worker } = yield* WorkerServer.start(script, ["http", "-", behaviour, "--log", log, ...args])
-    const first = yield* NodeStream.fromReadable<Error, Uint8Array>(() => worker.stdout, (e) => e as Error).pipe(
-      Stream.decodeText(),
-      Stream.splitLines,
-      Stream.runHead
-    )
-    const port = Option.getOrThrow(first).replace("PORT ", "")
-    const origin = `http://127.0.0.1:${port}`
+    const origin = yield* scriptedHttpServer([behaviour, "--log", log, ...args])
     return { url: `${origin}/hooks`, origin, log }
-  }).pipe(Effect.orDie)
+  })
 
 /** Log entries of HTTP requests that reached the backend (not OAuth endpoints). */
 export const httpRequests = (file: string) => Effect.map(readLog(file), (es) => es.filter((e) => e.event === "request"))
