@@ -15,14 +15,15 @@ import { fileURLToPath } from "node:url"
 import {
   failures,
   intercept,
-  nodeServer,
   nodeTransports,
   openHooks,
   registration,
+  serverInProcess,
   tempDir,
   toolBefore,
   tracked
 } from "../support/e2e.js"
+import * as RawBackend from "./fixtures/rawBackend.mjs"
 
 const fixture = fileURLToPath(new URL("./fixtures/rawBackend.mjs", import.meta.url))
 const root = fileURLToPath(new URL("../..", import.meta.url))
@@ -62,8 +63,8 @@ const received = (log: string): Array<string> =>
 const methodOf = (raw: string): unknown => (Either.getOrThrow(Json.parse(raw)) as Json.JsonObject).method
 
 /**
- * A raw backend answering every request with `answer`: its transport (an HTTP one is
- * started for the scope, SIGTERM at the end) and its log.
+ * A raw backend answering every request with `answer`: its transport (an HTTP one runs in
+ * this process for the scope, `serverInProcess`) and its log.
  */
 const rawBackend = (dir: string, name: string, kind: Kind, answer: string) =>
   Effect.gen(function*() {
@@ -81,8 +82,7 @@ const rawBackend = (dir: string, name: string, kind: Kind, answer: string) =>
         }
       }
     }
-    const portFile = path.join(dir, `${name}.port`)
-    const { origin } = yield* nodeServer(name, [fixture, "http", answerFile, log, portFile], portFile)
+    const origin = yield* serverInProcess(() => RawBackend.startHttp(answerFile, log))
     return { log, transport: { type: "http", url: `${origin}/hooks` } }
   })
 

@@ -14,7 +14,6 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as ScriptedBackend from "./scripted-backend.mjs"
-import * as WorkerServer from "./workerServer.js"
 
 /** The scripted, misbehaving backend. */
 export const script = fileURLToPath(new URL("./scripted-backend.mjs", import.meta.url))
@@ -156,30 +155,26 @@ export const scriptedStdio = (lifecycle: "persistent" | "per_event", ...args: Ar
   lifecycle
 })
 
-/**
- * Runs the server script `args[0]` with the rest of `args` in a worker thread for the
- * lifetime of the scope (`WorkerServer.start`) and waits for the port it writes to
- * `portFile`: its origin.
- */
-export const nodeServer = (name: string, args: readonly [string, ...Array<string>], portFile: string) =>
-  Effect.gen(function*() {
-    const server = yield* WorkerServer.start(args[0], args.slice(1))
-    yield* waitUntil(`the ${name} server's port`, () => fs.existsSync(portFile) || server.exited())
-    if (!fs.existsSync(portFile)) return yield* Effect.dieMessage(`the ${name} server did not start`)
-    return { origin: `http://127.0.0.1:${fs.readFileSync(portFile, "utf8").trim()}` }
-  })
+/** A test HTTP server running in this process: its port, and `close`, which drops its open connections. */
+export interface InProcessServer {
+  readonly port: number
+  readonly close: () => Promise<void>
+}
 
 /**
- * The scripted backend's HTTP mode in this process for the lifetime of the scope (`args` as
- * on its command line after `http <port-file>`): a real server on 127.0.0.1 with its own
- * state and log, with no thread or process to start. Its behaviours never block, so the
- * test's event loop serves it; closing the scope drops its open connections.
+ * A test HTTP server started in this process for the lifetime of the scope: its origin. The
+ * test servers' behaviours never block (a late answer is a timer), so the test's event loop
+ * serves them, with no thread or process to start (a worker thread's start-up cost about
+ * 90 ms of CPU); closing the scope drops their open connections.
  */
+export const serverInProcess = (start: () => Promise<InProcessServer>): Effect.Effect<string, never, Scope.Scope> =>
+  Effect.acquireRelease(Effect.promise(start), (server) => Effect.promise(() => server.close())).pipe(
+    Effect.map((server) => `http://127.0.0.1:${server.port}`)
+  )
+
+/** The scripted backend's HTTP mode in this process (`serverInProcess`): `args` as on its command line after `http <port-file>`. */
 export const scriptedHttpServer = (args: ReadonlyArray<string>): Effect.Effect<string, never, Scope.Scope> =>
-  Effect.acquireRelease(
-    Effect.promise(() => ScriptedBackend.startHttp(args)),
-    (server) => Effect.promise(() => server.close())
-  ).pipe(Effect.map((server) => `http://127.0.0.1:${server.port}`))
+  serverInProcess(() => ScriptedBackend.startHttp(args))
 
 /** Starts the scripted backend in HTTP mode for the lifetime of the scope (`scriptedHttpServer`), logging to `<dir>/<name>.log`. */
 export const scriptedHttp = (dir: string, name: string, ...args: Array<string>) =>
