@@ -88,8 +88,13 @@ export const waitForLog = (file: string, predicate: (entry: LogEntry) => boolean
 export const startedPids = (file: string): Effect.Effect<Array<number>> =>
   Effect.map(readLog(file), (entries) => entries.filter((e) => e.event === "start").map((e) => e.pid))
 
-/** Whether a process with this pid exists (`process.kill(pid, 0)` does not throw ESRCH). */
+/**
+ * Whether a process with this pid exists (`process.kill(pid, 0)` does not throw ESRCH). Throws
+ * when `pid` is not a process id (a pid read from a log before the process wrote it), so that a
+ * wait on it fails at once instead of passing or waiting in vain.
+ */
 export const isAlive = (pid: number): boolean => {
+  if (!Number.isSafeInteger(pid) || pid <= 0) throw new Error(`isAlive: ${String(pid)} is not a process id`)
   try {
     process.kill(pid, 0)
     return true

@@ -510,9 +510,10 @@ describe("stdio persistent start-up", () => {
         )
         yield* endpoint.start!
         assert.strictEqual(yield* reasonOf(endpoint.request(request(1)).pipe(withDeadline(200))), "Deadline")
-        const [first] = yield* startedPids(log)
+        // the child may not have started within that first deadline on a loaded machine
+        const { pid: first } = yield* waitForLog(log, (e) => e.event === "start")
         assert.strictEqual(yield* reasonOf(endpoint.request(request(2)).pipe(withDeadline(1500))), "Deadline")
-        yield* waitUntil("the stuck child to be stopped", () => !isAlive(first!))
+        yield* waitUntil("the stuck child to be stopped", () => !isAlive(first))
         assert.deepStrictEqual(
           (yield* messages(log)).map((m) => m.id),
           [1, 2],
@@ -647,8 +648,8 @@ describe("stdio observation delivery", () => {
           { oneShot: true }
         )
         assert.strictEqual(yield* reasonOf(endpoint.notify(notification()).pipe(withDeadline(500))), "Deadline")
-        const [pid] = yield* startedPids(log)
-        yield* waitUntil("the slow child to be stopped", () => !isAlive(pid!))
+        const { pid } = yield* waitForLog(log, (e) => e.event === "start")
+        yield* waitUntil("the slow child to be stopped", () => !isAlive(pid))
         assert.deepStrictEqual(yield* messages(log), [], "it never read the observation")
         yield* close
       }).pipe(Effect.provide(NodeContext.layer)),
