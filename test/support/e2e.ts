@@ -13,6 +13,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import type { InProcessServer } from "./inProcessHttp.mjs"
 import * as ScriptedBackend from "./scripted-backend.mjs"
 
 /** The scripted, misbehaving backend. */
@@ -159,12 +160,6 @@ export const scriptedStdio = (lifecycle: "persistent" | "per_event", ...args: Ar
   args: [script, "stdio", ...args],
   lifecycle
 })
-
-/** A test HTTP server running in this process: its port, and `close`, which drops its open connections. */
-export interface InProcessServer {
-  readonly port: number
-  readonly close: () => Promise<void>
-}
 
 /**
  * A test HTTP server started in this process for the lifetime of the scope: its origin. The

@@ -100,8 +100,7 @@
 import { spawn } from "node:child_process"
 import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
-import { resolve } from "node:path"
-import { fileURLToPath } from "node:url"
+import { inProcess, isScript } from "./inProcessHttp.mjs"
 
 /**
  * One scripted backend: its options (parsed from `args`, the command line after the mode
@@ -565,29 +564,15 @@ function backend(args, fail) {
  * server is closed.
  * A usage error or an unknown behaviour throws instead of exiting.
  */
-export const startHttp = (args) =>
-  new Promise((resolvePort, reject) => {
-    const instance = backend(args, (message) => {
-      throw new Error(`scripted-backend: ${message}`)
-    })
-    instance.log({ event: "start", mode: "http" })
-    const server = instance.runHttp((port) =>
-      resolvePort({
-        port,
-        close: () =>
-          new Promise((closed) => {
-            instance.stopLog()
-            server.closeAllConnections()
-            server.close(() => closed())
-          })
-      })
-    )
-    server.on("error", reject)
+export const startHttp = async (args) => {
+  const instance = backend(args, (message) => {
+    throw new Error(`scripted-backend: ${message}`)
   })
+  instance.log({ event: "start", mode: "http" })
+  return inProcess(instance.runHttp(() => {}), instance.stopLog)
+}
 
-const isScript = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)
-
-if (isScript) {
+if (isScript(import.meta.url)) {
   const argv = process.argv.slice(2)
   const mode = argv.shift()
   const portFile = mode === "http" ? argv.shift() : undefined
