@@ -97,6 +97,7 @@ describe("the code cache", () => {
         const other = CodeCache.cacheFile(file)
         assert.notStrictEqual(other, ours)
         assert.isTrue(other.startsWith(`${file}.${process.version}-${process.arch}-`))
+        assert.notStrictEqual(CodeCache.cacheFile(file, "--liftoff-only"), other, "nor for flags set at run time")
       } finally {
         if (before === undefined) delete process.env.NODE_OPTIONS
         else process.env.NODE_OPTIONS = before
@@ -146,6 +147,32 @@ describe("the code cache", () => {
       const damaged = yield* runCli(args, { command: [launcher] })
       assert.deepStrictEqual([damaged.code, damaged.stdout, damaged.stderr], [cold.code, cold.stdout, cold.stderr])
       assert.isAbove(fs.statSync(cache).size, 1000, "a rejected cache is replaced")
+    }).pipe(Effect.scoped))
+
+  it.live("a short command and a serving one (V8 told otherwise) keep a cache each, and each reuses its own", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const launcher = path.join(dir, "ahp.mjs")
+      fs.cpSync(path.dirname(bundle), dir, { recursive: true, filter: (from) => !from.endsWith(".cache") })
+      const caches = () =>
+        new Map(
+          fs.readdirSync(path.join(dir, "chunks")).filter((f) => f.endsWith(".cache")).map((f) => [
+            f,
+            fs.statSync(path.join(dir, "chunks", f)).ino
+          ])
+        )
+      const short = () => runCli(["validate", "--json", path.join(dir, "missing.json")], { command: [launcher] })
+      const serving = () =>
+        runCli(["--log-level", "error", "serve", "--stdio", "shell-guard"], { command: [launcher], input: "" })
+      assert.strictEqual((yield* short()).code, 2)
+      assert.strictEqual(caches().size, 1)
+      const served = yield* serving()
+      assert.strictEqual(served.code, 0, served.stderr)
+      const written = caches()
+      assert.strictEqual(written.size, 2, "the serving command's cache is a file of its own")
+      for (const run of [short, serving, short]) yield* run()
+      // a cache is replaced through a new file (written, then renamed): the same inode was reused
+      assert.deepStrictEqual(caches(), written)
     }).pipe(Effect.scoped))
 })
 

@@ -71,12 +71,14 @@ const digest = (text: string): string => {
 
 /**
  * The cache file of a bundle under this Node: `<bundle>.<version>-<arch>-<digest of flags>.cache`.
+ * `v8Flags` are the flags the process gave V8 at run time (`v8.setFlagsFromString`): V8
+ * counts them in a cache's flag hash like Node's own.
  *
  * @internal
  */
-export const cacheFile = (bundle: string): string =>
+export const cacheFile = (bundle: string, v8Flags = ""): string =>
   `${bundle}.${process.version}-${process.arch}-${
-    digest(`${process.execArgv.join(" ")}\u0000${process.env.NODE_OPTIONS ?? ""}`)
+    digest(`${process.execArgv.join(" ")}\u0000${process.env.NODE_OPTIONS ?? ""}\u0000${v8Flags}`)
   }.cache`
 
 /**
@@ -121,13 +123,13 @@ const writeCache = (file: string, data: Buffer): void => {
 
 /**
  * Runs a CommonJS bundle, compiled from its code cache when there is a trustworthy one that
- * V8 accepts.
+ * V8 accepts; `v8Flags` as in `cacheFile`.
  *
  * @internal
  */
-export const load = (bundle: string): Loaded => {
+export const load = (bundle: string, v8Flags = ""): Loaded => {
   const source = readSource(bundle)
-  const cache = cacheFile(bundle)
+  const cache = cacheFile(bundle, v8Flags)
   const found = readCache(cache)
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: bundle,
