@@ -9,6 +9,7 @@ import { NodeTransports } from "@effect-ahp/node"
 import type { Json } from "@effect-ahp/protocol"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { fileURLToPath } from "node:url"
+import { nodeCommand } from "./placement.js"
 
 /** The scripted backend (plain Node ESM). */
 export const scriptedBackend = fileURLToPath(new URL("../support/scripted-backend.mjs", import.meta.url))
@@ -97,11 +98,10 @@ export const inProcessTransport = (i: number): Json.JsonObject => ({
   url: `https://${backendId(i)}.invalid/hooks`
 })
 
-/** A persistent stdio transport running the scripted backend with `behaviour`. */
+/** A persistent stdio transport running the scripted backend with `behaviour` (placed as `nodeCommand` places it). */
 export const stdioTransport = (behaviour: string): Json.JsonObject => ({
   type: "stdio",
-  command: process.execPath,
-  args: [scriptedBackend, "stdio", behaviour],
+  ...nodeCommand([scriptedBackend, "stdio", behaviour]),
   lifecycle: "persistent"
 })
 

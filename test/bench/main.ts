@@ -8,6 +8,7 @@ import * as http from "./http.js"
 import * as inProcess from "./inProcess.js"
 import type { Pace } from "./measure.js"
 import * as memory from "./memory.js"
+import * as placement from "./placement.js"
 import { meetsTarget, type Row, table, write } from "./report.js"
 import * as scale from "./scale.js"
 import * as sessions from "./sessions.js"
@@ -23,11 +24,15 @@ const pace: Pace = { warmup: 5, rounds: 15, ops: 2000 }
 // collections per 10k calls to mean something (256 KiB rounds are an 80th of that).
 const transportPace: Pace = { warmup: 10, warmupMillis: 2000, rounds: 20, ops: 250 }
 
+// The latency families (stdio, http, floor) run with the bench process and its backend
+// children pinned to two CPUs (placement.ts): each exchange crosses CPUs, for ours and the
+// baseline alike. The sessions family measures how many calls a process serves when it may
+// use every CPU, as a host would, and runs unpinned.
 const families: ReadonlyArray<readonly [string, () => Promise<Array<Row>>]> = [
   ["in-process", () => inProcess.run(pace)],
-  ["stdio", () => stdio.run(transportPace)],
-  ["http", () => http.run(transportPace)],
-  ["floor", () => floor.run(transportPace)],
+  ["stdio", () => placement.pinnedWhile(() => stdio.run(transportPace))],
+  ["http", () => placement.pinnedWhile(() => http.run(transportPace))],
+  ["floor", () => placement.pinnedWhile(() => floor.run(transportPace))],
   ["scale", () => scale.run({ ...pace, rounds: 10 })],
   // HTTP sessions rounds run 1 000 calls (16 per caller at least) after 2 s of warm-up per
   // side: a round of 60 calls lasted about 10 ms, so one collection or one scheduling
@@ -58,4 +63,4 @@ console.log(table(rows))
 const verdict = targeted.length === 0
   ? "no row here has a target"
   : `${targeted.filter(meetsTarget).length}/${targeted.length} targets met`
-console.log(`\n${verdict}; results in bench/results.json`)
+console.log(`\n${placement.describe()}\n${verdict}; results in bench/results.json`)

@@ -9,6 +9,7 @@
  */
 import { Effect, type ManagedRuntime } from "effect"
 import { performance, PerformanceObserver } from "node:perf_hooks"
+import * as placement from "./placement.js"
 
 /** Runs `ops` operations and returns each one's duration in microseconds. */
 export type Batch = (ops: number) => Promise<ReadonlyArray<number>>
@@ -220,3 +221,20 @@ export const transportComparisons = async (
   }
   return out
 }
+
+/**
+ * The 1-backend 1 KiB pair once more with its backend children on the bench's own CPU (see
+ * `placement.sharingCpuWhile`); undefined when the family is not pinned.
+ */
+export const sharingCpuComparison = (
+  pace: Pace,
+  pair: (count: number, bytes: number) => Promise<Pair>
+): Promise<Comparison | undefined> =>
+  placement.sharingCpuWhile(async () => {
+    const { baseline, close, ours } = await pair(1, 1024)
+    try {
+      return await compare(ours, baseline, pace)
+    } finally {
+      await close()
+    }
+  })

@@ -7,6 +7,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { Agent, request } from "node:http"
 import { scriptedBackend } from "./fixtures.js"
+import { nodeCommand } from "./placement.js"
 
 /** A persistent stdio child answering one line per line written. */
 export interface LineClient {
@@ -17,7 +18,8 @@ export interface LineClient {
 
 /** Starts the scripted backend in stdio mode with `behaviour`. */
 export const lineClient = (behaviour = "ok"): LineClient => {
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [scriptedBackend, "stdio", behaviour])
+  const { args, command } = nodeCommand([scriptedBackend, "stdio", behaviour])
+  const child: ChildProcessWithoutNullStreams = spawn(command, args)
   let pending: ((line: string) => void) | undefined
   let buffered: Array<Buffer> = []
   child.stdout.on("data", (chunk: Buffer) => {
@@ -57,7 +59,8 @@ export interface HttpServer {
 /** Starts the scripted backend in HTTP mode with `behaviour`, resolving once it listens. */
 export const httpServer = (behaviour = "ok", ...args: Array<string>): Promise<HttpServer> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [scriptedBackend, "http", "-", behaviour, ...args], {
+    const node = nodeCommand([scriptedBackend, "http", "-", behaviour, ...args])
+    const child = spawn(node.command, node.args, {
       stdio: ["ignore", "pipe", "inherit"]
     })
     child.once("error", reject)

@@ -13,7 +13,8 @@ export interface Row {
   readonly ours: number
   readonly baseline: number
   readonly unit: string
-  readonly ratio: number
+  /** null when the figure divided by is 0 and the other is not (a raw loop without a collection, say). */
+  readonly ratio: number | null
   /** How `ratio` is computed. */
   readonly ratioOf: "ours/baseline" | "baseline/ours"
   /** The 99th percentile per-operation latency of each side, µs. */
@@ -114,12 +115,13 @@ export const quantityRow = (name: string, ours: number, baseline: number, unit: 
   ours: round(ours),
   baseline: round(baseline),
   unit,
-  ratio: ours === baseline ? 1 : round(ours / baseline),
+  ratio: ours === baseline ? 1 : baseline === 0 ? null : round(ours / baseline),
   ratioOf: "ours/baseline"
 })
 
 /** Whether a row meets its target (rows without one always do). */
-export const meetsTarget = (row: Row): boolean => row.target === undefined || row.ratio <= row.target
+export const meetsTarget = (row: Row): boolean =>
+  row.target === undefined || (row.ratio !== null && row.ratio <= row.target)
 
 const pad = (text: string, width: number, right = false) => right ? text.padStart(width) : text.padEnd(width)
 
@@ -131,7 +133,7 @@ export const table = (rows: ReadonlyArray<Row>): string => {
     String(r.ours),
     String(r.baseline),
     r.unit,
-    String(r.ratio),
+    r.ratio === null ? "n/a" : String(r.ratio),
     r.ratioOf,
     r.p99 === undefined ? "" : String(r.p99.ours),
     r.p99 === undefined ? "" : String(r.p99.baseline),
