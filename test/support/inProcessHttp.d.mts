@@ -7,8 +7,8 @@ export interface InProcessServer {
   readonly close: () => Promise<void>
 }
 
-/** Whether the module at `url` (its `import.meta.url`) was run as the script itself. */
-export declare const isScript: (url: string) => boolean
+/** Whether the module at `url` (its `import.meta.url`), a file named `name`, was run as the script itself (not bundled into another). */
+export declare const isScript: (url: string, name: string) => boolean
 
 /** A server started with `listen` in this process, once it listens. */
 export declare const inProcess: (server: Server, stopLog: () => void) => Promise<InProcessServer>

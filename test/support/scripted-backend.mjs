@@ -572,7 +572,7 @@ export const startHttp = async (args) => {
   return inProcess(instance.runHttp(() => {}), instance.stopLog)
 }
 
-if (isScript(import.meta.url)) {
+if (isScript(import.meta.url, "scripted-backend.mjs")) {
   const argv = process.argv.slice(2)
   const mode = argv.shift()
   const portFile = mode === "http" ? argv.shift() : undefined
