@@ -15,6 +15,8 @@ import { fileURLToPath } from "node:url"
 import { inject } from "vitest"
 import { scriptedHttpServer } from "../../../test/support/e2e.js"
 
+export { isAlive } from "../../../test/support/e2e.js"
+
 /** The bundle built by the global setup. */
 export const bundle: string = inject("bundle")
 
@@ -123,16 +125,6 @@ export const eventually = <A>(check: () => A | undefined): Effect.Effect<A, Erro
   }).pipe(
     Effect.retry(Schedule.spaced(Duration.millis(25)).pipe(Schedule.upTo(Duration.seconds(20))))
   )
-
-/** Whether a process is alive. */
-export const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 /** A stdio transport running the scripted backend with a behaviour and a log file. */
 export const scriptedStdio = (
