@@ -269,7 +269,8 @@ describe.sequential("the packed packages, installed as a user installs them", ()
             permissionDecisionReason: "destructive command"
           },
           systemMessage: "seen in process\nseen over HTTP"
-        }
+        },
+        undiciAgent: true
       })
     }))
 

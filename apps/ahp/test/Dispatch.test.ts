@@ -7,6 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { runInProcess } from "./inProcess.js"
 import {
+  bundle,
   eventually,
   intercept,
   isAlive,
@@ -14,6 +15,7 @@ import {
   observe,
   output,
   registration,
+  runCli,
   scriptedHttp,
   scriptedStdio,
   startCli,
@@ -112,6 +114,36 @@ describe("ahp dispatch", () => {
         })
       }))
   }
+
+  it.scopedLive("an HTTP exchange loads undici's Agent alone: not its index, whose fetch and WebSocket load Node's own undici", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const backend = yield* scriptedHttp(dir, "plain", "ok")
+      const probe = writeFile(
+        dir,
+        "probe.mjs",
+        "process.on(\"exit\", () => process.stderr.write(`node's undici: ${process.moduleLoadList.some((m) => m.includes(\"deps/undici\"))}\\n`))"
+      )
+      const args = [
+        "dispatch",
+        "--registration",
+        writeFile(
+          dir,
+          "registration.json",
+          registration({
+            id: "com.example.plain",
+            transport: { type: "http", url: backend.url },
+            subscriptions: [intercept(["tool.before"])]
+          })
+        ),
+        "--event",
+        writeFile(dir, "event.json", toolBefore("ls"))
+      ]
+      const run = yield* runCli(args, { command: ["--import", probe, bundle] })
+      assert.strictEqual(run.code, 0, run.stderr)
+      assert.deepStrictEqual([output(run).decision, output(run).errors], ["none", []])
+      assert.strictEqual(run.stderr, "node's undici: false\n")
+    }))
 
   it.scopedLive("reports an HTTP 500 and a JSON-RPC error per failed route", () =>
     Effect.gen(function*() {

@@ -2,13 +2,15 @@
 // (served by this process on a loopback port) and one over stdio (out/backend.js), in one
 // Hooks built from a registration written in code; one tool.before dispatched, the decision
 // printed as JSON; then a Claude Code PreToolUse payload mapped, dispatched and rendered as
-// the hook's answer.
+// the hook's answer; last, whether the HTTP binding loaded undici's Agent module (which it
+// imports on its own, not through undici's index).
 import { Backend, Http, InProcess } from "@effect-ahp/backend"
 import { Hooks } from "@effect-ahp/harness"
 import { Host, Hosts } from "@effect-ahp/hosts"
 import { NodeTransports } from "@effect-ahp/node"
 import { Registration, Wire } from "@effect-ahp/protocol"
 import { Effect, Either, Layer } from "effect"
+import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
 
 const subscription = Registration.intercept(["tool.before"], {
@@ -61,6 +63,10 @@ const claudeCodeHook = Effect.gen(function*() {
   return claude.render(event, Host.verdict(result.decision, result.event), payload).stdout
 })
 
+/** Whether a CommonJS file whose path matches `file` has been loaded (undici is CommonJS). */
+const loaded = (file: RegExp): boolean =>
+  Object.keys(createRequire(import.meta.url).cache).some((key) => file.test(key))
+
 const program = Effect.gen(function*() {
   const verdict = Wire.validate(registration("https://remote.example.com/hooks"))
   const hooks = yield* Hooks.Hooks
@@ -76,7 +82,8 @@ const program = Effect.gen(function*() {
     reason: result.decision.denial?.reason ?? null,
     messages: result.decision.messages,
     errors: result.errors.length,
-    claudeCode: JSON.parse(yield* claudeCodeHook) as unknown
+    claudeCode: JSON.parse(yield* claudeCodeHook) as unknown,
+    undiciAgent: loaded(/[\\/]undici[\\/]lib[\\/]dispatcher[\\/]agent\.js$/)
   }
 })
 
