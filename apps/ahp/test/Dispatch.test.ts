@@ -24,15 +24,18 @@ import {
   writeFile
 } from "./support.js"
 
+/** `ahp dispatch`'s arguments, the registration and the event written to files in `dir`. */
+const dispatchArgs = (dir: string, reg: unknown, event: unknown, ...extra: ReadonlyArray<string>) => [
+  "dispatch",
+  "--registration",
+  writeFile(dir, "registration.json", reg),
+  "--event",
+  writeFile(dir, "event.json", event),
+  ...extra
+]
+
 const dispatch = (dir: string, reg: unknown, event: unknown, ...extra: ReadonlyArray<string>) =>
-  runInProcess([
-    "dispatch",
-    "--registration",
-    writeFile(dir, "registration.json", reg),
-    "--event",
-    writeFile(dir, "event.json", event),
-    ...extra
-  ])
+  runInProcess(dispatchArgs(dir, reg, event, ...extra))
 
 describe("ahp dispatch", () => {
   it.scopedLive("runs interceptors in order, chains edits, stops at a deny and observes the rest", () =>
@@ -124,22 +127,12 @@ describe("ahp dispatch", () => {
         "probe.mjs",
         "process.on(\"exit\", () => process.stderr.write(`node's undici: ${process.moduleLoadList.some((m) => m.includes(\"deps/undici\"))}\\n`))"
       )
-      const args = [
-        "dispatch",
-        "--registration",
-        writeFile(
-          dir,
-          "registration.json",
-          registration({
-            id: "com.example.plain",
-            transport: { type: "http", url: backend.url },
-            subscriptions: [intercept(["tool.before"])]
-          })
-        ),
-        "--event",
-        writeFile(dir, "event.json", toolBefore("ls"))
-      ]
-      const run = yield* runCli(args, { command: ["--import", probe, bundle] })
+      const reg = registration({
+        id: "com.example.plain",
+        transport: { type: "http", url: backend.url },
+        subscriptions: [intercept(["tool.before"])]
+      })
+      const run = yield* runCli(dispatchArgs(dir, reg, toolBefore("ls")), { command: ["--import", probe, bundle] })
       assert.strictEqual(run.code, 0, run.stderr)
       assert.deepStrictEqual([output(run).decision, output(run).errors], ["none", []])
       assert.strictEqual(run.stderr, "node's undici: false\n")
@@ -263,21 +256,12 @@ describe("ahp dispatch", () => {
     Effect.gen(function*() {
       const dir = yield* tempDir
       const log = `${dir}/hang.log`
-      const running = yield* startCli([
-        "dispatch",
-        "--registration",
-        writeFile(
-          dir,
-          "registration.json",
-          registration({
-            id: "com.example.hang",
-            transport: scriptedStdio("hang", log),
-            subscriptions: [intercept(["tool.before"], { timeoutMs: 60_000, failurePolicy: "fail-closed" })]
-          })
-        ),
-        "--event",
-        writeFile(dir, "event.json", toolBefore("ls"))
-      ])
+      const reg = registration({
+        id: "com.example.hang",
+        transport: scriptedStdio("hang", log),
+        subscriptions: [intercept(["tool.before"], { timeoutMs: 60_000, failurePolicy: "fail-closed" })]
+      })
+      const running = yield* startCli(dispatchArgs(dir, reg, toolBefore("ls")))
       const pid = yield* eventually(() => logEntries(log).find((e) => e.event === "message")?.pid as number | undefined)
       running.child.kill("SIGINT")
       const run = yield* running.done
