@@ -6,9 +6,9 @@
  */
 import { Hooks } from "@effect-ahp/harness"
 import * as fixtures from "./fixtures.js"
-import { type Batch, type Pace, sharingCpuComparison, timeAsync, timeEffect, transportComparisons } from "./measure.js"
+import { type Batch, type Pace, timeAsync, timeEffect } from "./measure.js"
 import { checkAnswer, httpClient, httpServer } from "./raw.js"
-import { latencyRow, type Row, transportRows } from "./report.js"
+import { type Row, transportFamily } from "./report.js"
 
 /** Ours and the baseline against `count` servers and an event of about `bytes`. */
 const pair = async (count: number, bytes: number) => {
@@ -33,14 +33,6 @@ const pair = async (count: number, bytes: number) => {
   return { ours, baseline, close }
 }
 
-/** The family: 1 and 3 backends, 1 KiB and 256 KiB events; then 1 KiB with the backend on the bench's CPU (no target). */
-export const run = async (pace: Pace): Promise<Array<Row>> => {
-  const rows = transportRows(
-    await transportComparisons(pace, pair),
-    (count, label) => `http ${count} backend(s), ${label}`
-  )
-  const sharing = await sharingCpuComparison(pace, pair)
-  return sharing === undefined
-    ? rows
-    : [...rows, latencyRow("http 1 backend(s), 1 KiB, the backend on the bench's CPU", sharing)]
-}
+/** The family: 1 and 3 backends, 1 KiB and 256 KiB events, and the row with the backend on the bench's CPU. */
+export const run = (pace: Pace): Promise<Array<Row>> =>
+  transportFamily(pace, pair, (count, label) => `http ${count} backend(s), ${label}`)

@@ -5,7 +5,14 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs"
 import { dirname } from "node:path"
-import type { Collections, Comparison } from "./measure.js"
+import {
+  type Collections,
+  type Comparison,
+  type Pace,
+  type Pair,
+  sharingCpuComparison,
+  transportComparisons
+} from "./measure.js"
 
 /** One line of `bench/results.json`. */
 export interface Row {
@@ -93,7 +100,7 @@ export const collectionRows = (name: string, c: Comparison): Array<Row> =>
  * the protocol-work floor's 1.25 times the harness's 1.2; 1.3 at 256 KiB), and for one
  * backend at 1 KiB also p99 (target 3), p99.9 and the collections.
  */
-export const transportRows = (
+const transportRows = (
   comparisons: ReadonlyArray<{ readonly count: number; readonly label: string; readonly comparison: Comparison }>,
   name: (count: number, label: string) => string
 ): Array<Row> =>
@@ -108,6 +115,23 @@ export const transportRows = (
       ...collectionRows(row.name, comparison)
     ]
   })
+
+/**
+ * A transport family's rows: 1 and 3 backends, 1 KiB and 256 KiB events (`transportRows`);
+ * then, when the family runs pinned, the 1-backend 1 KiB pair with the backend on the
+ * bench's CPU (no target).
+ */
+export const transportFamily = async (
+  pace: Pace,
+  pair: (count: number, bytes: number) => Promise<Pair>,
+  name: (count: number, label: string) => string
+): Promise<Array<Row>> => {
+  const rows = transportRows(await transportComparisons(pace, pair), name)
+  const sharing = await sharingCpuComparison(pace, pair)
+  return sharing === undefined
+    ? rows
+    : [...rows, latencyRow(`${name(1, "1 KiB")}, the backend on the bench's CPU`, sharing)]
+}
 
 /** A row of two plain quantities (sizes, slopes). */
 export const quantityRow = (name: string, ours: number, baseline: number, unit: string): Row => ({
