@@ -234,18 +234,22 @@ describe.concurrent("each document's install line and program, in a fresh projec
     })
   }
 
-  it("the root README's install lines are the documents' lines", () => {
+  it("the root README shows each package's install line, and only lines the documents have", () => {
     const readme = fs.readFileSync(path.join(root, "README.md"), "utf8")
-    const start = readme.indexOf("### Installing the packages")
-    const end = readme.indexOf("\n#", start + 1)
-    assert.isAtLeast(start, 0, "README.md has its section Installing the packages")
-    const section = blocks(readme.slice(start, end === -1 ? undefined : end))
-    const shown = section.flatMap((b) => b.content.split("\n")).filter((line) => /^npm (i|install) /.test(line))
+    // the section runs from its heading (## or ###) to the next heading of level 2 or 3
+    const [, section = ""] = /\n##+ Installing the packages\n([\s\S]*?)(?=\n##+ |$)/.exec(readme) ?? []
+    assert.isNotEmpty(section, "README.md has its section Installing the packages")
+    const shown = blocks(section).flatMap((b) => b.content.split("\n")).filter((line) => /^npm (i|install) /.test(line))
     assert.isNotEmpty(shown)
     const known = documents.flatMap((file) => {
       const document = readDocument(file)
       return [...document.install, ...(document.tarballs ?? [])].map((line) => line.join(" "))
     })
     for (const line of shown) assert.include(known, line, "README.md shows a line a document has (and the check runs)")
+    for (const file of documents.filter((file) => file.endsWith("README.md"))) {
+      for (const line of readDocument(file).install) {
+        assert.include(shown, line.join(" "), `README.md shows ${file}'s line`)
+      }
+    }
   })
 })
