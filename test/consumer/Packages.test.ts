@@ -134,6 +134,10 @@ describe("the packed packages", () => {
 
   it("pnpm publish -r builds each package first and would publish exactly the tarballs installed here", async () => {
     const packages = packedPackages()
+    // each package's prepack removes its dist/ and writes it again: its entry file is new afterwards
+    const entry = (p: { readonly name: string; readonly path: string }) =>
+      path.join(p.path, "dist", p.name === "@effect-ahp/cli" ? "ahp.mjs" : "index.js")
+    const before = new Map(published.map((p) => [p.name, fs.statSync(entry(p)).mtimeMs]))
     const ran = await step(
       "pnpm publish -r --dry-run",
       "pnpm",
@@ -145,6 +149,9 @@ describe("the packed packages", () => {
     for (const { name, tarball } of packages) {
       const sha1 = createHash("sha1").update(fs.readFileSync(tarball)).digest("hex")
       assert.strictEqual(planned.find((p) => p.name === name)!.shasum, sha1, `${name}: the same bytes as pnpm -r pack`)
+    }
+    for (const p of published) {
+      assert.isAbove(fs.statSync(entry(p)).mtimeMs, before.get(p.name)!, `${p.name}: built again before it is packed`)
     }
   })
 
