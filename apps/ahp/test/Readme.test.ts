@@ -52,7 +52,15 @@ const blocksOf = (file: string): ReadonlyArray<Block> => {
   return found
 }
 
-const blocks: ReadonlyArray<Block> = documents.flatMap(blocksOf)
+/**
+ * A document with an `<!-- install -->` block is the consumer check's (test/consumer): it
+ * installs that line in a fresh project and runs the document's program and commands there.
+ */
+const isConsumerDocument = (file: string) => blocksOf(file).some((b) => b.marker === "install")
+
+const consumerDocuments = documents.filter(isConsumerDocument)
+
+const blocks: ReadonlyArray<Block> = documents.filter((file) => !isConsumerDocument(file)).flatMap(blocksOf)
 
 const where = (block: Block) => `${block.file} line ${block.line}`
 
@@ -94,6 +102,13 @@ describe("README and docs", () => {
     assert.strictEqual(manifest.devDependencies["@effect-ahp/cli"], "workspace:*")
     const cli = JSON.parse(fs.readFileSync(path.join(root, "apps", "ahp", "package.json"), "utf8"))
     assert.isTrue(fs.existsSync(path.join(root, "apps", "ahp", cli.bin.ahp)))
+  })
+
+  it("leaves to the consumer check only the documents it reads", () => {
+    const consumerTest = fs.readFileSync(path.join(root, "test", "consumer", "Consumer.test.ts"), "utf8")
+    for (const file of consumerDocuments) {
+      assert.include(consumerTest, JSON.stringify(file), `${file} has an install block the consumer check never reads`)
+    }
   })
 
   it("has only blocks the tests check", () => {
