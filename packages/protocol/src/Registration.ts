@@ -774,7 +774,9 @@ type SubscriptionOptions = Partial<Pick<Subscription, Exclude<keyof typeof subsc
  *
  * @example
  * ```ts
- * Registration.intercept(["tool.before"], { timeoutMs: 2000, failurePolicy: "fail-closed" })
+ * import { Registration } from "@effect-ahp/protocol"
+ *
+ * const guarded = Registration.intercept(["tool.before"], { timeoutMs: 2000, failurePolicy: "fail-closed" })
  * ```
  *
  * @since 0.1.0
@@ -853,6 +855,8 @@ export const inProcess = (id: string, subscriptions: Subscriptions): Backend => 
  *
  * @example
  * ```ts
+ * import { Registration } from "@effect-ahp/protocol"
+ *
  * const registration = Registration.make([
  *   Registration.inProcess("com.example.guard", [
  *     Registration.intercept(["tool.before"], { timeoutMs: 2000, failurePolicy: "fail-closed" })
