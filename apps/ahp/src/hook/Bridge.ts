@@ -332,7 +332,7 @@ export const run = (options: BridgeOptions): Effect.Effect<void, never, Io.ExitC
         )
         return yield* Io.exitWith(Io.exitCodes.failure)
       }
-      const transports = yield* Layer.build(Budget.layer.pipe(Layer.provide(NodeTransports.layerNode({
+      const transports = yield* Layer.build(Budget.layer("bridge").pipe(Layer.provide(NodeTransports.layerNode({
         stdio: { directory: StdioTransport.directoryOf(located.file) }
       }))))
       const state = yield* makeState(located.file).pipe(Effect.provide(transports))
