@@ -73,7 +73,7 @@ const hung = (host: HostEvents.HostName, behaviour: "hang" | "ignore-sigterm") =
     fs.mkdirSync(path.join(dir, "home"), { recursive: true })
     fs.writeFileSync(path.join(dir, "home", ".bash_profile"), "sleep 0.5\n")
     const run = yield* runHook(
-      [host, "--registration", reg, "--timeout", String(timeoutSeconds)],
+      [host, "--registration", reg, "--timeout", String(timeoutSeconds), "--verbose"],
       bash(host, "rm -rf /"),
       { dir, shell: shells[host], timeoutMs: timeoutSeconds * 1000 }
     )
@@ -94,6 +94,9 @@ describe("a hook answers and exits before a short host timeout", () => {
             permissionDecision: "deny",
             permissionDecisionReason: "Required policy backend unavailable"
           })
+          // no bridge runs: the budget's failure names the hook's deadline
+          assert.include(run.stderr, "budget ran out (the hook's deadline was")
+          assert.notInclude(run.stderr, "bridge")
           // the exit did not wait for the backend to take its grace and be stopped
           assert.isBelow(run.exitedMs! - run.answeredMs!, exitGraceMs, timing)
           // (on a loaded machine the deadline may pass before the backend is started)
