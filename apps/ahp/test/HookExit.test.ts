@@ -12,6 +12,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { fileURLToPath } from "node:url"
 import { processesWith } from "../../../test/support/processes.mjs"
 import * as Command from "../src/hook/Command.js"
 import { answerOf, runHook, startedPids } from "./hookSupport.js"
@@ -49,7 +50,7 @@ const shells: Record<HostEvents.HostName, ReadonlyArray<string>> = {
 const timeoutSeconds = 3
 
 /** The time a backend gets after the end of its stdin at that timeout (`Command`'s exit grace). */
-const exitGraceMs = Math.min(2_000, Math.max(100, Command.margin(timeoutSeconds * 1000) / 2))
+const exitGraceMs = Command.exitGrace(timeoutSeconds * 1000)
 
 /**
  * A PreToolUse call under a host's timeout of 3 s to a fail-closed backend that never
@@ -181,4 +182,21 @@ describe.skipIf(process.platform !== "linux")("a hook killed at the host's timeo
       // the guardian: the exit grace after the end of their stdin, SIGTERM, SIGKILL 150 ms later
       yield* eventually(() => !isAlive(stubborn!) && !isAlive(slow!))
     }))
+})
+
+describe("docs/guide/hook-timing.md", () => {
+  it("shows the margin, deadline, watchdog and exit grace the hook uses", () => {
+    const guide = fileURLToPath(new URL("../../../docs/guide/hook-timing.md", import.meta.url))
+    const rows = fs.readFileSync(guide, "utf8").split("\n").filter((line) => /^\| \d/.test(line))
+    assert.isNotEmpty(rows)
+    for (const row of rows) {
+      const [timeout, ...shown] = row.split("|").slice(1, -1).map((cell) => Number(cell.trim()))
+      const margin = Command.margin(timeout!)
+      assert.deepStrictEqual(
+        shown,
+        [margin, timeout! - margin, timeout! - margin / 2, Command.exitGrace(timeout!)],
+        row
+      )
+    }
+  })
 })

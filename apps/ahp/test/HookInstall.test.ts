@@ -152,7 +152,9 @@ describe("ahp hook install / uninstall", () => {
       const again = yield* callHook(["install", "claude-code", "--settings", file, "--registration", reg], "", { dir })
       assert.include(again.stdout, "already installed; nothing changed")
       const none = writeFile(dir, "none.json", { protocolVersion: "draft", hooks: [] })
-      const refused = yield* callHook(["install", "claude-code", "--settings", file, "--registration", none], "", { dir })
+      const refused = yield* callHook(["install", "claude-code", "--settings", file, "--registration", none], "", {
+        dir
+      })
       assert.strictEqual(refused.code, 2)
       assert.include(refused.stderr, "selects none of the events claude-code offers; nothing was changed")
     }))

@@ -97,7 +97,10 @@ const bounded = <A>(
       const remaining = call.deadline - start
       const guarded = remaining <= 0
         ? Effect.fail(exhausted(applier, call.deadline))
-        : Effect.timeoutFail(send, { duration: Duration.millis(remaining), onTimeout: () => exhausted(applier, call.deadline) })
+        : Effect.timeoutFail(send, {
+          duration: Duration.millis(remaining),
+          onTimeout: () => exhausted(applier, call.deadline)
+        })
       return Effect.onExit(guarded, (exit) =>
         Effect.map(Clock.currentTimeMillis, (end) => {
           call.exchanges.push({ backend, kind, outcome: ended(exit, answered), durationMs: end - start })
@@ -114,15 +117,21 @@ const bounded = <A>(
  */
 export const layer = (applier: Applier): Layer.Layer<Transport.Transports, never, Transport.Transports> =>
   Layer.effect(
-  Transport.Transports,
-  Effect.map(Transport.Transports, (inner) =>
-    Transport.Transports.of({
-      connect: (backend) =>
-        Effect.map(inner.connect(backend), (endpoint) => ({
-          request: (message) =>
-            bounded(applier, backend.id, "request", endpoint.request(message), (response) => ({ _tag: "Answered", response })),
-          notify: (message) =>
-            bounded(applier, backend.id, "notification", endpoint.notify(message), () => ({ _tag: "Delivered" }))
-        }))
-    }))
-)
+    Transport.Transports,
+    Effect.map(Transport.Transports, (inner) =>
+      Transport.Transports.of({
+        connect: (backend) =>
+          Effect.map(inner.connect(backend), (endpoint) => ({
+            request: (message) =>
+              bounded(
+                applier,
+                backend.id,
+                "request",
+                endpoint.request(message),
+                (response) => ({ _tag: "Answered", response })
+              ),
+            notify: (message) =>
+              bounded(applier, backend.id, "notification", endpoint.notify(message), () => ({ _tag: "Delivered" }))
+          }))
+      }))
+  )

@@ -63,6 +63,15 @@ export const margin = (timeoutMs: number): number =>
   Math.min(5_000, Math.max(timeoutMs / 5, Math.min(1_000, timeoutMs / 3)))
 
 /**
+ * How long a backend process is given to exit once its stdin has ended (after the hook's
+ * exit), before it is sent SIGTERM: half the margin, at least 100 ms and at most 2 s.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const exitGrace = (timeoutMs: number): number => Math.min(2_000, Math.max(100, margin(timeoutMs) / 2))
+
+/**
  * What a hook call reads from and writes to: its process (`nodeProcess`), or a stand-in.
  *
  * @since 0.1.0
@@ -217,7 +226,7 @@ export const hook = async (args: Args.Run, loadCold: LoadCold, io: Process = nod
     const Run = await loadCold()
     running = Run.run({
       host: args.host,
-      exitGraceMs: Math.min(2_000, Math.max(100, margin(timeoutMs) / 2)),
+      exitGraceMs: exitGrace(timeoutMs),
       payload,
       event,
       registration,

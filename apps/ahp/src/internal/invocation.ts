@@ -36,7 +36,9 @@ const stat = (pid: number | "self"): Stat | undefined => {
   const fields = text.slice(text.lastIndexOf(")") + 2).split(" ")
   const parent = Number(fields[1])
   const started = Number(fields[19])
-  return Number.isInteger(parent) && Number.isFinite(started) ? { parent, startedAt: started / ticksPerSecond } : undefined
+  return Number.isInteger(parent) && Number.isFinite(started)
+    ? { parent, startedAt: started / ticksPerSecond }
+    : undefined
 }
 
 const uptime = (): number => Number(fs.readFileSync("/proc/uptime", "latin1").split(" ")[0])
