@@ -16,6 +16,7 @@ import * as path from "node:path"
 import * as Policy from "../src/hook/Policy.js"
 import { answerOf, callHook, noneAlive, runHook, startedPids } from "./hookSupport.js"
 import {
+  eventually,
   intercept,
   logEntries,
   observe,
@@ -319,7 +320,7 @@ describe("effects rendered per host", () => {
         const run = yield* (c.binary === true ? runHook : callHook)([c.host, "--registration", reg], c.payload, { dir })
         assert.strictEqual(run.code, 0)
         assert.deepStrictEqual(answerOf(run), c.expected, run.stderr)
-        assert.isTrue(noneAlive(log))
+        yield* eventually(() => noneAlive(log))
       }))
   }
 })
@@ -369,12 +370,12 @@ describe("deadlines, failures and bad input", () => {
           permissionDecisionReason: "Required policy backend unavailable"
         })
         assert.isNotEmpty(startedPids(closed.log))
-        assert.isTrue(noneAlive(closed.log))
+        yield* eventually(() => noneAlive(closed.log))
         assert.isFalse(open.run.killed, `answered in ${open.run.elapsedMs} ms`)
         assert.strictEqual(open.run.code, 0)
         assert.strictEqual(open.run.stdout, "")
         assert.isNotEmpty(startedPids(open.log))
-        assert.isTrue(noneAlive(open.log))
+        yield* eventually(() => noneAlive(open.log))
       })
   )
 
@@ -530,7 +531,7 @@ describe("deadlines, failures and bad input", () => {
       assert.strictEqual(answerOf(run).hookSpecificOutput.permissionDecisionReason, "destructive", run.stderr)
       const log = path.join(dir, "backend.log")
       assert.strictEqual(startedPids(log).length, 1, "the relative log path names the registration's parent directory")
-      assert.isTrue(noneAlive(log))
+      yield* eventually(() => noneAlive(log))
     }))
 
   it.scoped("the project default is found from the payload's cwd; an event nothing selects starts no backend", () =>
@@ -601,7 +602,7 @@ describe("deadlines, failures and bad input", () => {
       assert.match(lines[2]!, /com\.example\.guard\/guard .*deny "destructive".*accepted/)
       assert.match(lines[3]!, /com\.example\.audit\/0 \(observe\): delivered/)
       assert.match(lines[4]!, /⇒ deny, "destructive" \(by com\.example\.guard\/guard\) → \{"hookSpecificOutput"/)
-      assert.isTrue(noneAlive(log) && noneAlive(audit))
+      yield* eventually(() => noneAlive(log) && noneAlive(audit))
       assert.strictEqual(logEntries(audit).filter((e) => e.event === "message").length, 1)
     }))
 })

@@ -34,6 +34,10 @@ export interface HookRun {
   readonly stdout: string
   readonly stderr: string
   readonly elapsedMs: number
+  /** When the first byte of the answer arrived on stdout (milliseconds after the start; runs of their own). */
+  readonly answeredMs?: number | undefined
+  /** When the process exited (milliseconds after the start; runs of their own). */
+  readonly exitedMs?: number | undefined
   /** Whether the host's timeout killed it. */
   readonly killed: boolean
 }
@@ -48,6 +52,13 @@ export interface HookOptions {
   readonly timeoutMs?: number
   /** The command words before the arguments (default `node <bundle> hook`). */
   readonly command?: ReadonlyArray<string>
+  /**
+   * The shell the host runs the command through, as the words before the command line
+   * (`["sh", "-c"]` as Claude Code does, `["bash", "-lc"]` as Codex does); default: none.
+   */
+  readonly shell?: ReadonlyArray<string>
+  /** Called with the hook's pid once it has started. */
+  readonly onStart?: (pid: number) => void
 }
 
 /** The isolated environment of a run in `dir`. */
@@ -73,14 +84,23 @@ export const hookEnv = (dir: string, extra: Record<string, string> = {}): Record
 export const runHook = (args: ReadonlyArray<string>, payload: string, options: HookOptions): Effect.Effect<HookRun> =>
   Effect.async<HookRun>((resume) => {
     const started = Date.now()
-    const child = spawn(process.execPath, [...(options.command ?? hookCommand), ...args], {
+    const words = [process.execPath, ...(options.command ?? hookCommand), ...args]
+    const [file, ...rest] = options.shell === undefined
+      ? words
+      : [...options.shell, words.map((w) => `'${w.replaceAll("'", `'\\''`)}'`).join(" ")]
+    const child = spawn(file!, rest, {
       cwd: options.cwd ?? options.dir,
       env: hookEnv(options.dir, options.env),
       stdio: ["pipe", "pipe", "pipe"]
     })
+    if (child.pid !== undefined) options.onStart?.(child.pid)
     let stdout = ""
     let stderr = ""
     let killed = false
+    let answeredMs: number | undefined
+    let exitedMs: number | undefined
+    child.stdout.once("data", () => (answeredMs = Date.now() - started))
+    child.on("exit", () => (exitedMs = Date.now() - started))
     const timer = setTimeout(() => {
       killed = true
       child.kill("SIGKILL")
@@ -91,7 +111,7 @@ export const runHook = (args: ReadonlyArray<string>, payload: string, options: H
     child.stdin.end(payload)
     child.on("close", (code) => {
       clearTimeout(timer)
-      resume(Effect.succeed({ code, stdout, stderr, elapsedMs: Date.now() - started, killed }))
+      resume(Effect.succeed({ code, stdout, stderr, elapsedMs: Date.now() - started, answeredMs, exitedMs, killed }))
     })
     return Effect.sync(() => child.kill("SIGKILL"))
   })

@@ -332,9 +332,11 @@ export const run = (options: BridgeOptions): Effect.Effect<void, never, Io.ExitC
         )
         return yield* Io.exitWith(Io.exitCodes.failure)
       }
-      const transports = yield* Layer.build(Budget.layer.pipe(Layer.provide(NodeTransports.layerNode({
-        stdio: { directory: StdioTransport.directoryOf(located.file) }
-      }))))
+      const transports = yield* Layer.build(
+        Budget.layer("bridge").pipe(Layer.provide(NodeTransports.layerNode({
+          stdio: { directory: StdioTransport.directoryOf(located.file) }
+        })))
+      )
       const state = yield* makeState(located.file).pipe(Effect.provide(transports))
       const auditFile = Option.getOrUndefined(options.audit)
       if (auditFile !== undefined) yield* Console.log(`audit ${auditFile}`)
