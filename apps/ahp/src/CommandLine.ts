@@ -110,8 +110,7 @@ const paragraphs = (doc: HelpDoc.HelpDoc): Array<string> => {
 }
 
 /** The text of a validation error (its message is a help document). */
-const messageOf = (error: ValidationError.ValidationError): string =>
-  "error" in error ? paragraphs(error.error).join(" ") : error._tag
+const messageOf = (error: ValidationError.ValidationError): string => paragraphs(error.error).join(" ")
 
 /** The declaration a usage describes: the name, its placeholder, and the wrappers around it. */
 const named = (usage: Usage.Usage): { readonly named: Usage.Named; readonly wrappers: ReadonlyArray<string> } => {

@@ -6,21 +6,12 @@
 import * as Args from "@effect/cli/Args"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import { Effect } from "effect"
+import type { Action } from "../Auth.js"
 import * as CommandLine from "../CommandLine.js"
 import { type Command, interrupted, load } from "../internal/command.js"
 import { didYouMean } from "../internal/suggest.js"
 
 const actions = ["login", "logout", "status"] as const
-
-/**
- * What `ahp auth` is asked to do.
- *
- * @since 0.1.0
- * @category models
- */
-export type Action =
-  | { readonly _tag: "login" | "logout"; readonly backend: string }
-  | { readonly _tag: "status" }
 
 const fail = (message: string) => Effect.fail(HelpDoc.p(message))
 

@@ -6,15 +6,7 @@
 import { Option } from "effect"
 import * as CommandLine from "../CommandLine.js"
 import { type Command, load } from "../internal/command.js"
-
-/**
- * The example backends `ahp serve` knows (listed here, so that the command line names them
- * without loading them).
- *
- * @since 0.1.0
- * @category models
- */
-export const exampleNames = ["shell-guard", "secret-redactor", "prompt-annotator", "audit", "slow"] as const
+import { exampleNames } from "../internal/examples.js"
 
 /**
  * The command.

@@ -3,18 +3,9 @@
  *
  * @since 0.1.0
  */
-import { Wire } from "@effect-ahp/protocol"
 import * as CommandLine from "../CommandLine.js"
-import { type Command, interrupted, load, unusable } from "../internal/command.js"
-
-/**
- * The kinds `--kind` names: the wire kinds, and `event`, the boundary input `ahp dispatch`
- * reads.
- *
- * @since 0.1.0
- * @category models
- */
-export const kinds = [...Wire.kinds, "event"] as const
+import { type Command, interrupted, unusable } from "../internal/command.js"
+import * as Validate from "../Validate.js"
 
 /**
  * The command.
@@ -32,9 +23,9 @@ export const command: Command = CommandLine.make({
   ],
   exitCodes: [[0, "every file is valid"], [1, "a file is invalid"], [2, `${unusable}, not JSON`], interrupted],
   options: {
-    kind: CommandLine.optionalChoice("kind", "KIND", kinds, "validate every file as this kind"),
+    kind: CommandLine.optionalChoice("kind", "KIND", Validate.kinds, "validate every file as this kind"),
     json: CommandLine.flag("json", "print one JSON object with every verdict")
   },
   args: CommandLine.atLeastOne("FILE", "the documents to validate"),
-  run: ({ json, kind }, files) => load(() => import("../Validate.js"), (m) => m.run({ files, json, kind }))
+  run: ({ json, kind }, files) => Validate.run({ files, json, kind })
 })

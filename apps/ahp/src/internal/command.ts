@@ -25,6 +25,13 @@ export type Run = Effect.Effect<void, never, Io.ExitCode | FileSystem.FileSystem
 export type Command = CommandLine.Command<Run>
 
 /**
+ * The `ahp` program as its help presents it.
+ *
+ * @internal
+ */
+export type Program = CommandLine.Program<Run>
+
+/**
  * Runs a command's implementation, imported only when the command runs (so that `ahp
  * validate` loads neither the harness nor the transports, and `ahp serve` not the harness).
  *
