@@ -213,7 +213,9 @@ const wholeNumber = (name: string, min: number) => (text: string) => {
   const value = /^-?\d+$/.test(text) ? Number(text) : NaN
   return Number.isSafeInteger(value) && value >= min
     ? Effect.succeed(value)
-    : invalid(`${option(name)} needs a whole number${min === 0 ? " (0 or more)" : ` of at least ${min}`}, got "${text}"`)
+    : invalid(
+      `${option(name)} needs a whole number${min === 0 ? " (0 or more)" : ` of at least ${min}`}, got "${text}"`
+    )
 }
 
 /**

@@ -70,7 +70,9 @@ const validatorFor = (type: Event.EventType) => {
 const eventIssues = (value: Json.JsonValue): ReadonlyArray<Problem> => {
   if (!Json.isObject(value)) return [{ path: "", message: "an event file holds a JSON object" }]
   const type = value.type
-  if (type === undefined) return [{ path: "/type", message: "is missing: name a catalogue event type such as tool.before" }]
+  if (type === undefined) {
+    return [{ path: "/type", message: "is missing: name a catalogue event type such as tool.before" }]
+  }
   if (typeof type !== "string" || !Event.isEventType(type)) {
     const hint = typeof type === "string" ? didYouMean(type, Event.eventTypes, (t) => JSON.stringify(t)) : ""
     return [{ path: "/type", message: `${Json.stringify(type)} is not a catalogue event type${hint}` }]

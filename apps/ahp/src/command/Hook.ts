@@ -2,26 +2,15 @@
  * `ahp hook …`: the Claude Code and Codex command hook, declared here for its help. The
  * hook parses its own arguments (`../hook/Args.ts`, no command-line library: it runs on
  * every tool call), so every word after `hook` is handed to it as it is; `-h` and `--help`
- * show this help.
+ * show this help (the launcher hands them to the command line, `../bin.ts`).
  *
  * @since 0.1.0
  */
 import { Effect } from "effect"
 import * as CommandLine from "../CommandLine.js"
+import * as Args from "../hook/Args.js"
 import { type Command, load } from "../internal/command.js"
 import * as Io from "../Io.js"
-
-const help = `Usage:
-  ahp hook claude-code|codex [--registration FILE] [--timeout SECONDS] [--fail-closed]
-                             [--source URI] [--verbose] [--no-bridge]
-                             [--audit FILE [--audit-content]] [NOTIFY-JSON]
-  ahp hook install claude-code|codex [--project|--user] [--settings FILE] [--command CMD]
-                             [--timeout SECONDS] [--registration FILE] [--fail-closed]
-  ahp hook uninstall claude-code|codex [--project|--user] [--settings FILE]
-
-Runs as a Claude Code or Codex command hook: reads the hook payload on stdin, dispatches
-the AHP event to the registered backends, prints the host's answer (exit code 0). As Codex's
-legacy notify program, the payload is the last argument (NOTIFY-JSON) and stdin is not read.`
 
 /**
  * The command.
@@ -32,7 +21,7 @@ legacy notify program, the payload is the last argument (NOTIFY-JSON) and stdin 
 export const command: Command = CommandLine.external({
   name: "hook",
   summary: "Run as a Claude Code or Codex command hook; install or uninstall it in the host's settings",
-  help,
+  help: Args.synopsis,
   helpAfter: true,
   options: {
     registration: CommandLine.optionalText(
