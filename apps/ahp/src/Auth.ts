@@ -139,6 +139,9 @@ export const logout = (options: Common & { readonly backend: string }) =>
 export const status = (options: Common) =>
   reported(Effect.gen(function*() {
     const backends = (yield* readBackends(options.registration)).filter((b) => b.transport.type === "http")
+    if (backends.length === 0) {
+      return yield* Console.log(`${options.registration} has no HTTP backend: there is nothing to log in to`)
+    }
     const logins = yield* OAuthLogin.status(backends, optionsOf(options))
     const now = Date.now()
     for (const backend of backends) {

@@ -18,8 +18,7 @@ export const command: Command = CommandLine.make({
   details: [
     "Starts the registered backends, sends them the event, settles the decision, delivers the",
     "observations, stops every process it started, and prints one JSON object on stdout (logs go to",
-    "stderr; --log-level debug logs each route's answer). id, time and source are filled in when the",
-    "event has none."
+    "stderr). id, time and source are filled in when the event has none."
   ],
   exitCodes: [
     [0, "the call completed, whatever the decision (a deny included)"],
