@@ -473,7 +473,7 @@ const subscriptionRules = (mode: "intercept" | "observe") => (sub: unknown): Rea
   if (!Json.isObject(sub)) return []
   const problems = selectorProblems(sub.events, mode)
   if (mode === "intercept") {
-    if (!has(sub, "failurePolicy")) {
+    if (!has(sub, "failurePolicy") || sub.failurePolicy === undefined) {
       problems.push([
         "missing-failure-policy",
         ["failurePolicy"],
