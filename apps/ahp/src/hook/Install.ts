@@ -24,9 +24,9 @@ import * as HostEvents from "@effect-ahp/hosts/HostEvents"
 import { Json, Registration } from "@effect-ahp/protocol"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import type { Writable } from "node:stream"
 import { errorCode } from "../internal/errno.js"
 import type * as Args from "./Args.js"
-import type { Process } from "./Command.js"
 
 /**
  * The hook timeout written for each event when none is given (seconds); the hook answers
@@ -264,6 +264,23 @@ const backUp = (file: string, when: Date): string => {
 }
 
 /**
+ * What install and uninstall take from their process (a part of the hook's `Process`): the
+ * directory, home and environment that locate the settings, when the run started (the
+ * backup's name), and the streams they report on.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface InstallProcess {
+  readonly stdout: Writable
+  readonly stderr: Writable
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly cwd: string
+  readonly home: string
+  readonly startedAt: number
+}
+
+/**
  * Runs install or uninstall; `command` holds the words that run `ahp hook` (for the default
  * command of the entries); `io` gives the directory, home and environment that locate the
  * settings, and the streams it reports on. Resolves with the exit code: 0, or 2 when the
@@ -273,7 +290,7 @@ const backUp = (file: string, when: Date): string => {
  * @since 0.1.0
  * @category running
  */
-export const main = async (args: Args.Install, command: ReadonlyArray<string>, io: Process): Promise<number> => {
+export const main = async (args: Args.Install, command: ReadonlyArray<string>, io: InstallProcess): Promise<number> => {
   const cwd = io.cwd
   const file = path.resolve(cwd, args.settings ?? settingsFile(args.host, args.scope, io.env, cwd, io.home))
   const say = (text: string) => io.stdout.write(`${text}\n`)
