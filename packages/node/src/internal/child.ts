@@ -26,6 +26,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import type { Readable } from "node:stream"
 import * as guardian from "./guardian.js"
+import { redact } from "./redact.js"
 
 /** How a child ended: its exit code, or the signal that ended it. @internal */
 export interface Status {
@@ -93,9 +94,6 @@ export interface ChildConfig {
 /** How much of the end of stderr is kept, in bytes. */
 const tailBytes = 2048
 
-/** Shorter values are not redacted (they would blank out ordinary text); nor are shorter cut-off pieces. */
-const minSecretLength = 4
-
 /** How long stdout may stay open after the child exited (a grandchild holding it) before it is closed. */
 const drainAfterExit = Duration.millis(250)
 
@@ -160,33 +158,6 @@ const spawnFailure = (launch: Launch, error: NodeJS.ErrnoException) => {
     ? "permission denied (EACCES)"
     : code ?? "refused by Node"
   return launchFailure(`could not start ${command}: ${why}`)
-}
-
-/**
- * Masks every secret in `text`, and a piece of one (`minSecretLength` or more characters)
- * cut off by the end of the text or, when `cutStart`, by its start.
- *
- * @internal
- */
-export const redact = (text: string, secrets: ReadonlyArray<string>, cutStart: boolean): string => {
-  let out = text
-  for (const secret of secrets) {
-    if (secret.length < minSecretLength) continue
-    out = out.split(secret).join("[redacted]")
-    for (let k = secret.length - 1; cutStart && k >= minSecretLength; k--) {
-      if (out.startsWith(secret.slice(-k))) {
-        out = "[redacted]" + out.slice(k)
-        break
-      }
-    }
-    for (let k = secret.length - 1; k >= minSecretLength; k--) {
-      if (out.endsWith(secret.slice(0, k))) {
-        out = out.slice(0, -k) + "[redacted]"
-        break
-      }
-    }
-  }
-  return out
 }
 
 /** The last `tailBytes` bytes written to a stream, and how many there were in all. */
