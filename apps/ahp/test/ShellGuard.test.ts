@@ -4,6 +4,7 @@
  * ask, allow and message, and the answer's effects are read back as a verdict.
  */
 import { InProcess } from "@effect-ahp/backend"
+import type { Json } from "@effect-ahp/protocol"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -125,6 +126,30 @@ const verdictOf = (effects: ReadonlyArray<{ readonly type: string }>): Kind => {
   return "none"
 }
 
+/** The verdict of the backend on a tool call with `input`. */
+const verdictFor = (backend: InProcess.InProcessBackend, input: Json.JsonObject) =>
+  Effect.map(
+    backend.request({
+      jsonrpc: "2.0",
+      id: "e",
+      method: "hooks/intercept",
+      params: {
+        protocolVersion: "draft",
+        event: {
+          id: "e",
+          source: "urn:test",
+          time: "2026-01-01T00:00:00Z",
+          type: "tool.before",
+          tool: { name: "bash", input, origin: "native" },
+          call: { id: "c" },
+          path: "main"
+        },
+        capabilities: { effects: ["deny", "ask", "allow", "message"] }
+      }
+    }),
+    (response: any) => verdictOf(response.result.effects)
+  )
+
 describe("shell guard table", () => {
   it("has at least 60 cases", () => assert.isAtLeast(cases.length, 60))
 
@@ -132,26 +157,8 @@ describe("shell guard table", () => {
     Effect.gen(function*() {
       const backend = yield* InProcess.fromLayer(Serve.example("shell-guard"))
       const wrong: Array<string> = []
-      for (const [index, [command, expected]] of cases.entries()) {
-        const response: any = yield* backend.request({
-          jsonrpc: "2.0",
-          id: `e${index}`,
-          method: "hooks/intercept",
-          params: {
-            protocolVersion: "draft",
-            event: {
-              id: `e${index}`,
-              source: "urn:test",
-              time: "2026-01-01T00:00:00Z",
-              type: "tool.before",
-              tool: { name: "bash", input: { command }, origin: "native" },
-              call: { id: "c" },
-              path: "main"
-            },
-            capabilities: { effects: ["deny", "ask", "allow", "message"] }
-          }
-        })
-        const got = verdictOf(response.result.effects)
+      for (const [command, expected] of cases) {
+        const got = yield* verdictFor(backend, { command })
         if (got !== expected) wrong.push(`${JSON.stringify(command)}: expected ${expected}, got ${got}`)
       }
       assert.deepStrictEqual(wrong, [])
@@ -160,24 +167,6 @@ describe("shell guard table", () => {
   it.scoped("an argument list is quoted, not joined: [\"bash\", \"-c\", \"rm -rf /\"] is denied", () =>
     Effect.gen(function*() {
       const backend = yield* InProcess.fromLayer(Serve.example("shell-guard"))
-      const response: any = yield* backend.request({
-        jsonrpc: "2.0",
-        id: "a",
-        method: "hooks/intercept",
-        params: {
-          protocolVersion: "draft",
-          event: {
-            id: "a",
-            source: "urn:test",
-            time: "2026-01-01T00:00:00Z",
-            type: "tool.before",
-            tool: { name: "shell", input: { command: ["bash", "-c", "rm -rf /"] }, origin: "native" },
-            call: { id: "c" },
-            path: "main"
-          },
-          capabilities: { effects: ["deny", "ask", "allow", "message"] }
-        }
-      })
-      assert.strictEqual(verdictOf(response.result.effects), "deny")
+      assert.strictEqual(yield* verdictFor(backend, { command: ["bash", "-c", "rm -rf /"] }), "deny")
     }).pipe(Effect.provide(NodeContext.layer)))
 })

@@ -200,13 +200,12 @@ const walk = (node: unknown, analysis: Analysis, functions: ReadonlyArray<string
     case "ParameterExpansion":
       analysis.effectful()
       break
-    case "Subshell":
     case "If":
     case "For":
     case "While":
     case "Until":
     case "Case":
-      if (node.type !== "Subshell") analysis.effectful()
+      analysis.effectful()
       break
   }
   for (const [key, child] of Object.entries(node)) {
@@ -257,8 +256,7 @@ const unwrap = (words: ReadonlyArray<Word>): ReadonlyArray<Word> => {
       else if (name === "timeout" && /^\d/.test(text)) {
         i++
         break
-      } else if (name === "watch" || name === "nice" || name === "time") break
-      else break
+      } else break
     }
     rest = rest.slice(i)
   }
@@ -288,7 +286,6 @@ const command = (node: Node, analysis: Analysis, functions: ReadonlyArray<string
   if (words.length === 0) return
   const name = basename(words[0]!.text)
   const args = words.slice(1)
-  if (words !== all && !wrapperOptions[raw]?.size && raw !== "command" && raw !== "builtin") analysis.effectful()
   if (words !== all) analysis.effectful()
   analysis.add(judge(name, args, analysis.depth))
 }
