@@ -8,7 +8,7 @@
  */
 import { Wire } from "@effect-ahp/protocol"
 import type { FileSystem, Path } from "@effect/platform"
-import { Effect, Option } from "effect"
+import { Effect, Either, Option } from "effect"
 import packageJson from "../package.json" with { type: "json" }
 import * as CommandLine from "./CommandLine.js"
 import * as Args from "./hook/Args.js"
@@ -317,6 +317,32 @@ const auth = CommandLine.make({
   run: (options, args): Run => load(() => import("./Auth.js"), (m) => m.run(options, args))
 })
 
+const trust = CommandLine.make({
+  name: "trust",
+  summary: "Trust a project registration so that `ahp hook` may run it; list or revoke trusted ones",
+  details: [
+    "A project's .ahp/registration.json runs only once you trusted its exact text: the SHA-256 is kept in",
+    "ahp/trusted-registrations.json under XDG_STATE_HOME or ~/.local/state (mode 0600). A change to the",
+    "file untrusts it; until then the hook uses your own ~/.ahp/registration.json and tells you why."
+  ],
+  exitCodes: [
+    [0, "the files were trusted or revoked, or the list printed"],
+    [1, "--revoke named a file that was not trusted"],
+    [2, `a file that cannot be trusted (not yours alone), a trust file that cannot be written; ${unusable}`],
+    interrupted
+  ],
+  options: {
+    list: CommandLine.flag("list", "list the trusted registrations and whether each is unchanged"),
+    revoke: CommandLine.flag("revoke", "forget the files instead of trusting them")
+  },
+  args: {
+    usage: "[FILE…]",
+    description: "the registrations to trust (or, with --revoke, to forget)",
+    decode: (values) => Either.right(values)
+  },
+  run: (options, files): Run => load(() => import("./TrustRegistrations.js"), (m) => m.run({ ...options, files }))
+})
+
 const bridge = CommandLine.make({
   name: "bridge",
   summary: "Keep a registration's backends running and answer Claude Code and Codex hooks fast",
@@ -391,7 +417,7 @@ export const program: CommandLine.Program<Run> = {
   name: "ahp",
   version: packageJson.version,
   summary: "Agent Hooks Protocol tools",
-  commands: [validate, dispatch, inspect, serve, demo, test, replay, conformance, hook, bridge, auth],
+  commands: [validate, dispatch, inspect, serve, demo, test, replay, conformance, hook, bridge, auth, trust],
   exitCodes: [
     [0, "the command did its job (a deny decision included)"],
     [1, "it ran and found problems in its subject: invalid documents, failing checks, a failing backend"],

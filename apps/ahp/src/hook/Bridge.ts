@@ -332,6 +332,7 @@ export const run = (options: BridgeOptions): Effect.Effect<void, never, Io.ExitC
         )
         return yield* Io.exitWith(Io.exitCodes.failure)
       }
+      if (located.notice !== undefined) yield* Console.error(`ahp bridge: ${located.notice}`)
       const transports = yield* Layer.build(Budget.layer.pipe(Layer.provide(NodeTransports.layerNode({
         stdio: { directory: StdioTransport.directoryOf(located.file) }
       }))))
