@@ -14,7 +14,7 @@ import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Policy from "../src/hook/Policy.js"
-import { answerOf, callHook, noneAlive, runHook, startedPids, trustIn } from "./hookSupport.js"
+import { answerOf, callHook, effectsBackend, noneAlive, runHook, startedPids, trustIn } from "./hookSupport.js"
 import {
   intercept,
   logEntries,
@@ -51,13 +51,6 @@ const bash = (host: HostEvents.HostName, command: string, extra: Record<string, 
     tool_input: { command, description: "a command" },
     tool_use_id: "toolu_1",
     ...extra
-  })
-
-const effectsBackend = (log: string, effects: ReadonlyArray<unknown>, events: ReadonlyArray<string>, extra = {}) =>
-  registration({
-    id: "com.example.policy",
-    transport: scriptedStdio(`effects=${JSON.stringify(effects)}`, log),
-    subscriptions: [intercept(events, extra)]
   })
 
 const text = (

@@ -14,7 +14,7 @@ import * as path from "node:path"
 import { PassThrough } from "node:stream"
 import * as Command from "../src/hook/Command.js"
 import * as Trust from "../src/hook/Trust.js"
-import { bundle, collect, isAlive, logEntries } from "./support.js"
+import { bundle, collect, intercept, isAlive, logEntries, registration, scriptedStdio } from "./support.js"
 
 // What a call loads on demand (the cold path, the stdio transport, the fallback answer) is
 // loaded here, before any test starts: a call in process spends its deadline on the call,
@@ -87,6 +87,19 @@ export const trustIn = (dir: string, ...files: ReadonlyArray<string>): void => {
   const problem = Trust.write(store, trusted)
   if (problem !== undefined) throw new Error(problem)
 }
+
+/** A registration whose one stdio backend (the scripted one) answers `effects` to `events`. */
+export const effectsBackend = (
+  log: string,
+  effects: ReadonlyArray<unknown>,
+  events: ReadonlyArray<string>,
+  extra = {}
+) =>
+  registration({
+    id: "com.example.policy",
+    transport: scriptedStdio(`effects=${JSON.stringify(effects)}`, log),
+    subscriptions: [intercept(events, extra)]
+  })
 
 /** Runs `node <bundle> hook args…` with `payload` on stdin, as a host runs a command hook. */
 export const runHook = (args: ReadonlyArray<string>, payload: string, options: HookOptions): Effect.Effect<HookRun> =>

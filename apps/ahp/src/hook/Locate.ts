@@ -11,7 +11,8 @@
  *    directory (`CLAUDE_PROJECT_DIR`, else the payload's `cwd`, else the working directory)
  *    up to the project root and no further: `CLAUDE_PROJECT_DIR` when set, else the git work
  *    tree holding the directory, else the directory itself; never in or above a shared
- *    folder (`Trust.isShared`, as `/tmp`). The nearest one found is the only candidate, and
+ *    folder (`Trust.isShared`, as `/tmp`: one there is reported, not used). The nearest one
+ *    found is the only candidate, and
  *    it is used only when its chain of folders passes `Trust.chainProblem` and the user
  *    trusted its exact text (`ahp trust FILE`);
  * 4. the user's registration `~/.ahp/registration.json`.
@@ -191,9 +192,15 @@ export const registration = (context: Context): Located => {
   const start = Trust.realPath(path.resolve(context.cwd, context.env.CLAUDE_PROJECT_DIR || context.payloadCwd || "."))
   const root = context.env.CLAUDE_PROJECT_DIR ? start : gitRoot(start) ?? start
   let project: Located = { _tag: "Missing", searched }
-  for (let dir = start; !Trust.isShared(dir); dir = path.dirname(dir)) {
+  for (let dir = start;; dir = path.dirname(dir)) {
     const candidate = path.join(dir, defaultRegistration)
     if (candidate === user) break
+    if (Trust.isShared(dir)) {
+      if (lexists(candidate)) {
+        project = { _tag: "Unreadable", file: candidate, reason: `not used: ${sharedProblem(dir)}` }
+      }
+      break
+    }
     searched.push(candidate)
     if (lexists(candidate)) {
       project = readOwned(candidate, root, uid, true)
@@ -215,6 +222,8 @@ export const registration = (context: Context): Located => {
       return { ...personal, reason: `${personal.reason}; and ${notice}` }
   }
 }
+
+const sharedProblem = (dir: string): string => `${dir} is a shared folder (writable by others or sticky)`
 
 const lexists = (file: string): boolean => {
   try {

@@ -51,7 +51,12 @@ export const ownershipProblem = (file: string, uid: number | undefined, noLinks:
   if (stat.isSymbolicLink()) return `${file} is a symbolic link`
   if (process.platform === "win32" || uid === undefined) return undefined
   if (stat.uid !== uid) return `${file} is owned by uid ${stat.uid}, not by you (uid ${uid})`
-  if ((stat.mode & 0o022) !== 0) return `${file} is writable by ${(stat.mode & 0o020) !== 0 ? "its group" : "others"}`
+  const writers = [
+    (stat.mode & 0o020) !== 0 ? "its group" : undefined,
+    (stat.mode & 0o002) !== 0 ? "others" : undefined
+  ]
+    .filter((writer) => writer !== undefined)
+  if (writers.length > 0) return `${file} is writable by ${writers.join(" and ")}`
   return undefined
 }
 
