@@ -17,6 +17,7 @@ import * as Inspect from "./command/Inspect.js"
 import * as PolicyTest from "./command/PolicyTest.js"
 import * as Replay from "./command/Replay.js"
 import * as Serve from "./command/Serve.js"
+import * as Trust from "./command/Trust.js"
 import * as Validate from "./command/Validate.js"
 import * as Command from "./internal/command.js"
 
@@ -57,7 +58,8 @@ export const program: Command.Program = {
     Conformance.command,
     Hook.command,
     Bridge.command,
-    Auth.command
+    Auth.command,
+    Trust.command
   ],
   exitCodes: [
     [0, "the command did its job (a deny decision included)"],

@@ -46,8 +46,14 @@ describe("ahp bridge", () => {
         env: { AHP_BRIDGE_SOCKET: socket }
       })
       assert.strictEqual(answerOf(second).hookSpecificOutput.permissionDecision, "deny")
+      const secretFile = yield* eventually(() => /secret in (\S+)/.exec(bridge.stdout())?.[1])
+      const secret = fs.readFileSync(secretFile, "utf8").trim()
       const http = yield* Effect.promise(() =>
-        fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: payload }).then(async (
+        fetch(url, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-ahp-bridge-secret": secret },
+          body: payload
+        }).then(async (
           r
         ) => ({
           status: r.status,

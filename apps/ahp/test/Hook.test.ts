@@ -14,7 +14,7 @@ import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Policy from "../src/hook/Policy.js"
-import { answerOf, callHook, noneAlive, runHook, startedPids } from "./hookSupport.js"
+import { answerOf, callHook, effectsBackend, noneAlive, runHook, startedPids, trustIn } from "./hookSupport.js"
 import {
   eventually,
   intercept,
@@ -52,13 +52,6 @@ const bash = (host: HostEvents.HostName, command: string, extra: Record<string, 
     tool_input: { command, description: "a command" },
     tool_use_id: "toolu_1",
     ...extra
-  })
-
-const effectsBackend = (log: string, effects: ReadonlyArray<unknown>, events: ReadonlyArray<string>, extra = {}) =>
-  registration({
-    id: "com.example.policy",
-    transport: scriptedStdio(`effects=${JSON.stringify(effects)}`, log),
-    subscriptions: [intercept(events, extra)]
   })
 
 const text = (
@@ -534,18 +527,20 @@ describe("deadlines, failures and bad input", () => {
       yield* eventually(() => noneAlive(log))
     }))
 
-  it.scoped("the project default is found from the payload's cwd; an event nothing selects starts no backend", () =>
+  it.scoped("the trusted project default is found from the payload's cwd up to its git work tree; an event nothing selects starts no backend", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
       const log = path.join(dir, "backend.log")
       const project = path.join(dir, "project")
       fs.mkdirSync(path.join(project, ".ahp"), { recursive: true })
       fs.mkdirSync(path.join(project, "src"))
-      writeFile(
+      fs.mkdirSync(path.join(project, ".git"))
+      const file = writeFile(
         path.join(project, ".ahp"),
         "registration.json",
         effectsBackend(log, [{ type: "deny", reason: "no" }], ["tool.before"])
       )
+      trustIn(dir, file)
       const prompt = JSON.stringify({
         session_id: "s",
         cwd: path.join(project, "src"),

@@ -109,9 +109,10 @@ const program = (request: Request, settled: () => void): Effect.Effect<Result> =
   if (located._tag === "Missing") {
     return Effect.tap(
       Effect.succeed(failed(
-        `no AHP registration found (pass --registration, set AHP_REGISTRATION_FILE, or create ${
-          located.searched[0] ?? ".ahp/registration.json"
-        })`,
+        located.notice ??
+          `no AHP registration found (pass --registration, set AHP_REGISTRATION_FILE, or create ${
+            located.searched[0] ?? ".ahp/registration.json"
+          })`,
         request.failClosed
       )),
       answered(request)

@@ -6,7 +6,9 @@
  *    program gets it as its last argument) and the event name in it;
  * 2. answers "no opinion" at once for a host event with no AHP counterpart;
  * 3. finds the registration (see `Locate`) and, when the cache knows it compiles and routes
- *    nothing for this event, answers "no opinion" without loading the harness;
+ *    nothing for this event, answers "no opinion" without loading the harness; a project
+ *    registration that is present but not used (untrusted, changed, not the user's alone)
+ *    is reported on every answer as a `systemMessage` for the user;
  * 4. otherwise forwards the call to a running `ahp bridge` (see `Forward`), and when there
  *    is none, dispatches it itself (`Cold`, loaded only now, by the caller's `LoadCold`: the
  *    installed `ahp` takes it from the command line's bundle, compiled through the code
@@ -85,6 +87,8 @@ export interface Process {
   readonly env: Readonly<Record<string, string | undefined>>
   readonly cwd: string
   readonly home: string
+  /** The user whose registrations may be used (default: this process's; a stand-in may differ). */
+  readonly uid?: number | undefined
   /** When the process started (milliseconds since the epoch). */
   readonly startedAt: number
   /**
@@ -145,6 +149,35 @@ const fields = (payload: Payload): { readonly name: string | undefined; readonly
   return { name: undefined, cwd: undefined }
 }
 
+/**
+ * Adds a message for the user to a host's JSON answer (`systemMessage`, after any message
+ * already there); an answer that is not a JSON object keeps its stdout and gets the message
+ * on stderr.
+ *
+ * @since 0.1.0
+ * @category answers
+ */
+export const withNotice = (
+  stdout: string,
+  stderr: string,
+  notice: string
+): { readonly stdout: string; readonly stderr: string } => {
+  const message = `ahp: ${notice}`
+  let value: unknown = {}
+  try {
+    if (stdout.trim() !== "") value = JSON.parse(stdout)
+  } catch {
+    value = undefined
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return { stdout, stderr: `${stderr}${message}\n` }
+  }
+  const record = value as Record<string, unknown>
+  const existing = record.systemMessage
+  const systemMessage = typeof existing === "string" && existing !== "" ? `${existing}\n${message}` : message
+  return { stdout: `${JSON.stringify({ ...record, systemMessage })}\n`, stderr }
+}
+
 const emit = (io: Process, stdout: string, stderr: string): Promise<void> =>
   new Promise((resolve) => {
     if (stderr !== "") io.stderr.write(stderr)
@@ -183,16 +216,23 @@ export const hook = async (args: Args.Run, loadCold: LoadCold, io: Process = nod
     env,
     cwd: io.cwd,
     payloadCwd: cwd,
-    home: io.home
+    home: io.home,
+    uid: io.uid
   })
+  const notice = registration._tag === "Found" ? registration.notice : undefined
+  const say = (stdout: string, stderr: string): Promise<void> => {
+    if (notice === undefined) return emit(io, stdout, stderr)
+    const noticed = withNotice(stdout, stderr, notice)
+    return emit(io, noticed.stdout, noticed.stderr)
+  }
   const cacheDir = Locate.cacheDir(env, io.home)
   const cacheKey = registration._tag === "Found" ? Cache.key(args.host, registration.text) : undefined
   const summary = cacheKey === undefined ? undefined : Cache.read(cacheDir, cacheKey)
   if (summary !== undefined && event !== undefined && summary[event.name] === undefined) {
-    return emit(io, HostEvents.silence[args.host], "")
+    return say(HostEvents.silence[args.host], "")
   }
   let written: Promise<void> | undefined
-  const answer = (stdout: string, stderr: string) => (written ??= emit(io, stdout, stderr))
+  const answer = (stdout: string, stderr: string) => (written ??= say(stdout, stderr))
   let running: Cold.Running | undefined
   // Answers alone and exits at once: the backends are the guardian's (see `Cold`).
   const watchdog = setTimeout(() => {
