@@ -39,12 +39,20 @@ const filesUnder = (dir: string): Array<string> =>
 
 const isBuiltin = (specifier: string) => specifier.startsWith("node:") || builtinModules.includes(specifier)
 
-/** The modules a file imports, requires or references (`/// <reference types>`), relative ones left out. */
+/** What a module specifier can be: a Node builtin, a package name with an optional subpath, or `types:NAME`. */
+const specifierLike = /^(types:)?(node:)?(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*(\/[\w.@/-]*)?$/i
+
+/**
+ * The modules a file imports, requires or references (`/// <reference types>`), relative ones
+ * left out. TypeScript's pre-processor is a scanner, not a parser: in a minified bundle it can
+ * take a string's text for a specifier (`import",{startsExpr})…` from a tokenizer's keyword
+ * table), so only what can be a package's name counts.
+ */
 const importsOf = (file: string, text: string): Array<string> => {
   const info = ts.preProcessFile(text, true, /\.[cm]?js$/.test(file))
   return [...info.importedFiles, ...info.typeReferenceDirectives.map((t) => ({ fileName: `types:${t.fileName}` }))]
     .map((i) => i.fileName)
-    .filter((specifier) => !specifier.startsWith("."))
+    .filter((specifier) => !specifier.startsWith(".") && specifierLike.test(specifier))
 }
 
 /**
