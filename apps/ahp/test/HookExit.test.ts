@@ -10,6 +10,7 @@
 import { HostEvents } from "@effect-ahp/hosts"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -46,14 +47,22 @@ const shells: Record<HostEvents.HostName, ReadonlyArray<string>> = {
   codex: ["bash", "-lc"]
 }
 
-/** The host's timeout of these runs, as `--timeout` and as the kill. */
-const timeoutSeconds = 3
-
-/** The time a backend gets after the end of its stdin at that timeout (`Command`'s exit grace). */
-const exitGraceMs = Command.exitGrace(timeoutSeconds * 1000)
+/**
+ * The host's timeout of a run, as `--timeout` and as the kill: 3 s, or three times what the
+ * host's shell takes to start an empty Node here and now when that is more (a loaded
+ * machine: the hook's deadline is scaled by the measured start-up, never its verdict).
+ */
+const timeoutSecondsFor = (shell: ReadonlyArray<string>, home: string): number => {
+  const started = performance.now()
+  spawnSync(shell[0]!, [...shell.slice(1), `"${process.execPath}" -e 0`], {
+    env: { ...process.env, HOME: home },
+    stdio: "ignore"
+  })
+  return Math.max(3, Math.ceil((3 * (performance.now() - started)) / 1000))
+}
 
 /**
- * A PreToolUse call under a host's timeout of 3 s to a fail-closed backend that never
+ * A PreToolUse call under a host's timeout of 3 s (see `timeoutSecondsFor`) to a fail-closed backend that never
  * answers and outlives the end of its stdin (`hang`), or also ignores SIGTERM. Codex's login
  * shell reads a profile that takes 0.5 s before the hook's Node starts: the hook's deadline
  * counts from the shell's start, as the host's timeout does.
@@ -73,12 +82,14 @@ const hung = (host: HostEvents.HostName, behaviour: "hang" | "ignore-sigterm") =
     )
     fs.mkdirSync(path.join(dir, "home"), { recursive: true })
     fs.writeFileSync(path.join(dir, "home", ".bash_profile"), "sleep 0.5\n")
+    const timeoutSeconds = timeoutSecondsFor(shells[host], path.join(dir, "home"))
     const run = yield* runHook(
       [host, "--registration", reg, "--timeout", String(timeoutSeconds), "--verbose"],
       bash(host, "rm -rf /"),
       { dir, shell: shells[host], timeoutMs: timeoutSeconds * 1000 }
     )
-    return { log, run }
+    // the time a backend gets after the end of its stdin at that timeout (`Command`'s exit grace)
+    return { exitGraceMs: Command.exitGrace(timeoutSeconds * 1000), log, run }
   })
 
 describe("a hook answers and exits before a short host timeout", () => {
@@ -86,7 +97,7 @@ describe("a hook answers and exits before a short host timeout", () => {
     for (const behaviour of ["hang", "ignore-sigterm"] as const) {
       it.scopedLive(`${host} through \`${shells[host].join(" ")}\`, a fail-closed backend that does ${behaviour}`, () =>
         Effect.gen(function*() {
-          const { log, run } = yield* hung(host, behaviour)
+          const { exitGraceMs, log, run } = yield* hung(host, behaviour)
           const timing = `answered at ${run.answeredMs} ms, exited at ${run.exitedMs} ms`
           assert.isFalse(run.killed, `killed at the host's timeout: ${timing}\n${run.stderr}`)
           assert.strictEqual(run.code, 0)
