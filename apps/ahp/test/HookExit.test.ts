@@ -48,17 +48,20 @@ const shells: Record<HostEvents.HostName, ReadonlyArray<string>> = {
 }
 
 /**
- * The host's timeout of a run, as `--timeout` and as the kill: 3 s, or three times what the
- * host's shell takes to start an empty Node here and now when that is more (a loaded
- * machine: the hook's deadline is scaled by the measured start-up, never its verdict).
+ * The host's timeout of a run, as `--timeout` and as the kill: 3 s, or four times what the
+ * host's shell takes to start the command line (`--version`, the slower of two tries) here
+ * and now when that is more. A loaded machine scales the deadline, never the verdict.
  */
 const timeoutSecondsFor = (shell: ReadonlyArray<string>, home: string): number => {
-  const started = performance.now()
-  spawnSync(shell[0]!, [...shell.slice(1), `"${process.execPath}" -e 0`], {
-    env: { ...process.env, HOME: home },
-    stdio: "ignore"
-  })
-  return Math.max(3, Math.ceil((3 * (performance.now() - started)) / 1000))
+  const startUp = () => {
+    const started = performance.now()
+    spawnSync(shell[0]!, [...shell.slice(1), `"${process.execPath}" "${bundle}" --version`], {
+      env: { ...process.env, HOME: home },
+      stdio: "ignore"
+    })
+    return performance.now() - started
+  }
+  return Math.max(3, Math.ceil((4 * Math.max(startUp(), startUp())) / 1000))
 }
 
 /**
