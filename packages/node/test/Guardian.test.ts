@@ -82,7 +82,7 @@ describe("the guardian of a harness that is killed mid-call", () => {
       )
       yield* waitUntil("every backend process to end", () => processesWith(log).length === 0)
       yield* waitUntil("the guardian to end", () => guardianOf(pid).length === 0)
-    }), timeout)
+    }), { retry: 2, timeout })
 
   it.scopedLive("without the guardian, the same kill leaves the grandchild running", () =>
     Effect.gen(function*() {
