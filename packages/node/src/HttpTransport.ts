@@ -38,7 +38,6 @@ import * as TransportApi from "@effect-ahp/harness/Transport"
 import { Json } from "@effect-ahp/protocol"
 import type { Registration } from "@effect-ahp/protocol"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -48,6 +47,7 @@ import type * as Scope from "effect/Scope"
 import type * as Undici from "undici"
 import * as Credentials from "./Credentials.js"
 import * as HttpAuth from "./HttpAuth.js"
+import * as dispatcher from "./internal/dispatcher.js"
 import * as http from "./internal/http.js"
 import * as response from "./internal/response.js"
 import * as TokenStore from "./TokenStore.js"
@@ -58,10 +58,15 @@ import * as TokenStore from "./TokenStore.js"
  * @since 0.1.0
  * @category services
  */
-export class Dispatcher extends Context.Tag("@effect-ahp/node/HttpTransport/Dispatcher")<
-  Dispatcher,
-  Undici.Dispatcher
->() {}
+export const Dispatcher: typeof dispatcher.Dispatcher = dispatcher.Dispatcher
+
+/**
+ * The service type of `Dispatcher`.
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export type Dispatcher = dispatcher.Dispatcher
 
 /**
  * A keep-alive undici `Agent` for the lifetime of the layer; its connections are closed

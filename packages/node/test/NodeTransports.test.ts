@@ -66,6 +66,29 @@ describe("NodeTransports", () => {
         NodeContext.layer
       ))
     ))
+
+  it.scopedLive("layerOnDemand needs nothing: stdio at once, http with its dispatcher and the given tokenRef map built on first use", () =>
+    Effect.gen(function*() {
+      const transports = yield* Transport.Transports
+      const stdio = yield* transports.connect(backend("com.example.stdio", {
+        type: "stdio",
+        command: process.execPath,
+        args: [script, "stdio", "ok"],
+        lifecycle: "persistent"
+      }))
+      assert.deepStrictEqual(yield* stdio.request(request(4)), okResponse(4))
+      const server = yield* httpBackend("require-bearer=on-demand")
+      for (const id of [5, 6]) {
+        const http = yield* transports.connect(
+          backend("com.example.http", { type: "http", url: server.url }, { type: "bearer", tokenRef: "policy" })
+        )
+        assert.deepStrictEqual(yield* http.request(request(id)), okResponse(id))
+      }
+      assert.deepStrictEqual((yield* httpRequests(server.log)).map((e) => e.authorization), [
+        ["Bearer on-demand"],
+        ["Bearer on-demand"]
+      ])
+    }).pipe(Effect.provide(NodeTransports.layerOnDemand({ credentialRefs: { policy: Redacted.make("on-demand") } }))))
 })
 
 describe("Credentials", () => {

@@ -21,12 +21,12 @@
  */
 import { type Registry, Tracing } from "@effect-ahp/harness"
 import { type HostEvents, Hosts } from "@effect-ahp/hosts"
+import * as NodeTransports from "@effect-ahp/node/NodeTransports"
 import { Json } from "@effect-ahp/protocol"
 import { Duration, Effect, Either, ExecutionStrategy, Exit, Fiber, Layer, Scope } from "effect"
 import * as path from "node:path"
 import * as Budget from "./Budget.js"
 import type * as Cache from "./Cache.js"
-import * as LazyTransports from "./LazyTransports.js"
 import type * as Locate from "./Locate.js"
 import * as Policy from "./Policy.js"
 import * as Trouble from "./Trouble.js"
@@ -86,7 +86,7 @@ const issuesText = (error: Registry.ConfigurationError): string => {
  */
 const transports = (exitGraceMs: number, registration: Locate.Located) =>
   Budget.layer("hook").pipe(
-    Layer.provide(LazyTransports.layer({
+    Layer.provide(NodeTransports.layerOnDemand({
       stdio: {
         exitGrace: Duration.millis(exitGraceMs),
         killGrace: Duration.millis(150),
