@@ -22,8 +22,8 @@
 
  * Exchanges go through an undici `Dispatcher` (the `Dispatcher` service: by default one
  * keep-alive `Agent` per layer), driven directly rather than through the platform's
- * `HttpClient`, whose per-request machinery measured at about twice the cost of the
- * exchange itself on loopback.
+ * `HttpClient`, whose per-request machinery costs more than a loopback exchange itself
+ * (docs/performance.md, "Why the transports bypass the platform").
  *
  * Closing the endpoint's scope aborts exchanges in flight (OAuth token requests
  * included); they and later calls fail with `closed`. Credentials never appear in errors,
@@ -72,10 +72,9 @@ export type Dispatcher = dispatcher.Dispatcher
  * A keep-alive undici `Agent` for the lifetime of the layer; its connections are closed
  * when the layer is released. Only undici's `Agent` module is loaded, and only when the
  * layer is built: the package's index also loads undici's fetch, WebSocket, cookie and mock
- * modules and, through them, Node's own copy of undici (about 70–85 ms against 21–25 ms for
- * the `Agent` module alone, measured with `require` in a fresh Node 20), which a process
- * that never builds the HTTP binding (validating, serving a backend over stdio) does not
- * pay at all.
+ * modules and, through them, Node's own copy of undici, several times the `Agent` module's
+ * load time, which a process that never builds the HTTP binding (validating, serving a
+ * backend over stdio) does not pay at all.
  *
  * @since 0.1.0
  * @category layers

@@ -7,7 +7,7 @@
  * The child is driven through `node:child_process` directly rather than the platform's
  * `CommandExecutor`: stdout chunks are handed to a callback as they arrive and stdin is
  * written in place, which removes the stream and sink machinery (a fiber hop and several
- * allocations per chunk) from every exchange — measured at about 60 µs per round trip.
+ * allocations per chunk) from every exchange.
  *
  * @internal
  */

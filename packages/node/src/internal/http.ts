@@ -64,7 +64,7 @@ const contentLength = /^\d+$/
 
 /**
  * Collects one response for `exchange`. A finished receiver can stay reachable for a while
- * (measured: held long enough to be promoted to V8's old generation), so everything heavy —
+ * (long enough to be promoted to V8's old generation), so everything heavy —
  * the fiber's `resume`, undici's controller (which holds the request and its body), the
  * headers and body parts — is dropped as soon as the exchange is over.
  */

@@ -1,8 +1,8 @@
 /**
  * A first-in, first-out lock for one holder at a time, for the persistent stdio lifecycle's
  * one pending request per child. It does what `Semaphore.withPermits(1)` does, without the
- * semaphore's asynchronous acquisition when the lock is free: on the project VM that
- * acquisition and its release cost about 10 µs of every exchange between I/O waits.
+ * semaphore's asynchronous acquisition when the lock is free, which would otherwise be a
+ * step of every exchange between I/O waits.
  *
  * The lock is taken and released while the caller cannot be interrupted; only the wait for
  * it is interruptible. Waiters queue in arrival order and a release hands the lock to the
