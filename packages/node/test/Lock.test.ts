@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, FastCheck as fc, Fiber } from "effect"
+import * as TestClock from "effect/TestClock"
 import { Lock } from "../src/internal/lock.js"
 
 /** Forks a fiber holding `lock` until `release` completes; returns once it holds the lock. */
@@ -209,5 +210,99 @@ describe("Lock is first in, first out", () => {
         assert.strictEqual(yield* lock.withLock(Effect.succeed("free")), "free")
       }),
     { fastCheck: { numRuns: 60 } }
+  )
+})
+
+/** One fiber of a contention script: when it asks, how long it holds, how it ends, and whether it is interrupted. */
+interface Contender {
+  readonly arrives: number
+  readonly holds: number
+  readonly fails: boolean
+  readonly interruptAt: number | undefined
+}
+
+const contender: fc.Arbitrary<Contender> = fc.record({
+  arrives: fc.nat({ max: 6 }),
+  holds: fc.nat({ max: 4 }),
+  fails: fc.boolean(),
+  interruptAt: fc.option(fc.nat({ max: 8 }), { nil: undefined })
+})
+
+/** What a run of a script shows, for comparing two locks: the outcomes and the invariants. */
+interface Observed {
+  readonly exits: ReadonlyArray<"ok" | "failed" | "interrupted">
+  readonly entered: ReadonlyArray<number>
+  readonly most: number
+  readonly freeAfter: boolean
+}
+
+/** Runs `script` through `withLock`, each step one millisecond of the test clock. */
+const run = (
+  withLock: <A, E>(self: Effect.Effect<A, E>) => Effect.Effect<A, E>,
+  script: ReadonlyArray<Contender>
+): Effect.Effect<Observed> =>
+  Effect.gen(function*() {
+    let inside = 0
+    let most = 0
+    const entered: Array<number> = []
+    const fibers = yield* Effect.forEach(script, (c, i) =>
+      Effect.fork(Effect.zipRight(
+        Effect.sleep(c.arrives),
+        withLock(
+          Effect.gen(function*() {
+            inside += 1
+            most = Math.max(most, inside)
+            entered.push(i)
+            yield* Effect.sleep(c.holds)
+            if (c.fails) return yield* Effect.fail(i)
+            return i
+          }).pipe(Effect.ensuring(Effect.sync(() => inside -= 1)))
+        )
+      )))
+    for (let step = 0; step <= 9; step++) {
+      yield* Effect.forEach(script, (c, i) => c.interruptAt === step ? Fiber.interruptFork(fibers[i]!) : Effect.void)
+      yield* TestClock.adjust(1)
+    }
+    yield* TestClock.adjust(script.length * 5)
+    const exits = yield* Effect.forEach(fibers, (fiber) =>
+      Effect.map(Fiber.await(fiber), (exit) =>
+        Exit.isSuccess(exit) ? "ok" as const : Exit.isInterrupted(exit) ? "interrupted" as const : "failed" as const))
+    const free = yield* Effect.fork(withLock(Effect.succeed(true)))
+    yield* TestClock.adjust(1)
+    const freeAfter = Exit.isSuccess(yield* Fiber.await(free))
+    return { exits, entered, most, freeAfter }
+  })
+
+describe("Lock against Semaphore.withPermits(1), its reference", () => {
+  it.effect.prop(
+    "under random arrivals, holds, failures and interruptions both give every fiber the same outcome it can have, one holder at a time, and end free",
+    [fc.array(contender, { minLength: 1, maxLength: 12 })],
+    ([script]) =>
+      Effect.gen(function*() {
+        const lock = new Lock()
+        const semaphore = yield* Effect.makeSemaphore(1)
+        const fast = yield* run(lock.withLock, script)
+        const reference = yield* run(semaphore.withPermits(1), script)
+        for (const observed of [fast, reference]) {
+          assert.isAtMost(observed.most, 1)
+          assert.isTrue(observed.freeAfter)
+        }
+        script.forEach((c, i) => {
+          // A fiber nobody interrupts ends the same way under both; an interrupted one may
+          // have finished first under one lock and not the other, so it is either.
+          if (c.interruptAt === undefined) {
+            assert.strictEqual(fast.exits[i], reference.exits[i], `fiber ${i}`)
+            assert.strictEqual(fast.exits[i], c.fails ? "failed" : "ok", `fiber ${i}`)
+          } else {
+            assert.oneOf(fast.exits[i], ["interrupted", c.fails ? "failed" : "ok"], `fiber ${i}`)
+          }
+          // Every fiber that ended normally entered exactly once, under both locks.
+          for (const observed of [fast, reference]) {
+            const times = observed.entered.filter((e) => e === i).length
+            assert.strictEqual(times, observed.exits[i] === "interrupted" ? Math.min(times, 1) : 1, `fiber ${i}`)
+          }
+        })
+      }),
+    { fastCheck: { numRuns: 40 } }
   )
 })
