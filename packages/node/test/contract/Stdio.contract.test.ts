@@ -1,0 +1,209 @@
+/**
+ * The stdio transport's contract (persistent lifecycle): one table of cases — answers,
+ * JSON-RPC errors, frames with other ids, duplicates, unsolicited frames, lines that are not
+ * JSON, invalid UTF-8, multi-line JSON, oversized lines, a child exiting mid-request, a
+ * command that cannot start — then interruption, reaping and closing, run against
+ * `StdioTransport` and against the reference on `@effect/platform`'s `CommandExecutor`. Each
+ * case states its outcomes and the two transports must agree on them.
+ */
+import type * as TransportApi from "@effect-ahp/harness/Transport"
+import { StdioTransport } from "@effect-ahp/node"
+import type { Json, Registration } from "@effect-ahp/protocol"
+import { NodeContext } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import { Deferred, Effect, Either, Exit, Fiber, Scope } from "effect"
+import {
+  isAlive,
+  notification,
+  okResponse,
+  readLog,
+  request,
+  startedPids,
+  stdio,
+  tempFile,
+  waitForLog,
+  waitUntil
+} from "../utils.js"
+import * as StdioReference from "./StdioReference.js"
+
+const maxLineBytes = 64 * 1024
+const killGrace = "300 millis"
+
+type Needs = NodeContext.NodeContext | Scope.Scope
+
+/** The two transports under contract, each connecting a stdio transport in the current scope. */
+const transports: Record<
+  "fast" | "reference",
+  (transport: Registration.StdioTransport) => Effect.Effect<TransportApi.Endpoint, never, Needs>
+> = {
+  fast: (transport) => StdioTransport.connect(transport, { killGrace, exitGrace: "1500 millis", maxLineBytes }),
+  reference: (transport) => StdioReference.connect(transport, { killGrace, maxLineBytes })
+}
+
+type Outcome = { readonly ok: Json.JsonValue | undefined } | { readonly reason: string }
+
+const outcomeOf = <A extends Json.JsonValue | void>(
+  exchange: Effect.Effect<A, TransportApi.TransportError>
+): Effect.Effect<Outcome> =>
+  Effect.map(
+    Effect.either(exchange),
+    Either.match({
+      onLeft: (e): Outcome => ({ reason: e.reason }),
+      onRight: (value): Outcome => ({ ok: value ?? undefined })
+    })
+  )
+
+/** The scripted backend, logging and counting requests across its children, so `--sequence` spans restarts. */
+const scripted = (...args: Array<string>) =>
+  Effect.gen(function*() {
+    const log = yield* tempFile("stdio.log")
+    const counter = yield* tempFile("counter")
+    return { transport: stdio("persistent", ...args, "--log", log, "--counter", counter), log }
+  })
+
+interface Case {
+  readonly name: string
+  readonly args: ReadonlyArray<string>
+  /** The outcomes of requests 1, 2, … in turn. */
+  readonly expected: ReadonlyArray<Outcome>
+  /** How many children the backend started for them. */
+  readonly children: number
+  /** Whether the first child is gone before the second request (an exit the transport has seen). */
+  readonly awaitExit?: boolean
+}
+
+const ok = (id: number): Outcome => ({ ok: okResponse(id) })
+
+const cases: ReadonlyArray<Case> = [
+  { name: "answers from one child", args: ["ok"], expected: [ok(1), ok(2), ok(3)], children: 1 },
+  {
+    name: "a JSON-RPC error answer",
+    args: ["error=-32601"],
+    expected: [{ ok: { jsonrpc: "2.0", id: 1, error: { code: -32601, message: "scripted error" } } }],
+    children: 1
+  },
+  { name: "a frame with another id first", args: ["wrong-id"], expected: [ok(1), ok(2)], children: 1 },
+  { name: "a duplicate answer", args: ["--sequence", "duplicate"], expected: [ok(1), ok(2)], children: 1 },
+  { name: "unsolicited frames first", args: ["unsolicited"], expected: [ok(1), ok(2)], children: 1 },
+  {
+    name: "a line that is not JSON (the child kept)",
+    args: ["--sequence", "garbage"],
+    expected: [{ reason: "malformed" }, ok(2)],
+    children: 1
+  },
+  { name: "invalid UTF-8", args: ["--sequence", "invalid-utf8"], expected: [{ reason: "malformed" }], children: 1 },
+  { name: "multi-line JSON", args: ["--sequence", "multiline"], expected: [{ reason: "malformed" }], children: 1 },
+  {
+    name: "a UTF-8 character split across writes",
+    args: ["--sequence", "split-utf8"],
+    expected: [{ ok: undefined }],
+    children: 1
+  },
+  {
+    name: "an oversized line, then a fresh answer",
+    args: ["--sequence", "oversized", "--size", String(maxLineBytes * 4)],
+    expected: [{ reason: "oversized" }, ok(2)],
+    children: 1
+  },
+  {
+    name: "an exit mid-request, then a new child",
+    args: ["--sequence", "exit-mid"],
+    expected: [{ reason: "exited" }, ok(2)],
+    children: 2
+  },
+  {
+    name: "an answer, then an exit noticed before the next request",
+    args: ["--sequence", "exit-after-reply"],
+    expected: [ok(1), ok(2)],
+    children: 2,
+    awaitExit: true
+  }
+]
+
+describe("the stdio transport contract (persistent)", () => {
+  for (const c of cases) {
+    it.scopedLive(c.name, () =>
+      Effect.gen(function*() {
+        const seen: Record<string, ReadonlyArray<Outcome>> = {}
+        for (const [name, connect] of Object.entries(transports)) {
+          const { log, transport } = yield* scripted(...c.args)
+          const endpoint = yield* connect(transport)
+          const outcomes: Array<Outcome> = []
+          for (let id = 1; id <= c.expected.length; id++) {
+            outcomes.push(yield* outcomeOf(endpoint.request(request(id))))
+            if (id === 1 && c.awaitExit === true) {
+              const [pid] = yield* startedPids(log)
+              yield* waitUntil(`${name}: the first child to exit`, () => !isAlive(pid!))
+            }
+          }
+          seen[name] = outcomes
+          assert.strictEqual((yield* startedPids(log)).length, c.children, `${name}: children started`)
+        }
+        const fast = seen["fast"]!
+        // the split-UTF-8 answer carries text; compare that it succeeded, and then equality with the reference
+        c.expected.forEach((expected, i) =>
+          "ok" in expected && expected.ok === undefined
+            ? assert.property(fast[i], "ok", `fast, request ${i + 1}`)
+            : assert.deepStrictEqual(fast[i], expected, `fast, request ${i + 1}`)
+        )
+        assert.deepStrictEqual(seen["reference"], fast, "reference")
+      }).pipe(Effect.provide(NodeContext.layer)))
+  }
+
+  it.scopedLive("notifications are delivered in order, before the next request's answer", () =>
+    Effect.gen(function*() {
+      for (const [name, connect] of Object.entries(transports)) {
+        const { log, transport } = yield* scripted("ok")
+        const endpoint = yield* connect(transport)
+        yield* endpoint.notify(notification({ n: 1 }))
+        yield* endpoint.notify(notification({ n: 2 }))
+        assert.deepStrictEqual(yield* outcomeOf(endpoint.request(request(3))), ok(3), name)
+        const messages = (yield* readLog(log)).flatMap((e) => e.event === "message" && e.message ? [e.message] : [])
+        assert.deepStrictEqual(messages.map((m) => m["params"] ?? m["id"]), [{ n: 1 }, { n: 2 }, {}], name)
+      }
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("a command that cannot be started fails with spawn", () =>
+    Effect.gen(function*() {
+      for (const [name, connect] of Object.entries(transports)) {
+        const endpoint = yield* connect({ type: "stdio", command: "/nonexistent/ahp-backend", lifecycle: "persistent" })
+        assert.deepStrictEqual(yield* outcomeOf(endpoint.request(request(1))), { reason: "spawn" }, name)
+      }
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("an interrupted request retires its child, which is reaped; the next request gets a new child", () =>
+    Effect.gen(function*() {
+      for (const [name, connect] of Object.entries(transports)) {
+        // the child answered once, so it is past its start-up
+        const { log, transport } = yield* scripted("--sequence", "ok,hang")
+        const endpoint = yield* connect(transport)
+        assert.deepStrictEqual(yield* outcomeOf(endpoint.request(request(1))), ok(1), name)
+        const pending = yield* Effect.fork(endpoint.request(request(2)))
+        yield* waitForLog(log, (e) => e.event === "message" && e.message?.["id"] === 2)
+        const [pid] = yield* startedPids(log)
+        assert.isTrue(Exit.isInterrupted(yield* Fiber.interrupt(pending)), name)
+        yield* waitUntil(`${name}: the retired child to be reaped`, () => !isAlive(pid!))
+        assert.deepStrictEqual(yield* outcomeOf(endpoint.request(request(3))), ok(3), name)
+        assert.strictEqual((yield* startedPids(log)).length, 2, name)
+      }
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("closing the scope fails a pending request with closed, kills a SIGTERM-ignoring child, and later calls fail with closed", () =>
+    Effect.gen(function*() {
+      for (const [name, connect] of Object.entries(transports)) {
+        const { log, transport } = yield* scripted("--sequence", "ok,ignore-sigterm")
+        const scope = yield* Scope.make()
+        const endpoint = yield* Scope.extend(connect(transport), scope)
+        assert.deepStrictEqual(yield* outcomeOf(endpoint.request(request(1))), ok(1), name)
+        const done = yield* Deferred.make<Outcome>()
+        yield* Effect.fork(Effect.flatMap(outcomeOf(endpoint.request(request(2))), (o) => Deferred.succeed(done, o)))
+        yield* waitForLog(log, (e) => e.event === "message" && e.message?.["id"] === 2)
+        const [pid] = yield* startedPids(log)
+        yield* Scope.close(scope, Exit.void)
+        assert.deepStrictEqual(yield* Deferred.await(done), { reason: "closed" }, name)
+        yield* waitUntil(`${name}: the child to be killed`, () => !isAlive(pid!))
+        assert.deepStrictEqual(yield* outcomeOf(endpoint.request(request(3))), { reason: "closed" }, name)
+        assert.deepStrictEqual(yield* outcomeOf(endpoint.notify(notification())), { reason: "closed" }, name)
+      }
+    }).pipe(Effect.provide(NodeContext.layer)))
+})
