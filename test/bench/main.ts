@@ -9,6 +9,7 @@ import * as inProcess from "./inProcess.js"
 import type { Pace } from "./measure.js"
 import * as memory from "./memory.js"
 import * as placement from "./placement.js"
+import * as reference from "./reference.js"
 import { meetsTarget, type Row, table, write } from "./report.js"
 import * as scale from "./scale.js"
 import * as sessions from "./sessions.js"
@@ -33,6 +34,7 @@ const families: ReadonlyArray<readonly [string, () => Promise<Array<Row>>]> = [
   ["stdio", () => placement.pinnedWhile(() => stdio.run(transportPace))],
   ["http", () => placement.pinnedWhile(() => http.run(transportPace))],
   ["floor", () => placement.pinnedWhile(() => floor.run(transportPace))],
+  ["reference", () => placement.pinnedWhile(() => reference.run(transportPace))],
   ["scale", () => scale.run({ ...pace, rounds: 10 })],
   // HTTP sessions rounds run 1 000 calls (16 per caller at least) after 2 s of warm-up per
   // side: a round of 60 calls lasted about 10 ms, so one collection or one scheduling
