@@ -11,7 +11,7 @@ import { StdioTransport } from "@effect-ahp/node"
 import type { Json, Registration } from "@effect-ahp/protocol"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Either, Exit, Fiber, Scope } from "effect"
+import { Deferred, Effect, Either, Exit, FastCheck as fc, Fiber, Scope } from "effect"
 import {
   isAlive,
   notification,
@@ -206,4 +206,32 @@ describe("the stdio transport contract (persistent)", () => {
         assert.deepStrictEqual(yield* outcomeOf(endpoint.notify(notification())), { reason: "closed" }, name)
       }
     }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.live.prop(
+    "under a random fault script both give the same outcomes, start the same children, and leave none behind",
+    [fc.array(
+      fc.constantFrom("ok", "error=-32603", "wrong-id", "duplicate", "unsolicited", "garbage", "exit-mid", "oversized"),
+      {
+        minLength: 1,
+        maxLength: 7
+      }
+    )],
+    ([script]) =>
+      Effect.scoped(Effect.gen(function*() {
+        const seen: Record<string, { outcomes: ReadonlyArray<Outcome>; children: number }> = {}
+        for (const [name, connect] of Object.entries(transports)) {
+          const { log, transport } = yield* scripted("--sequence", script.join(","), "--size", String(maxLineBytes * 2))
+          const scope = yield* Scope.make()
+          const endpoint = yield* Scope.extend(connect(transport), scope)
+          const outcomes: Array<Outcome> = []
+          for (let id = 1; id <= script.length; id++) outcomes.push(yield* outcomeOf(endpoint.request(request(id))))
+          yield* Scope.close(scope, Exit.void)
+          const pids = yield* startedPids(log)
+          yield* waitUntil(`${name}: every child to end`, () => pids.every((pid) => !isAlive(pid)))
+          seen[name] = { outcomes, children: pids.length }
+        }
+        assert.deepStrictEqual(seen["reference"], seen["fast"], JSON.stringify(script))
+      })).pipe(Effect.provide(NodeContext.layer)),
+    { fastCheck: { numRuns: 15 } }
+  )
 })

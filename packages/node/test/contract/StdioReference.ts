@@ -3,8 +3,8 @@
  * `CommandExecutor` with a `Semaphore`: the contract's yardstick for `StdioTransport`, which
  * drives `node:child_process` directly with its own lock. One child at a time, started on
  * first use, one request outstanding, one JSON-RPC message per line; frames with another id
- * are skipped. An interrupted or failed exchange that leaves the child in an unknown state
- * (interruption, an exit) retires the child; the next call starts a new one. The child's group gets SIGTERM, then SIGKILL after a grace, when it is retired.
+ * are skipped. An exchange that leaves the child in an unknown state (interruption, an exit,
+ * three bad lines in a row) retires the child; the next call starts a new one. The child's group gets SIGTERM, then SIGKILL after a grace, when it is retired.
  */
 import * as TransportApi from "@effect-ahp/harness/Transport"
 import { Json } from "@effect-ahp/protocol"
@@ -32,6 +32,9 @@ interface Child {
 
 const encoder = new TextEncoder()
 
+/** Bad lines in a row (not JSON, too long) after which the child is retired, as `StdioTransport` does by default. */
+const maxBadLines = 3
+
 /** Connects the backend for the lifetime of the current scope, through the `CommandExecutor` in context. */
 export const connect = (
   transport: Registration.StdioTransport,
@@ -42,6 +45,7 @@ export const connect = (
     const semaphore = yield* Effect.makeSemaphore(1)
     const current = yield* Ref.make(Option.none<Child>())
     const closed = yield* Ref.make(false)
+    const badLines = yield* Ref.make(0)
     // only the executor: the caller's scope must not become the children's
     const context = Context.pick(CommandExecutor.CommandExecutor)(
       yield* Effect.context<CommandExecutor.CommandExecutor>()
@@ -138,11 +142,16 @@ export const connect = (
           if (yield* Ref.get(closed)) return yield* failure("closed", "the transport was closed")
           const running = yield* child
           return yield* use(running).pipe(
+            Effect.tap(() => Ref.set(badLines, 0)),
             Effect.tapErrorCause((cause) =>
-              // a line that is not JSON or too long leaves the child as it was; anything else retires it
+              // a line that is not JSON or too long leaves the child as it was, up to
+              // `maxBadLines` in a row; anything else retires it
               cause._tag === "Fail" && (cause.error.reason === "malformed" || cause.error.reason === "oversized")
-                ? Effect.void
-                : retire
+                ? Effect.flatMap(
+                  Ref.updateAndGet(badLines, (n) => n + 1),
+                  (n) => n >= maxBadLines ? Effect.zipRight(Ref.set(badLines, 0), retire) : Effect.void
+                )
+                : Effect.zipRight(Ref.set(badLines, 0), retire)
             ),
             Effect.onInterrupt(() => retire)
           )
