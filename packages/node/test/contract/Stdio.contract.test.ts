@@ -1,5 +1,5 @@
 /**
- * The stdio transport's contract (persistent lifecycle): one table of cases — answers,
+ * The stdio transport's contract, both lifecycles: tables of cases — answers,
  * JSON-RPC errors, frames with other ids, duplicates, unsolicited frames, lines that are not
  * JSON, invalid UTF-8, multi-line JSON, oversized lines, a child exiting mid-request, a
  * command that cannot start — then interruption, reaping and closing, run against
@@ -54,12 +54,14 @@ const outcomeOf = <A extends Json.JsonValue | void>(
   )
 
 /** The scripted backend, logging and counting requests across its children, so `--sequence` spans restarts. */
-const scripted = (...args: Array<string>) =>
+const scriptedAs = (lifecycle: Registration.StdioTransport["lifecycle"], args: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const log = yield* tempFile("stdio.log")
     const counter = yield* tempFile("counter")
-    return { transport: stdio("persistent", ...args, "--log", log, "--counter", counter), log }
+    return { transport: stdio(lifecycle, ...args, "--log", log, "--counter", counter), log }
   })
+
+const scripted = (...args: Array<string>) => scriptedAs("persistent", args)
 
 interface Case {
   readonly name: string
@@ -234,4 +236,72 @@ describe("the stdio transport contract (persistent)", () => {
       })).pipe(Effect.provide(NodeContext.layer)),
     { fastCheck: { numRuns: 15 } }
   )
+})
+
+const perEventCases: ReadonlyArray<readonly [string, ReadonlyArray<string>, Outcome]> = [
+  ["an answer", ["ok"], ok(1)],
+  ["an answer, then an exit", ["exit-after-reply"], ok(1)],
+  ["an exit without an answer", ["exit-mid"], { reason: "exited" }],
+  ["a line that is not JSON", ["garbage"], { reason: "malformed" }],
+  ["invalid UTF-8", ["invalid-utf8"], { reason: "malformed" }],
+  ["result and error", ["result-and-error"], { reason: "malformed" }],
+  ["an oversized line", ["oversized", "--size", String(maxLineBytes * 4)], { reason: "oversized" }],
+  ["a last line without its newline", ["no-newline"], ok(1)],
+  ["a frame with another id first", ["wrong-id"], ok(1)],
+  ["unsolicited frames first", ["unsolicited"], ok(1)]
+]
+
+describe("the stdio transport contract (per_event)", () => {
+  for (const [title, args, expected] of perEventCases) {
+    it.scopedLive(title, () =>
+      Effect.gen(function*() {
+        for (const [name, connect] of Object.entries(transports)) {
+          const { log, transport } = yield* scriptedAs("per_event", args)
+          const endpoint = yield* connect(transport)
+          assert.deepStrictEqual(yield* outcomeOf(endpoint.request(request(1))), expected, name)
+          const pids = yield* startedPids(log)
+          assert.strictEqual(pids.length, 1, name)
+          // a child that answered is reaped before the call returns; one that failed it may be
+          // stopped in the background (the caller does not wait the kill grace)
+          if ("ok" in expected) {
+            assert.isFalse(isAlive(pids[0]!), `${name}: the child is reaped before the call returns`)
+          } else yield* waitUntil(`${name}: the child to be stopped`, () => !isAlive(pids[0]!))
+        }
+      }).pipe(Effect.provide(NodeContext.layer)))
+  }
+
+  it.scopedLive("a child per message, a notification delivered to its own", () =>
+    Effect.gen(function*() {
+      for (const [name, connect] of Object.entries(transports)) {
+        const { log, transport } = yield* scriptedAs("per_event", ["ok"])
+        const endpoint = yield* connect(transport)
+        assert.deepStrictEqual(yield* outcomeOf(endpoint.request(request(1))), ok(1), name)
+        assert.deepStrictEqual(yield* outcomeOf(endpoint.notify(notification({ n: 1 }))), { ok: undefined }, name)
+        assert.deepStrictEqual(yield* outcomeOf(endpoint.request(request(2))), ok(2), name)
+        const pids = yield* startedPids(log)
+        assert.strictEqual(new Set(pids).size, 3, name)
+        assert.isTrue(pids.every((pid) => !isAlive(pid)), name)
+        const messages = (yield* readLog(log)).filter((e) => e.event === "message")
+        assert.deepStrictEqual(
+          messages.map((e) => e.message?.["params"] ?? e.message?.["id"]),
+          [{}, { n: 1 }, {}],
+          name
+        )
+      }
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("closing the scope kills a SIGTERM-ignoring child of a call in flight; it and later calls fail with closed", () =>
+    Effect.gen(function*() {
+      for (const [name, connect] of Object.entries(transports)) {
+        const { log, transport } = yield* scriptedAs("per_event", ["ignore-sigterm"])
+        const scope = yield* Scope.make()
+        const endpoint = yield* Scope.extend(connect(transport), scope)
+        const pending = yield* Effect.fork(outcomeOf(endpoint.request(request(1))))
+        const { pid } = yield* waitForLog(log, (e) => e.event === "message")
+        yield* Scope.close(scope, Exit.void)
+        yield* waitUntil(`${name}: the child to be killed`, () => !isAlive(pid))
+        assert.deepStrictEqual(yield* Fiber.join(pending), { reason: "closed" }, name)
+        assert.deepStrictEqual(yield* outcomeOf(endpoint.request(request(2))), { reason: "closed" }, name)
+      }
+    }).pipe(Effect.provide(NodeContext.layer)))
 })

@@ -1,8 +1,9 @@
 /**
- * A reference stdio transport (the persistent lifecycle) on `@effect/platform`'s
+ * A reference stdio transport on `@effect/platform`'s
  * `CommandExecutor` with a `Semaphore`: the contract's yardstick for `StdioTransport`, which
- * drives `node:child_process` directly with its own lock. One child at a time, started on
- * first use, one request outstanding, one JSON-RPC message per line; frames with another id
+ * drives `node:child_process` directly with its own lock. Persistent: one child at a time,
+ * started on first use, one request outstanding, one JSON-RPC message per line (per event:
+ * a child per message, its stdin ended after it, stopped before the call returns); frames with another id
  * are skipped. An exchange that leaves the child in an unknown state (interruption, an exit,
  * three bad lines in a row) retires the child; the next call starts a new one. The child's group gets SIGTERM, then SIGKILL after a grace, when it is retired.
  */
@@ -58,7 +59,8 @@ export const connect = (
       // runs last: a reader still waiting learns the child is gone
       yield* Scope.addFinalizer(scope, Queue.offer(lines, Option.none()))
       const command = Command.make(transport.command, ...(transport.args ?? [])).pipe(
-        Command.stdin(Stream.fromQueue(stdin)),
+        // an empty chunk ends stdin (shutting the queue down would drop what it still holds)
+        Command.stdin(Stream.takeWhile(Stream.fromQueue(stdin), (bytes) => bytes.length > 0)),
         transport.cwd === undefined ? (c) => c : Command.workingDirectory(transport.cwd)
       )
       const started = yield* Command.start(command).pipe(
@@ -87,6 +89,10 @@ export const connect = (
           return Queue.offerAll(lines, complete)
         }),
         Effect.ignore,
+        // a last line without its newline counts
+        Effect.zipRight(
+          Effect.suspend(() => pending.length > 0 ? Queue.offer(lines, Option.some(pending)) : Effect.void)
+        ),
         Effect.zipRight(Queue.offer(lines, Option.none())),
         // a child whose stdout ended is gone: the next call starts a new one
         Effect.zipRight(Ref.update(current, (c) => Option.filter(c, (running) => running.lines !== lines))),
@@ -134,6 +140,10 @@ export const connect = (
           : Effect.fail(failure("malformed", verdict.detail))
       })
 
+    /** Waits for the end of the child's stdout. */
+    const drain = (running: Child): Effect.Effect<void> =>
+      Effect.flatMap(Queue.take(running.lines), (line) => Option.isNone(line) ? Effect.void : drain(running))
+
     const exchange = <A>(
       use: (running: Child) => Effect.Effect<A, TransportApi.TransportError>
     ): Effect.Effect<A, TransportApi.TransportError> =>
@@ -164,6 +174,43 @@ export const connect = (
       )
 
     yield* Effect.addFinalizer(() => Effect.zipRight(Ref.set(closed, true), retire))
+
+    if (transport.lifecycle === "per_event") {
+      // one child per message, in a scope of its own: stdin ended once the message is
+      // written; the child's group stopped (and so reaped) before the call returns
+      const once = <A>(use: (running: Child) => Effect.Effect<A, TransportApi.TransportError>) =>
+        Effect.gen(function*() {
+          if (yield* Ref.get(closed)) return yield* failure("closed", "the transport was closed")
+          const running = yield* spawn
+          return yield* Effect.ensuring(use(running), Scope.close(running.scope, Exit.void))
+        }).pipe(
+          Effect.catchAllCause((cause) =>
+            Effect.flatMap(
+              Ref.get(closed),
+              (isClosed) =>
+                isClosed ? Effect.fail(failure("closed", "the transport was closed")) : Effect.failCause(cause)
+            )
+          )
+        )
+      return {
+        request: (message) =>
+          once((running) =>
+            send(running, message).pipe(
+              Effect.zipRight(Queue.offer(running.stdin, new Uint8Array(0))),
+              Effect.zipRight(answer(running, message["id"] ?? null))
+            )
+          ),
+        notify: (message) =>
+          once((running) =>
+            send(running, message).pipe(
+              Effect.zipRight(Queue.offer(running.stdin, new Uint8Array(0))),
+              // what it read is delivered once it ends (its stdout ends with it), or after a grace
+              Effect.zipRight(Effect.timeout(drain(running), options.killGrace)),
+              Effect.ignore
+            )
+          )
+      }
+    }
 
     return {
       request: (message) =>
