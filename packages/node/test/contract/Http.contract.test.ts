@@ -10,7 +10,7 @@ import { Credentials, HttpTransport } from "@effect-ahp/node"
 import type { Json } from "@effect-ahp/protocol"
 import { NodeHttpClient } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Either, Exit, Fiber, Layer, Scope } from "effect"
+import { Deferred, Effect, Either, Exit, FastCheck as fc, Fiber, Layer, Scope } from "effect"
 import * as net from "node:net"
 import { httpBackend, notification, okResponse, readLog, request, waitForLog } from "../utils.js"
 import * as HttpReference from "./HttpReference.js"
@@ -178,4 +178,37 @@ describe("the HTTP transport contract", () => {
         assert.deepStrictEqual(yield* outcomeOf(endpoint.request(request(2))), { reason: "closed" }, name)
       }
     }).pipe(Effect.provide(platform)))
+
+  it.live.prop(
+    "under a random fault script both give the same outcome to every request, over one endpoint",
+    [fc.array(
+      fc.constantFrom(
+        "ok",
+        "error=-32603",
+        "wrong-id",
+        "batch",
+        "non-json",
+        "invalid-json",
+        "500",
+        "503",
+        "302",
+        "201",
+        "reset"
+      ),
+      { minLength: 1, maxLength: 8 }
+    )],
+    ([script]) =>
+      Effect.scoped(Effect.gen(function*() {
+        const seen: Record<string, ReadonlyArray<Outcome>> = {}
+        for (const [name, connect] of Object.entries(transports)) {
+          const server = yield* httpBackend("ok", "--sequence", script.join(","))
+          const endpoint = yield* connect(server.url)
+          const outcomes: Array<Outcome> = []
+          for (let id = 1; id <= script.length; id++) outcomes.push(yield* outcomeOf(endpoint.request(request(id))))
+          seen[name] = outcomes
+        }
+        assert.deepStrictEqual(seen["reference"], seen["fast"], JSON.stringify(script))
+      })).pipe(Effect.provide(platform)),
+    { fastCheck: { numRuns: 25 } }
+  )
 })
