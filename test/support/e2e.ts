@@ -60,11 +60,14 @@ const polling = () =>
     Schedule.upTo(Duration.millis(scaled(20_000)))
   )
 
-/** Polls until `check` holds (see `polling`: at most ~20 s, scaled); dies otherwise. */
-export const waitUntil = (what: string, check: () => boolean): Effect.Effect<void> =>
+/**
+ * Polls until `check` holds (see `polling`: at most ~20 s, scaled); dies otherwise, with what
+ * `detail` tells of the state it gave up in (which processes were left, say).
+ */
+export const waitUntil = (what: string, check: () => boolean, detail?: () => string): Effect.Effect<void> =>
   Effect.suspend(() => check() ? Effect.void : Effect.fail(new NotYet())).pipe(
     Effect.retry({ schedule: polling() }),
-    Effect.orDieWith(() => new Error(`gave up waiting for ${what}`))
+    Effect.orDieWith(() => new Error(`gave up waiting for ${what}${detail === undefined ? "" : `: ${detail()}`}`))
   )
 
 /** Polls until `check` succeeds with `true` (see `polling`: at most ~20 s, scaled); dies otherwise. */
