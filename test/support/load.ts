@@ -70,3 +70,19 @@ export const fastestMs = (run: () => unknown, repeats = 5): number => {
   }
   return best
 }
+
+/**
+ * How many times longer `large` takes than `small`, each the fastest of `rounds` timings
+ * taken in alternation, so that a pause of the machine (other processes, a major
+ * collection) hits both alike: a complexity bound asserted as a ratio of two sizes measured
+ * in the same run, which a loaded machine slows alike.
+ */
+export const timeRatio = (small: () => unknown, large: () => unknown, rounds = 7): number => {
+  let fastSmall = Infinity
+  let fastLarge = Infinity
+  for (let round = 0; round < rounds; round++) {
+    fastSmall = Math.min(fastSmall, fastestMs(small, 1))
+    fastLarge = Math.min(fastLarge, fastestMs(large, 1))
+  }
+  return fastLarge / fastSmall
+}
