@@ -7,13 +7,14 @@ import { Hooks } from "@effect-ahp/harness"
 import type { RouteFailure, Transport } from "@effect-ahp/harness"
 import { Credentials, HttpTransport, NodeTransports } from "@effect-ahp/node"
 import { Json } from "@effect-ahp/protocol"
-import { Context, Data, Effect, Exit, Layer, Option, Schedule, Scope, Supervisor } from "effect"
+import { Context, Data, Duration, Effect, Exit, Layer, Option, Schedule, Scope, Supervisor } from "effect"
 import type { Fiber } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import type { InProcessServer } from "./inProcessHttp.mjs"
+import { scaled } from "./load.js"
 import * as ScriptedBackend from "./scripted-backend.mjs"
 
 /** The scripted, misbehaving backend. */
@@ -50,25 +51,29 @@ class NotYet extends Data.TaggedError("NotYet") {}
 
 /**
  * How the waits below poll: after 10 ms, then at growing intervals of at most 50 ms, for at
- * most 20 s. A long wait (a kill grace to sit out) then reads its subject a few times a
- * second instead of a hundred.
+ * most 20 s scaled by the load factor (`load.ts`), read when the wait is made. A long wait (a
+ * kill grace to sit out) then reads its subject a few times a second instead of a hundred.
  */
-const polling = Schedule.exponential("10 millis", 1.5).pipe(
-  Schedule.union(Schedule.spaced("50 millis")),
-  Schedule.upTo("20 seconds")
-)
-
-/** Polls until `check` holds (see `polling`: at most ~20 s); dies otherwise. */
-export const waitUntil = (what: string, check: () => boolean): Effect.Effect<void> =>
-  Effect.suspend(() => check() ? Effect.void : Effect.fail(new NotYet())).pipe(
-    Effect.retry({ schedule: polling }),
-    Effect.orDieWith(() => new Error(`gave up waiting for ${what}`))
+const polling = () =>
+  Schedule.exponential("10 millis", 1.5).pipe(
+    Schedule.union(Schedule.spaced("50 millis")),
+    Schedule.upTo(Duration.millis(scaled(20_000)))
   )
 
-/** Polls until `check` succeeds with `true` (see `polling`: at most ~20 s); dies otherwise. */
+/**
+ * Polls until `check` holds (see `polling`: at most ~20 s, scaled); dies otherwise, with what
+ * `detail` tells of the state it gave up in (which processes were left, say).
+ */
+export const waitUntil = (what: string, check: () => boolean, detail?: () => string): Effect.Effect<void> =>
+  Effect.suspend(() => check() ? Effect.void : Effect.fail(new NotYet())).pipe(
+    Effect.retry({ schedule: polling() }),
+    Effect.orDieWith(() => new Error(`gave up waiting for ${what}${detail === undefined ? "" : `: ${detail()}`}`))
+  )
+
+/** Polls until `check` succeeds with `true` (see `polling`: at most ~20 s, scaled); dies otherwise. */
 export const waitUntilEffect = (what: string, check: Effect.Effect<boolean>): Effect.Effect<void> =>
   Effect.flatMap(check, (ok) => ok ? Effect.void : Effect.fail(new NotYet())).pipe(
-    Effect.retry({ schedule: polling }),
+    Effect.retry({ schedule: polling() }),
     Effect.orDieWith(() => new Error(`gave up waiting for ${what}`))
   )
 
@@ -81,7 +86,7 @@ export const waitForLog = (file: string, predicate: (entry: LogEntry) => boolean
         onSome: Effect.succeed
       })
     ),
-    Effect.retry({ schedule: polling }),
+    Effect.retry({ schedule: polling() }),
     Effect.orDieWith(() => new Error(`gave up waiting for a log entry in ${file}`))
   )
 

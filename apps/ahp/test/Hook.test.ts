@@ -13,8 +13,18 @@ import { Context, Effect, Layer } from "effect"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { scaled } from "../../../test/support/load.js"
 import * as Policy from "../src/hook/Policy.js"
-import { answerOf, callHook, effectsBackend, noneAlive, runHook, startedPids, trustIn } from "./hookSupport.js"
+import {
+  answerOf,
+  callHook,
+  effectsBackend,
+  hungRegistration,
+  noneAlive,
+  runHook,
+  startedPids,
+  trustIn
+} from "./hookSupport.js"
 import {
   eventually,
   intercept,
@@ -325,22 +335,13 @@ describe("effects rendered per host", () => {
 const hung = (host: HostEvents.HostName, failurePolicy: string) =>
   Effect.gen(function*() {
     const dir = yield* tempDir
-    const log = path.join(dir, "backend.log")
-    const reg = writeFile(
-      dir,
-      "registration.json",
-      registration({
-        id: "com.example.hung",
-        transport: scriptedStdio("hang", log),
-        subscriptions: [intercept(["tool.before"], { failurePolicy, timeoutMs: 60_000 })]
-      })
-    )
-    // Killed 4 s after the host's timeout: on a 2-core machine loaded by the whole suite and
-    // more, the hook's start (it counts its deadline from there) and its watchdog have been
-    // seconds late; a hook that waited for the backend's own timeout would still be killed.
+    const { log, registration: reg } = hungRegistration(dir, failurePolicy)
+    // Killed 4 s (scaled by the load factor) after the host's timeout: on a loaded machine the
+    // hook's start (it counts its deadline from there) and its watchdog are seconds late; a
+    // hook that waited for the backend's own timeout would still be killed.
     const run = yield* runHook([host, "--registration", reg, "--timeout", "8"], bash(host, "ls"), {
       dir,
-      timeoutMs: 12_000
+      timeoutMs: 8_000 + scaled(4_000)
     })
     return { log, run }
   })

@@ -14,9 +14,10 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { maxFactor, scaled } from "../../../test/support/load.js"
 import { processesWith } from "../../../test/support/processes.mjs"
 import * as Command from "../src/hook/Command.js"
-import { answerOf, runHook, startedPids } from "./hookSupport.js"
+import { answerOf, hungRegistration, runHook, startedPids } from "./hookSupport.js"
 import {
   bundle,
   eventually,
@@ -48,9 +49,10 @@ const shells: Record<HostEvents.HostName, ReadonlyArray<string>> = {
 }
 
 /**
- * The host's timeout of a run, as `--timeout` and as the kill: 3 s, or four times what the
- * host's shell takes to start the command line (`--version`, the slower of two tries) here
- * and now when that is more. A loaded machine scales the deadline, never the verdict.
+ * The host's timeout of a run, as `--timeout` and as the kill: 3 s scaled by the load factor
+ * (`load.ts`), or four times what the host's shell takes to start the command line
+ * (`--version`, the slower of two tries) here and now when that is more. A loaded machine
+ * scales the deadline, never the verdict.
  */
 const timeoutSecondsFor = (shell: ReadonlyArray<string>, home: string): number => {
   const startUp = () => {
@@ -61,28 +63,19 @@ const timeoutSecondsFor = (shell: ReadonlyArray<string>, home: string): number =
     })
     return performance.now() - started
   }
-  return Math.max(3, Math.ceil((4 * Math.max(startUp(), startUp())) / 1000))
+  return Math.ceil(Math.max(scaled(3_000), 4 * Math.max(startUp(), startUp())) / 1000)
 }
 
 /**
- * A PreToolUse call under a host's timeout of 3 s (see `timeoutSecondsFor`) to a fail-closed backend that never
- * answers and outlives the end of its stdin (`hang`), or also ignores SIGTERM. Codex's login
- * shell reads a profile that takes 0.5 s before the hook's Node starts: the hook's deadline
- * counts from the shell's start, as the host's timeout does.
+ * A PreToolUse call under a host's timeout of 3 s or more (see `timeoutSecondsFor`) to a
+ * fail-closed backend that never answers and outlives the end of its stdin (`hang`), or also
+ * ignores SIGTERM. Codex's login shell reads a profile that takes 0.5 s before the hook's
+ * Node starts: the hook's deadline counts from the shell's start, as the host's timeout does.
  */
 const hung = (host: HostEvents.HostName, behaviour: "hang" | "ignore-sigterm") =>
   Effect.gen(function*() {
     const dir = yield* tempDir
-    const log = path.join(dir, "backend.log")
-    const reg = writeFile(
-      dir,
-      "registration.json",
-      registration({
-        id: "com.example.hung",
-        transport: scriptedStdio(behaviour, log),
-        subscriptions: [intercept(["tool.before"], { failurePolicy: "fail-closed", timeoutMs: 60_000 })]
-      })
-    )
+    const { log, registration: reg } = hungRegistration(dir, "fail-closed", behaviour)
     fs.mkdirSync(path.join(dir, "home"), { recursive: true })
     fs.writeFileSync(path.join(dir, "home", ".bash_profile"), "sleep 0.5\n")
     const timeoutSeconds = timeoutSecondsFor(shells[host], path.join(dir, "home"))
@@ -94,6 +87,12 @@ const hung = (host: HostEvents.HostName, behaviour: "hang" | "ignore-sigterm") =
     // the time a backend gets after the end of its stdin at that timeout (`Command`'s exit grace)
     return { exitGraceMs: Command.exitGrace(timeoutSeconds * 1000), log, run }
   })
+
+/**
+ * What a hung-backend test may take at most, a bound for a hung test: the host's timeout at
+ * the largest load factor, and as much again for each wait after it.
+ */
+const hungTestTimeout = 4 * 3_000 * maxFactor
 
 describe("a hook answers and exits before a short host timeout", () => {
   for (const host of HostEvents.hostNames) {
@@ -122,7 +121,7 @@ describe("a hook answers and exits before a short host timeout", () => {
             // stopped after the hook's exit: the grace, SIGTERM, SIGKILL 150 ms later
             yield* eventually(() => pids.every((pid) => !isAlive(pid)))
           }),
-        { retry: 2 }
+        { timeout: hungTestTimeout }
       )
     }
   }

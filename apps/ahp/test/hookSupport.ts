@@ -14,7 +14,7 @@ import * as path from "node:path"
 import { PassThrough } from "node:stream"
 import * as Command from "../src/hook/Command.js"
 import * as Trust from "../src/hook/Trust.js"
-import { bundle, collect, intercept, isAlive, logEntries, registration, scriptedStdio } from "./support.js"
+import { bundle, collect, intercept, isAlive, logEntries, registration, scriptedStdio, writeFile } from "./support.js"
 
 // What a call loads on demand (the cold path, the stdio transport, the fallback answer) is
 // loaded here, before any test starts: a call in process spends its deadline on the call,
@@ -60,6 +60,30 @@ export interface HookOptions {
   readonly shell?: ReadonlyArray<string>
   /** Called with the hook's pid once it has started. */
   readonly onStart?: (pid: number) => void
+}
+
+/**
+ * A registration in `dir` of one backend that never answers a PreToolUse call (its own
+ * timeout: 60 s) under `failurePolicy`: the scripted backend with `behaviour` (`hang`
+ * outlives the end of its stdin, `ignore-sigterm` also ignores SIGTERM), logging to the
+ * returned `log`.
+ */
+export const hungRegistration = (
+  dir: string,
+  failurePolicy: string,
+  behaviour: "hang" | "ignore-sigterm" = "hang"
+): { readonly registration: string; readonly log: string } => {
+  const log = path.join(dir, "backend.log")
+  const file = writeFile(
+    dir,
+    "registration.json",
+    registration({
+      id: "com.example.hung",
+      transport: scriptedStdio(behaviour, log),
+      subscriptions: [intercept(["tool.before"], { failurePolicy, timeoutMs: 60_000 })]
+    })
+  )
+  return { registration: file, log }
 }
 
 /** The isolated environment of a run in `dir`. */

@@ -14,6 +14,7 @@ import { Writable } from "node:stream"
 import { fileURLToPath } from "node:url"
 import { inject } from "vitest"
 import { scriptedHttpServer } from "../../../test/support/e2e.js"
+import { scaled } from "../../../test/support/load.js"
 
 export { isAlive } from "../../../test/support/e2e.js"
 
@@ -123,7 +124,7 @@ export const eventually = <A>(check: () => A | undefined): Effect.Effect<A, Erro
     const value = check()
     return value === undefined || value === false ? Effect.fail(new Error("not yet")) : Effect.succeed(value)
   }).pipe(
-    Effect.retry(Schedule.spaced(Duration.millis(25)).pipe(Schedule.upTo(Duration.seconds(20))))
+    Effect.retry(Schedule.spaced(Duration.millis(25)).pipe(Schedule.upTo(Duration.millis(scaled(20_000)))))
   )
 
 /** A stdio transport running the scripted backend with a behaviour and a log file. */

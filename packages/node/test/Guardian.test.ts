@@ -54,35 +54,51 @@ const has = (...events: Array<string>) => (entries: ReadonlyArray<{ readonly eve
 
 const guardianOf = (pid: number) => processesWith(`${Guardian.processName} 300 300 ${pid}`)
 
-describe("the guardian of a harness that is killed mid-call", () => {
-  it.scopedLive(
-    "persistent: the child ends at its stdin's end, its SIGTERM-ignoring grandchild is killed",
-    () =>
-      Effect.gen(function*() {
-        const { log, pid } = yield* killMidCall(
-          "persistent",
-          "on",
-          ["--answer", "none", "--grandchild", "quiet"],
-          has("message")
-        )
-        yield* waitUntil("every backend process to end", () => processesWith(log).length === 0)
-        yield* waitUntil("the guardian to end", () => guardianOf(pid).length === 0)
-        assert.isTrue(has("eof")(yield* readLog(log)), "the child saw the end of its stdin")
-      }),
-    timeout
-  )
+/** What is left of a run when a wait gives up: the backend processes and the guardian. */
+const leftOf = (log: string, pid: number) => () =>
+  JSON.stringify({ backends: processesWith(log), guardian: guardianOf(pid).map((p) => [p.pid, p.stat]) })
 
-  it.scopedLive("per_event: a child that closed its stdin and ignores SIGTERM is killed", () =>
-    Effect.gen(function*() {
-      const { log, pid } = yield* killMidCall(
-        "per_event",
-        "on",
-        ["--close-stdin", "--ignore-sigterm"],
-        has("stdin-closed")
-      )
-      yield* waitUntil("every backend process to end", () => processesWith(log).length === 0)
-      yield* waitUntil("the guardian to end", () => guardianOf(pid).length === 0)
-    }), { retry: 2, timeout })
+/** A harness with the guardian, killed mid-call: every backend process ends, then the guardian. */
+interface Guarded {
+  readonly name: string
+  readonly lifecycle: "persistent" | "per_event"
+  readonly options: ReadonlyArray<string>
+  /** The log entries that tell the backend is mid-call. */
+  readonly ready: ReadonlyArray<string>
+  /** The log entries the backend wrote by the time it ended, besides its start. */
+  readonly ended: ReadonlyArray<string>
+}
+
+const guarded: ReadonlyArray<Guarded> = [
+  {
+    name: "persistent: the child ends at its stdin's end, its SIGTERM-ignoring grandchild is killed",
+    lifecycle: "persistent",
+    options: ["--answer", "none", "--grandchild", "quiet"],
+    ready: ["message"],
+    ended: ["eof"]
+  },
+  {
+    name: "per_event: a child that closed its stdin and ignores SIGTERM is killed",
+    lifecycle: "per_event",
+    options: ["--close-stdin", "--ignore-sigterm"],
+    ready: ["stdin-closed"],
+    ended: []
+  }
+]
+
+describe("the guardian of a harness that is killed mid-call", () => {
+  for (const c of guarded) {
+    it.scopedLive(c.name, () =>
+      Effect.gen(function*() {
+        const { log, pid } = yield* killMidCall(c.lifecycle, "on", c.options, has(...c.ready))
+        yield* waitUntil("every backend process to end", () => processesWith(log).length === 0, leftOf(log, pid))
+        yield* waitUntil("the guardian to end", () => guardianOf(pid).length === 0, leftOf(log, pid))
+        const entries = yield* readLog(log)
+        // one backend process for the one call, none started after the kill
+        assert.strictEqual(entries.filter((e) => e.event === "start").length, 1, JSON.stringify(entries))
+        assert.isTrue(has(...c.ended)(entries), JSON.stringify(entries))
+      }), timeout)
+  }
 
   it.scopedLive("without the guardian, the same kill leaves the grandchild running", () =>
     Effect.gen(function*() {
@@ -93,12 +109,12 @@ describe("the guardian of a harness that is killed mid-call", () => {
         has("message")
       )
       // the child ends at the end of its stdin; its grandchild stays
-      yield* waitUntil("the child to see the end of its stdin", () => processesWith(log).length === 1)
+      yield* waitUntil("the child to see the end of its stdin", () => processesWith(log).length === 1, leftOf(log, pid))
       const entries = yield* readLog(log)
       const grandchild = entries.find((e) => e.event === "grandchild")!.pid as number
       assert.isTrue(isAlive(grandchild))
       assert.deepStrictEqual(guardianOf(pid), [])
       process.kill(grandchild, "SIGKILL")
-      yield* waitUntil("the grandchild to be killed", () => processesWith(log).length === 0)
+      yield* waitUntil("the grandchild to be killed", () => processesWith(log).length === 0, leftOf(log, pid))
     }), timeout)
 })

@@ -2,19 +2,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { Either, FastCheck, Schema } from "effect"
 import * as Decoder from "../src/Decoder.js"
 import * as Json from "../src/Json.js"
+import { fastestMs, scaled, timeRatio } from "../../../test/support/load.js"
 
 const parse = (text: string) => Either.getOrThrow(Json.parse(text))
-
-/** The fastest of `runs` timings of `f`, in milliseconds (the least disturbed by a loaded machine). */
-const fastest = (f: () => unknown, runs = 5): number => {
-  let best = Infinity
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now()
-    f()
-    best = Math.min(best, performance.now() - start)
-  }
-  return best
-}
 
 const members = (n: number) => Array.from({ length: n }, (_, i) => `"k${i}":${i}`).join(",")
 const elements = (n: number) => Array.from({ length: n }, (_, i) => `{"v":${i}}`).join(",")
@@ -54,31 +44,19 @@ describe("Json: time linear in the text", () => {
   /**
    * One pass over a text 16× larger against sixteen passes over the smaller one: the same
    * number of bytes, so a few × at most when linear (memory effects of large objects, which
-   * `JSON.parse` shows too, more so on a loaded machine) and 16× when quadratic. A single pass over the smaller text is
-   * bounded first (≈ 2 ms; the quadratic parser took ≈ 0.5 s), so a super-linear
-   * implementation fails in seconds, not minutes.
+   * `JSON.parse` shows too, more so on a loaded machine) and 16× when quadratic. A single pass
+   * over the smaller text is bounded first (150 ms scaled by the load factor: a quadratic
+   * parser takes far longer), so a super-linear implementation fails in seconds, not minutes.
    */
   const assertLinear = (label: string, make: (n: number) => string, f: (text: string) => unknown) => {
     const small = make(3_000)
     const large = make(48_000)
     f(make(500))
-    assert.isBelow(fastest(() => f(small), 1), 150, `${label}: 3 000 members within 150 ms`)
-    // The two are measured in alternation, each its fastest of seven, so that a pause of
-    // the machine (other processes, a major collection) hits both alike.
-    let sixteen = Infinity
-    let one = Infinity
-    for (let round = 0; round < 7; round++) {
-      sixteen = Math.min(
-        sixteen,
-        fastest(() => {
-          for (let i = 0; i < 16; i++) f(small)
-        }, 1)
-      )
-      one = Math.min(one, fastest(() => f(large), 1))
-    }
-    const ratio = one / sixteen
-    // linear: 1–4 on an idle machine, up to 9 seen beside the whole suite on 2 cores (the
-    // large value's collections); quadratic: 16 and more
+    assert.isBelow(fastestMs(() => f(small), 1), scaled(150), `${label}: 3 000 members within 150 ms (scaled)`)
+    const ratio = timeRatio(() => {
+      for (let i = 0; i < 16; i++) f(small)
+    }, () => f(large))
+    // linear: a few ×, the large value's collections included; quadratic: 16 and more
     assert.isBelow(ratio, 12, `${label}: one pass over 16× the members takes ${ratio.toFixed(2)}× sixteen passes`)
   }
   const object = (n: number) => `{"big":1e400,"id":123456789012345678901,${members(n)}}`
@@ -129,7 +107,7 @@ describe("Json: bounded nesting", () => {
       const start = performance.now()
       const result = Json.parse(text)
       assert.isTrue(Either.isLeft(result) && result.left.reason === "depth")
-      assert.isBelow(performance.now() - start, 500)
+      assert.isBelow(performance.now() - start, scaled(500))
     }
     const bytes = new TextEncoder().encode(nestedText(10_000))
     assert.isTrue(Either.isLeft(Json.parseBytes(bytes)))
@@ -199,7 +177,7 @@ describe("Json: bounded nesting", () => {
     const lost = Decoder.lostProtoMembers(wide, {})
     assert.strictEqual(lost.length, 20_000)
     assert.strictEqual(lost[0]!.path, "/m0/__proto__")
-    assert.isBelow(performance.now() - start, 2_000)
+    assert.isBelow(performance.now() - start, scaled(2_000))
     const deep = parse(`${"{\"a\":".repeat(500)}{"__proto__":1}${"}".repeat(500)}`)
     assert.deepStrictEqual(Decoder.lostProtoMembers(deep, {}).map((issue) => issue.path), [
       `${"/a".repeat(500)}/__proto__`
@@ -276,8 +254,8 @@ describe("Json: lossless numbers", () => {
     assert.strictEqual(tiny[1], 1, "0.(1 000 000 zeros)1e1000001 is exactly 1")
     assert.isFalse(same(`1e-${exponent}`, `10e-${exponent}`))
     assert.isTrue(same(`1e-${exponent}`, `10e-1${"0".repeat(exponent.length)}`))
-    // ~0.5 s on an idle machine; a quadratic comparison of 4 million digits would take hours.
-    assert.isBelow(performance.now() - start, 8_000)
+    // a quadratic comparison of 4 million digits would take hours
+    assert.isBelow(performance.now() - start, scaled(8_000))
   })
 
   const bigExponent = FastCheck.tuple(FastCheck.constantFrom("", "-"), digits(16, 30).map((d) => `1${d}`))
