@@ -130,34 +130,65 @@ interface Read {
   readonly head: string
 }
 
-/** The head of an unusable payload that is scanned for its event name (characters). */
+/** The head of an unusable payload that is scanned for its event name (bytes). */
 const headLength = 64 * 1024
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 
-const readStdin = (stdin: Readable, max: number): Promise<Read> =>
+/**
+ * Reads the payload until stdin ends, it exceeds `max` bytes, or the call's deadline for the
+ * event its head names so far (`deadlineFor`) passes: a stdin left open is answered in time,
+ * as the payload so far.
+ */
+const readStdin = (stdin: Readable, max: number, deadlineFor: (head: string) => number): Promise<Read> =>
   new Promise((resolve) => {
     const chunks: Array<Buffer> = []
     let size = 0
-    const head = () => Buffer.concat(chunks).subarray(0, headLength).toString("utf8")
+    let headBytes = Buffer.alloc(0)
+    let deadline: number | undefined
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const head = () => headBytes.toString("utf8")
+    const done = (read: Read) => {
+      clearTimeout(timer)
+      resolve(read)
+    }
+    const unreadable = (problem: string) => {
+      stdin.destroy()
+      done({ payload: { _tag: "Unreadable", problem }, head: head() })
+    }
+    const arm = () => {
+      const next = deadlineFor(head())
+      if (next === deadline) return
+      deadline = next
+      clearTimeout(timer)
+      timer = setTimeout(
+        () => unreadable("the hook payload did not end (stdin stayed open) before the call's deadline"),
+        Math.max(0, next - Date.now())
+      )
+    }
+    arm()
     stdin.on("data", (chunk: Buffer) => {
       size += chunk.length
-      if (size > max) {
-        stdin.destroy()
-        resolve({ payload: { _tag: "Unreadable", problem: `the hook payload exceeds ${max} bytes` }, head: head() })
-      } else chunks.push(chunk)
+      if (headBytes.length < headLength) {
+        headBytes = Buffer.concat([headBytes, chunk.subarray(0, headLength - headBytes.length)])
+        arm()
+      }
+      if (size > max) unreadable(`the hook payload exceeds ${max} bytes`)
+      else chunks.push(chunk)
     })
     stdin.on("end", () => {
-      const bytes = Buffer.concat(chunks)
       try {
-        const text = utf8.decode(bytes)
-        resolve({ payload: { _tag: "Text", text }, head: text })
+        const text = utf8.decode(Buffer.concat(chunks))
+        done({ payload: { _tag: "Text", text }, head: text })
       } catch {
-        resolve({ payload: { _tag: "Unreadable", problem: "the hook payload is not valid UTF-8" }, head: head() })
+        done({ payload: { _tag: "Unreadable", problem: "the hook payload is not valid UTF-8" }, head: head() })
       }
     })
-    stdin.on("error", () =>
-      resolve({ payload: { _tag: "Unreadable", problem: "the hook payload could not be read from stdin" }, head: "" }))
+    stdin.on(
+      "error",
+      () =>
+        done({ payload: { _tag: "Unreadable", problem: "the hook payload could not be read from stdin" }, head: "" })
+    )
   })
 
 const fields = (read: Read): { readonly name: string | undefined; readonly cwd: string | undefined } => {
@@ -226,15 +257,23 @@ export type LoadCold = () => Promise<typeof Cold>
  */
 export const hook = async (args: Args.Run, loadCold: LoadCold, io: Process = nodeProcess()): Promise<void> => {
   const env = io.env
+  const eventNamed = (name: string | undefined) => name === undefined ? undefined : HostEvents.find(args.host, name)
+  const timeoutOf = (event: HostEvents.HostEvent | undefined) =>
+    args.timeoutSeconds !== undefined ? args.timeoutSeconds * 1000 : event?.timeoutMs ?? 600_000
+  const deadlineOf = (timeoutMs: number) =>
+    (io.callStartedAt?.(timeoutMs) ?? io.startedAt) + timeoutMs - margin(timeoutMs)
   const read: Read = args.payload !== undefined
     ? { payload: { _tag: "Text", text: args.payload }, head: args.payload }
-    : await readStdin(io.stdin(), maxPayloadBytes)
+    : await readStdin(
+      io.stdin(),
+      maxPayloadBytes,
+      (head) => deadlineOf(timeoutOf(eventNamed(PayloadEvent.nameOfText(head))))
+    )
   const payload = read.payload
   const { cwd, name } = fields(read)
-  const event = name === undefined ? undefined : HostEvents.find(args.host, name)
-  const timeoutMs = args.timeoutSeconds !== undefined ? args.timeoutSeconds * 1000 : event?.timeoutMs ?? 600_000
-  const started = io.callStartedAt?.(timeoutMs) ?? io.startedAt
-  const deadline = started + timeoutMs - margin(timeoutMs)
+  const event = eventNamed(name)
+  const timeoutMs = timeoutOf(event)
+  const deadline = deadlineOf(timeoutMs)
   if (event !== undefined && event.type === undefined) return emit(io, HostEvents.silence[args.host], "")
   const registration = Locate.registration({
     flag: args.registration,
