@@ -342,9 +342,9 @@ describe("hostile hook processes", () => {
       const dir = yield* tempDir
       const reg = writeFile(dir, "registration.json", guard)
       const { run } = yield* feed(
-        ["claude-code", "--registration", reg, "--timeout", "5"],
+        ["claude-code", "--registration", reg, "--timeout", "20"],
         [Buffer.from(bash("claude-code", "ls"))],
-        { dir, timeoutMs: 5_000, close: false }
+        { dir, timeoutMs: 20_000, close: false }
       )
       assert.isFalse(run.killed, JSON.stringify(run))
       assert.strictEqual(decision(run), "deny")
