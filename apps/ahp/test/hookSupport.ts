@@ -137,7 +137,11 @@ export const effectsBackend = (
   })
 
 /** Runs `node <bundle> hook args…` with `payload` on stdin, as a host runs a command hook. */
-export const runHook = (args: ReadonlyArray<string>, payload: string, options: HookOptions): Effect.Effect<HookRun> =>
+export const runHook = (
+  args: ReadonlyArray<string>,
+  payload: string | Uint8Array,
+  options: HookOptions
+): Effect.Effect<HookRun> =>
   Effect.async<HookRun>((resume) => {
     const started = Date.now()
     const words = [process.execPath, ...(options.command ?? hookCommand), ...args]
@@ -180,7 +184,7 @@ export const runHook = (args: ReadonlyArray<string>, payload: string, options: H
  */
 export const callHook = (
   args: ReadonlyArray<string>,
-  payload: string,
+  payload: string | Uint8Array,
   options: Omit<HookOptions, "timeoutMs" | "command"> & { readonly startedAt?: number; readonly uid?: number }
 ): Effect.Effect<HookRun> =>
   Effect.async<HookRun>((resume) => {

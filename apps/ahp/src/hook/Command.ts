@@ -2,8 +2,10 @@
  * `ahp hook …`: the command hook's entry, written for start-up time. It loads no
  * command-line library, no Effect and no transport until it knows it needs them:
  *
- * 1. reads the payload from stdin (at most `maxPayloadBytes`; Codex's legacy `notify`
- *    program gets it as its last argument) and the event name in it;
+ * 1. reads the payload from stdin (at most `maxPayloadBytes`, strict UTF-8; Codex's legacy
+ *    `notify` program gets it as its last argument) and the event name in it — also when
+ *    the payload is too large, not UTF-8 or cannot be parsed (`internal/payloadEvent.ts`),
+ *    so that a fail-closed policy for that event denies it;
  * 2. answers "no opinion" at once for a host event with no AHP counterpart;
  * 3. finds the registration (see `Locate`) and, when the cache knows it compiles and routes
  *    nothing for this event, answers "no opinion" without loading the harness; a project
@@ -38,6 +40,7 @@ import * as os from "node:os"
 import { performance } from "node:perf_hooks"
 import type { Readable, Writable } from "node:stream"
 import * as Invocation from "../internal/invocation.js"
+import * as PayloadEvent from "../internal/payloadEvent.js"
 import * as Args from "./Args.js"
 import * as Cache from "./Cache.js"
 import type * as Cold from "./Cold.js"
@@ -121,32 +124,84 @@ export const nodeProcess = (): Process => ({
 
 type Payload = Cold.Request["payload"]
 
-const readStdin = (stdin: Readable, max: number): Promise<Payload> =>
+/** The payload, and the text the event name is looked for in when the payload cannot be parsed. */
+interface Read {
+  readonly payload: Payload
+  readonly head: string
+}
+
+/** The head of an unusable payload that is scanned for its event name (bytes). */
+const headLength = 64 * 1024
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+
+/**
+ * Reads the payload until stdin ends, it exceeds `max` bytes, or the call's deadline for the
+ * event its head names so far (`deadlineFor`) passes: a stdin left open is answered in time,
+ * as the payload so far.
+ */
+const readStdin = (stdin: Readable, max: number, deadlineFor: (head: string) => number): Promise<Read> =>
   new Promise((resolve) => {
     const chunks: Array<Buffer> = []
     let size = 0
+    let headBytes = Buffer.alloc(0)
+    let deadline: number | undefined
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const head = () => headBytes.toString("utf8")
+    const done = (read: Read) => {
+      clearTimeout(timer)
+      resolve(read)
+    }
+    const unreadable = (problem: string) => {
+      stdin.destroy()
+      done({ payload: { _tag: "Unreadable", problem }, head: head() })
+    }
+    const arm = () => {
+      const next = deadlineFor(head())
+      if (next === deadline) return
+      deadline = next
+      clearTimeout(timer)
+      timer = setTimeout(
+        () => unreadable("the hook payload did not end (stdin stayed open) before the call's deadline"),
+        Math.max(0, next - Date.now())
+      )
+    }
+    arm()
     stdin.on("data", (chunk: Buffer) => {
       size += chunk.length
-      if (size > max) {
-        stdin.destroy()
-        resolve({ _tag: "Unreadable", problem: `the hook payload exceeds ${max} bytes` })
-      } else chunks.push(chunk)
+      if (headBytes.length < headLength) {
+        headBytes = Buffer.concat([headBytes, chunk.subarray(0, headLength - headBytes.length)])
+        arm()
+      }
+      if (size > max) unreadable(`the hook payload exceeds ${max} bytes`)
+      else chunks.push(chunk)
     })
-    stdin.on("end", () => resolve({ _tag: "Text", text: Buffer.concat(chunks).toString("utf8") }))
-    stdin.on("error", () => resolve({ _tag: "Unreadable", problem: "the hook payload could not be read from stdin" }))
+    stdin.on("end", () => {
+      try {
+        const text = utf8.decode(Buffer.concat(chunks))
+        done({ payload: { _tag: "Text", text }, head: text })
+      } catch {
+        done({ payload: { _tag: "Unreadable", problem: "the hook payload is not valid UTF-8" }, head: head() })
+      }
+    })
+    stdin.on(
+      "error",
+      () =>
+        done({ payload: { _tag: "Unreadable", problem: "the hook payload could not be read from stdin" }, head: "" })
+    )
   })
 
-const fields = (payload: Payload): { readonly name: string | undefined; readonly cwd: string | undefined } => {
-  if (payload._tag === "Text") {
+const fields = (read: Read): { readonly name: string | undefined; readonly cwd: string | undefined } => {
+  if (read.payload._tag === "Text") {
     try {
-      const value: unknown = JSON.parse(payload.text)
+      const value: unknown = JSON.parse(read.payload.text)
       const cwd = typeof value === "object" && value !== null ? (value as Record<string, unknown>).cwd : undefined
       return { name: HostEvents.nameOf(value), cwd: typeof cwd === "string" ? cwd : undefined }
     } catch {
-      // not JSON: reported by the full path
+      // not JSON: reported by the full path, for the event its head names
     }
   }
-  return { name: undefined, cwd: undefined }
+  return { name: PayloadEvent.nameOfText(read.head), cwd: undefined }
 }
 
 /**
@@ -202,14 +257,23 @@ export type LoadCold = () => Promise<typeof Cold>
  */
 export const hook = async (args: Args.Run, loadCold: LoadCold, io: Process = nodeProcess()): Promise<void> => {
   const env = io.env
-  const payload: Payload = args.payload !== undefined
-    ? { _tag: "Text", text: args.payload }
-    : await readStdin(io.stdin(), maxPayloadBytes)
-  const { cwd, name } = fields(payload)
-  const event = name === undefined ? undefined : HostEvents.find(args.host, name)
-  const timeoutMs = args.timeoutSeconds !== undefined ? args.timeoutSeconds * 1000 : event?.timeoutMs ?? 600_000
-  const started = io.callStartedAt?.(timeoutMs) ?? io.startedAt
-  const deadline = started + timeoutMs - margin(timeoutMs)
+  const eventNamed = (name: string | undefined) => name === undefined ? undefined : HostEvents.find(args.host, name)
+  const timeoutOf = (event: HostEvents.HostEvent | undefined) =>
+    args.timeoutSeconds !== undefined ? args.timeoutSeconds * 1000 : event?.timeoutMs ?? 600_000
+  const deadlineOf = (timeoutMs: number) =>
+    (io.callStartedAt?.(timeoutMs) ?? io.startedAt) + timeoutMs - margin(timeoutMs)
+  const read: Read = args.payload !== undefined
+    ? { payload: { _tag: "Text", text: args.payload }, head: args.payload }
+    : await readStdin(
+      io.stdin(),
+      maxPayloadBytes,
+      (head) => deadlineOf(timeoutOf(eventNamed(PayloadEvent.nameOfText(head))))
+    )
+  const payload = read.payload
+  const { cwd, name } = fields(read)
+  const event = eventNamed(name)
+  const timeoutMs = timeoutOf(event)
+  const deadline = deadlineOf(timeoutMs)
   if (event !== undefined && event.type === undefined) return emit(io, HostEvents.silence[args.host], "")
   const registration = Locate.registration({
     flag: args.registration,

@@ -8,7 +8,9 @@
  * once; otherwise the event is dispatched through the harness under the call's deadline
  * (`Budget`), and the settled decision is rendered as the host's answer. A payload that
  * cannot be mapped gets "no opinion" with a visible message — or a denial, when the event
- * can be blocked and a fail-closed intercept subscription selects it.
+ * can be blocked and a fail-closed intercept subscription selects it; so does a payload
+ * that is not JSON (nested too deep, say) for the event its head names
+ * (`internal/payloadEvent.ts`).
  *
  * @since 0.1.0
  */
@@ -18,6 +20,7 @@ import { Host, HostEvents } from "@effect-ahp/hosts"
 import { Event, Json, Registration } from "@effect-ahp/protocol"
 import { Clock, Effect, Either } from "effect"
 import type * as Scope from "effect/Scope"
+import * as PayloadEvent from "../internal/payloadEvent.js"
 import * as Budget from "./Budget.js"
 import type * as Cache from "./Cache.js"
 import * as HookTrace from "./HookTrace.js"
@@ -155,10 +158,15 @@ const reply = (answer: Host.Answer, trace: ReadonlyArray<string> = []): Reply =>
 export const answer = Effect.fn("Policy.answer")(function*(policy: Policy, text: string, options: CallOptions) {
   const host = policy.host
   const parsed = Json.parse(text)
-  if (Either.isLeft(parsed)) return reply(host.noOpinion(`the hook payload is not JSON: ${parsed.left.message}`))
+  const registry = policy.hooks.registry
+  if (Either.isLeft(parsed)) {
+    const name = PayloadEvent.nameOfText(text)
+    const named = name === undefined ? undefined : HostEvents.find(host.name, name)
+    const failClosed = named?.type !== undefined && failClosedRoutes(registry.routes(named.type))
+    return reply(Trouble.answer(host, named, `the hook payload is not JSON: ${parsed.left.message}`, failClosed))
+  }
   const payload = parsed.right
   const event = eventOf(host, payload)
-  const registry = policy.hooks.registry
   const routes = event?.type === undefined ? { intercept: [], observe: [] } : registry.routes(event.type)
   const now = yield* Clock.currentTimeMillis
   const mapped = host.map(payload, {
