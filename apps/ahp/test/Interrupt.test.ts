@@ -1,7 +1,8 @@
 /**
  * `ahp dispatch` interrupted by a signal while an observation is being delivered: the
  * call returns at once with `interrupted: true` (the spec: interruption does not wait for
- * ordinary observer processing), the process exits 130 and leaves no backend behind.
+ * ordinary observer processing) keeping the decision settled before it, the process exits
+ * 130 and leaves no backend behind.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect } from "effect"
@@ -65,8 +66,9 @@ describe("ahp dispatch interrupted during observation", () => {
         assert.strictEqual(run.code, 130, run.stderr)
         const out = output(run)
         assert.isTrue(out.interrupted)
-        assert.strictEqual(out.decision, "none")
-        assert.deepStrictEqual(out.effects, [])
+        // The decision was settled before the observation: the interruption keeps it.
+        assert.strictEqual(out.decision, "allow")
+        assert.deepStrictEqual(out.effects, [{ type: "allow" }])
         assert.deepStrictEqual(out.observations.map((o: any) => [o.backend, o.outcome]), [[
           "com.example.audit",
           "interrupted"

@@ -6,18 +6,13 @@
  * from it, so a value is judged against the active boundary, never only the generic
  * effect envelope.
  *
- * Decisions where the specification is silent:
- * - `modify(workspace)` edits `workspace.change` (the proposed cwd/roots), an object; the
- *   facts `kind`, `prior` and `reason` are not a modification target.
- * - `return` at `user.elicitation.request` is a complete MCP `ElicitResult` object.
- * - `modify(content)` at `user.elicitation.result` edits the `content` answer object of the
- *   MCP result serialized in `elicitation.result.text`; the result is re-serialized after
- *   each accepted edit.
+ * The targets, value kinds and return kinds come from `Boundaries.table` in the protocol
+ * package (where the decisions the specification leaves open are written down).
  *
  * @since 0.1.0
  */
-import { Capabilities, Common, Content, Elicitation, Event, HookEffect, Json } from "@effect-ahp/protocol"
-import * as Schema from "effect/Schema"
+import { Boundaries, Capabilities, Event, type HookEffect } from "@effect-ahp/protocol"
+import type * as Schema from "effect/Schema"
 
 /**
  * The kind of value a modify target holds.
@@ -25,7 +20,7 @@ import * as Schema from "effect/Schema"
  * @since 0.1.0
  * @category models
  */
-export type ValueKind = "MessageList" | "TextPartList" | "Object" | "ElicitationAnswer"
+export type ValueKind = Boundaries.ValueKind
 
 /**
  * One modify target of a boundary: its event field and value kind.
@@ -48,7 +43,7 @@ export interface Target {
  * @since 0.1.0
  * @category models
  */
-export type ReturnKind = "Json" | "MessageList" | "TextPartList" | "ElicitResult"
+export type ReturnKind = Boundaries.ReturnKind
 
 /**
  * Everything the harness needs to know about one event type.
@@ -71,36 +66,6 @@ export interface Boundary {
   readonly content: ReadonlyArray<ReadonlyArray<string>>
 }
 
-const target = (
-  t: HookEffect.ModifyTarget,
-  field: ReadonlyArray<string>,
-  value: ValueKind,
-  operation = false
-): Target => ({ target: t, field, value, operation })
-
-const targetsByEvent: Partial<Record<Event.EventType, ReadonlyArray<Target>>> = {
-  "tool.before": [target("input", ["tool", "input"], "Object", true)],
-  "tool.permission.request": [target("input", ["tool", "input"], "Object", true)],
-  "tool.after": [target("output", ["items"], "MessageList")],
-  "turn.start": [target("prompt", ["items"], "MessageList")],
-  "user.message.inbound": [target("prompt", ["message", "messages"], "MessageList")],
-  "model.request.before": [target("request", ["items"], "MessageList", true)],
-  "model.response.after": [target("response", ["items"], "MessageList")],
-  "turn.finish.before": [target("response", ["items"], "MessageList")],
-  "user.message.outbound": [target("content", ["message", "messages"], "MessageList")],
-  "user.elicitation.result": [target("content", ["elicitation", "result"], "ElicitationAnswer")],
-  "context.compact.before": [target("instructions", ["instructions"], "TextPartList", true)],
-  "context.compact.after": [target("summary", ["summary"], "TextPartList")],
-  "workspace.change.before": [target("workspace", ["workspace", "change"], "Object")]
-}
-
-const returnsByEvent: Partial<Record<Event.EventType, ReturnKind>> = {
-  "tool.before": "Json",
-  "model.request.before": "MessageList",
-  "context.compact.before": "TextPartList",
-  "user.elicitation.request": "ElicitResult"
-}
-
 const contentByEvent: Partial<Record<Event.EventType, ReadonlyArray<ReadonlyArray<string>>>> = {
   "turn.progress": [["delta"]],
   "tool.progress": [["partialOutput"]],
@@ -120,8 +85,11 @@ const make = (type: Event.EventType): Boundary => {
     type,
     interceptable: bounds !== undefined,
     effects: bounds?.effects ?? [],
-    targets: targetsByEvent[type] ?? [],
-    returns: returnsByEvent[type],
+    targets: Object.entries(Boundaries.entryOf(type)?.targets ?? {}).map(([t, spec]) => ({
+      target: t as HookEffect.ModifyTarget,
+      ...spec
+    })),
+    returns: Boundaries.entryOf(type)?.returns,
     flowOperations: bounds?.flowOperations ?? [],
     continuation: bounds?.flowOperations.includes("continue") ?? false,
     inject: bounds?.effects.includes("inject") ?? false,
@@ -157,26 +125,12 @@ export const targetOf = (boundary: Boundary, t: HookEffect.ModifyTarget): Target
   boundary.targets.find((x) => x.target === t)
 
 /**
- * A top-level MCP elicitation answer: string, number, boolean or string-array values.
+ * A top-level MCP elicitation answer (`Boundaries.ElicitationAnswer`).
  *
  * @since 0.1.0
  * @category schemas
  */
-export const ElicitationAnswer = Schema.Record({
-  key: Schema.String,
-  value: Schema.Union(Schema.String, Schema.Number, Schema.Boolean, Schema.Array(Schema.String))
-}).annotations({ identifier: "ElicitationAnswer" })
-
-/**
- * The workspace change object that `modify(workspace)` edits.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const WorkspaceChange = Schema.Struct({
-  cwd: Common.optional(Schema.String),
-  workspaceRoots: Common.optional(Schema.Array(Schema.String))
-}).annotations({ identifier: "WorkspaceChange" })
+export const ElicitationAnswer = Boundaries.ElicitationAnswer
 
 /**
  * The Schema a modify value of a target must satisfy at its boundary.
@@ -184,18 +138,7 @@ export const WorkspaceChange = Schema.Struct({
  * @since 0.1.0
  * @category schemas
  */
-export const valueSchema = (t: Target): Schema.Schema<any, any> => {
-  switch (t.value) {
-    case "MessageList":
-      return Content.Messages
-    case "TextPartList":
-      return Content.TextParts
-    case "ElicitationAnswer":
-      return ElicitationAnswer
-    case "Object":
-      return t.target === "workspace" ? WorkspaceChange : Json.AnyObject
-  }
-}
+export const valueSchema = (t: Target): Schema.Schema<any, any> => Boundaries.valueSchema(t.target, t.value)
 
 /**
  * The Schema a supplied `return` value must satisfy at a boundary.
@@ -203,15 +146,4 @@ export const valueSchema = (t: Target): Schema.Schema<any, any> => {
  * @since 0.1.0
  * @category schemas
  */
-export const returnSchema = (kind: ReturnKind): Schema.Schema<any, any> => {
-  switch (kind) {
-    case "Json":
-      return Json.Value
-    case "MessageList":
-      return Content.Messages
-    case "TextPartList":
-      return Content.TextParts
-    case "ElicitResult":
-      return Elicitation.ElicitResult
-  }
-}
+export const returnSchema: (kind: ReturnKind) => Schema.Schema<any, any> = Boundaries.returnSchema

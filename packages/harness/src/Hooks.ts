@@ -7,7 +7,8 @@
  * Interruption: pass `options.interrupt` (an effect, run once per call, that completes
  * when the call should stop) to get a result with `interrupted: true` at any point of the
  * call — the pending exchange is ended, no observation starts, pending deliveries end at
- * once as `interrupted`, and the decision never grants execution. Interrupting the fiber
+ * once as `interrupted`, and a decision not yet settled never grants execution (one settled
+ * before the interruption, during observation, is kept). Interrupting the fiber
  * running `dispatch` also stops everything the call owns. Neither (nor a deadline) waits
  * more than a short grace (100 ms) for a transport to retire an exchange's I/O: what is
  * left goes on in fibers owned by the service's scope, which awaits them when it closes.
@@ -22,7 +23,8 @@
  *
  * Observations: by default the call waits for every delivery (each bounded by the
  * observation timeout). With `options.observers = { scope }` the decision returns at once
- * and the deliveries run in the host's scope; `observationsDone` yields their outcomes.
+ * and the deliveries run in the host's scope; `observationsDone` yields their outcomes,
+ * which the call owns: closing that scope early reports each pending one as `interrupted`.
  *
  * @since 0.1.0
  */
@@ -245,7 +247,7 @@ export const DispatchResult = Schema.transform(
 export interface DispatchResult<E = Json.JsonObject> extends Omit<Schema.Schema.Type<typeof DispatchResult>, "event"> {
   /** The effective event after accepted edits. */
   readonly event: E
-  /** The final observation outcomes (immediate unless deliveries run in a host scope). */
+  /** The final observation outcomes (immediate unless deliveries run in a host scope; owned by the call, so closing that scope early yields the pending ones as `interrupted`). */
   readonly observationsDone: Effect.Effect<ReadonlyArray<Observation.Observation>>
 }
 
@@ -566,39 +568,41 @@ export const make = <E = never, R = never>(
         if (audit !== undefined) yield* record(event, final, result)
         return result
       }
-      const deliveries = (owner: Retire.Owner) =>
-        Observation.deliverAll(boundary, final.event, recipients, endpoint, {
-          timeoutMs: observationTimeoutMs,
-          retiring: owner,
-          interrupted: stop,
-          prepare: ran.prepare
-        })
       const observers = dispatchOptions?.observers
       if (observers !== undefined && observers !== "wait") {
-        // The host's scope owns these deliveries, to the end of their retirement.
+        // The host's scope owns these deliveries, to the end of their retirement; their
+        // outcomes belong to the call, whoever waits for them.
         const owner = yield* Scope.extend(Retire.makeOwner, observers.scope)
-        const decision = Settlement.settle(final.state, { interrupted })
-        // The record waits for the deliveries' outcomes, in the host's scope.
-        const fiber = yield* Effect.forkIn(
-          Effect.tap(
-            Effect.map(deliveries(owner), (d) => d.observations),
-            (observations) => record(event, final, { decision, observations, interrupted })
-          ),
-          observers.scope
+        const decision = Settlement.settle(final.state)
+        const observationsDone = yield* Observation.deliverIn(
+          boundary,
+          final.event,
+          recipients,
+          endpoint,
+          { timeoutMs: observationTimeoutMs, retiring: owner, prepare: ran.prepare },
+          observers.scope,
+          (observations) => record(event, final, { decision, observations, interrupted: false })
         )
         return {
           event: final.event,
           decision,
           errors: final.failures,
           observations: Observation.pending(recipients),
-          interrupted,
-          observationsDone: Fiber.join(fiber)
+          interrupted: false,
+          observationsDone
         } satisfies DispatchResult
       }
-      const delivered = yield* deliveries(retiring)
+      const delivered = yield* Observation.deliverAll(boundary, final.event, recipients, endpoint, {
+        timeoutMs: observationTimeoutMs,
+        retiring,
+        interrupted: stop,
+        prepare: ran.prepare
+      })
       const result = {
         event: final.event,
-        decision: Settlement.settle(final.state, { interrupted: delivered.interrupted }),
+        // The decision was settled before the first delivery: an interruption while they
+        // run ends them, and keeps it.
+        decision: Settlement.settle(final.state),
         errors: final.failures,
         observations: delivered.observations,
         interrupted: delivered.interrupted,

@@ -26,7 +26,9 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import type { AttachmentError } from "./Attachment.js"
 import type * as Boundary from "./Boundary.js"
 import { type Owner, retire } from "./internal/retire.js"
@@ -189,6 +191,28 @@ export const deliver = (
   )
 }
 
+/** The outcomes so far: each delivery that has not ended is `interrupted`. */
+const outcomesOf = (
+  recipients: ReadonlyArray<Registry.Route>,
+  outcomes: ReadonlyArray<Observation | undefined>
+): ReadonlyArray<Observation> =>
+  outcomes.map((o, i) => o ?? outcomeOf(recipients[i]!, "interrupted", undefined, interruptedDetail))
+
+/** Every delivery, concurrently, each writing its outcome into `outcomes` when it ends. */
+const runAll = (
+  boundary: Boundary.Boundary,
+  event: Json.JsonObject,
+  recipients: ReadonlyArray<Registry.Route>,
+  endpoint: (route: Registry.Route) => Effect.Effect<Endpoint, TransportError>,
+  options: DeliveryOptions,
+  outcomes: Array<Observation | undefined>
+): Effect.Effect<void> =>
+  Effect.forEach(
+    recipients,
+    (route, i) => Effect.map(deliver(boundary, event, route, endpoint(route), options), (o) => (outcomes[i] = o)),
+    { concurrency: "unbounded", discard: true }
+  )
+
 /**
  * Delivers to every recipient concurrently and waits for all outcomes, or for
  * `options.interrupted`: then nothing more is started, every pending delivery ends at
@@ -208,28 +232,52 @@ export const deliverAll = (
   Effect.suspend(() => {
     const stop = options.interrupted
     const outcomes: Array<Observation | undefined> = recipients.map(() => undefined)
-    const all = Effect.forEach(
-      recipients,
-      (route, i) => Effect.map(deliver(boundary, event, route, endpoint(route), options), (o) => (outcomes[i] = o)),
-      { concurrency: "unbounded", discard: true }
-    )
+    const all = runAll(boundary, event, recipients, endpoint, options, outcomes)
     if (stop === undefined) return Effect.as(all, { observations: outcomes as Array<Observation>, interrupted: false })
     const race = Effect.map(
       Effect.raceFirst(
         Effect.interruptible(Effect.as(all, false)),
         Effect.interruptible(Effect.as(Deferred.await(stop), true))
       ),
-      (interrupted): Delivered => ({
-        interrupted,
-        observations: outcomes.map((o, i) =>
-          o ?? outcomeOf(recipients[i]!, "interrupted", undefined, interruptedDetail)
-        )
-      })
+      (interrupted): Delivered => ({ interrupted, observations: outcomesOf(recipients, outcomes) })
     )
     return Effect.flatMap(
       Deferred.isDone(stop),
       (done): Effect.Effect<Delivered> => done ? Effect.succeed({ observations: [], interrupted: true }) : race
     )
+  })
+
+/**
+ * Starts every delivery in a fiber owned by `scope` and returns at once with the effect
+ * that yields their outcomes. The outcomes belong to the deliveries, never to whoever
+ * waits for them: they are kept in a `Deferred` completed when that fiber exits, however
+ * it exits, so closing `scope` before the deliveries end reports each pending one as
+ * `interrupted` (the ended ones keep theirs), and a scope already closed reports every one
+ * as `interrupted`. `onDone` runs in that fiber once every delivery has ended.
+ *
+ * @since 0.1.0
+ * @category delivery
+ */
+export const deliverIn = (
+  boundary: Boundary.Boundary,
+  event: Json.JsonObject,
+  recipients: ReadonlyArray<Registry.Route>,
+  endpoint: (route: Registry.Route) => Effect.Effect<Endpoint, TransportError>,
+  options: DeliveryOptions,
+  scope: Scope.Scope,
+  onDone: (observations: ReadonlyArray<Observation>) => Effect.Effect<void>
+): Effect.Effect<Effect.Effect<ReadonlyArray<Observation>>> =>
+  Effect.suspend(() => {
+    const outcomes: Array<Observation | undefined> = recipients.map(() => undefined)
+    const done = Deferred.unsafeMake<ReadonlyArray<Observation>>(FiberId.none)
+    const all = Effect.zipRight(
+      runAll(boundary, event, recipients, endpoint, options, outcomes),
+      Effect.suspend(() => onDone(outcomes as Array<Observation>))
+    )
+    return Effect.map(Effect.forkIn(all, scope), (fiber) => {
+      fiber.addObserver(() => Deferred.unsafeDone(done, Exit.succeed(outcomesOf(recipients, outcomes))))
+      return Deferred.await(done)
+    })
   })
 
 /**

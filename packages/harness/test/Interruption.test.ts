@@ -1,6 +1,6 @@
 import { Client, Transport } from "@effect-ahp/harness"
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber, Scope } from "effect"
+import { Deferred, Effect, Exit, FastCheck as fc, Fiber, Scope, TestClock } from "effect"
 import { answer, heldExchange, intercept, observe, openHooks, registration, toolBefore, within } from "./support.js"
 
 const A = "com.example.a"
@@ -36,7 +36,7 @@ const open = (backends: Record<string, Transport.InProcessBackend>) =>
 
 describe("interruption during observation", () => {
   it.live(
-    "the interrupt option ends pending deliveries at once: interrupted, and the decision never grants",
+    "the interrupt option ends pending deliveries at once: interrupted, keeping the decision settled before them",
     () =>
       Effect.gen(function*() {
         const started = yield* Deferred.make<void>()
@@ -45,9 +45,9 @@ describe("interruption during observation", () => {
         const { dispatch, scope } = yield* open({ [A]: allowing, [FAST]: fast(log), [SLOW]: slow.backend })
         const result = yield* within(3000, "the interrupted call", dispatch({ interrupt: Deferred.await(started) }))
         assert.isTrue(result.interrupted)
-        assert.strictEqual(result.decision.permission, "none")
-        assert.isUndefined(result.decision.candidate)
-        assert.deepStrictEqual(result.decision.effects.map((a) => a.effect.type), [])
+        assert.strictEqual(result.decision.permission, "allow")
+        assert.deepStrictEqual(result.decision.candidate?.value, 1)
+        assert.deepStrictEqual(result.decision.effects.map((a) => a.effect.type), ["allow", "return"])
         assert.deepStrictEqual(result.observations.map((o) => [o.backend, o.outcome]), [[FAST, "delivered"], [
           SLOW,
           "interrupted"
@@ -161,9 +161,85 @@ describe("interruption during observation", () => {
     void Effect.runPromise(Deferred.await(started)).then(() => controller.abort())
     const result = await client.dispatch("tool.before", toolBefore(), { signal: controller.signal })
     assert.isTrue(result.interrupted)
-    assert.strictEqual(result.decision.permission, "none")
+    assert.strictEqual(result.decision.permission, "allow")
     assert.deepStrictEqual(result.observations.map((o) => o.outcome), ["delivered", "interrupted"])
     await client.close()
     assert.strictEqual(slow.state.retired, 1)
   }, 15_000)
+})
+
+describe("observation outcomes owned by the call", () => {
+  /** Observers that each complete their delivery after their own delay, counting the deliveries that completed. */
+  const delayed = (delays: ReadonlyArray<number>) => {
+    const completed = new Set<string>()
+    const ids = delays.map((_, i) => `com.example.o${i}`)
+    const backends = Object.fromEntries(ids.map((id, i): [string, Transport.InProcessBackend] => [id, {
+      request: () => Effect.never,
+      notify: () => Effect.zipRight(Effect.sleep(delays[i]!), Effect.sync(() => completed.add(id)))
+    }]))
+    const observed = registration(ids.map((id) => ({ id, subscriptions: [observe(["tool.before"])] })))
+    return { ids, completed, backends, observed }
+  }
+
+  it.live(
+    "closing the host scope early reports the pending deliveries as interrupted; the waiter is not interrupted",
+    () =>
+      Effect.gen(function*() {
+        const started = yield* Deferred.make<void>()
+        const slow = slowObserver(started)
+        const { dispatch, scope } = yield* open({ [A]: allowing, [FAST]: fast([]), [SLOW]: slow.backend })
+        const host = yield* Scope.make()
+        const result = yield* dispatch({ observers: { scope: host } })
+        assert.deepStrictEqual(result.observations.map((o) => o.outcome), ["pending", "pending"])
+        yield* Deferred.await(started)
+        yield* within(3000, "the host scope's close", Scope.close(host, Exit.void))
+        const done = yield* within(3000, "the outcomes", result.observationsDone)
+        assert.deepStrictEqual(done.map((o) => [o.backend, o.outcome]), [[FAST, "delivered"], [SLOW, "interrupted"]])
+        assert.deepStrictEqual(yield* result.observationsDone, done)
+        assert.strictEqual(result.decision.permission, "allow")
+        yield* Scope.close(scope, Exit.void)
+        assert.strictEqual(slow.state.retired, 1)
+      }),
+    15_000
+  )
+
+  it.live("a host scope closed before the call reports every delivery as interrupted", () =>
+    Effect.gen(function*() {
+      const log: Array<string> = []
+      const { dispatch, scope } = yield* open({ [A]: allowing, [FAST]: fast(log), [SLOW]: fast(log) })
+      const host = yield* Scope.make()
+      yield* Scope.close(host, Exit.void)
+      const result = yield* dispatch({ observers: { scope: host } })
+      const done = yield* within(3000, "the outcomes", result.observationsDone)
+      assert.deepStrictEqual(done.map((o) => o.outcome), ["interrupted", "interrupted"])
+      assert.deepStrictEqual(log, [])
+      assert.strictEqual(result.decision.permission, "allow")
+      yield* Scope.close(scope, Exit.void)
+    }), 15_000)
+
+  it.effect.prop(
+    "whenever the host scope closes, the outcomes are complete: a delivery that had not completed is interrupted, one reported delivered had completed",
+    [fc.array(fc.integer({ min: 0, max: 20 }), { minLength: 1, maxLength: 5 }), fc.integer({ min: 0, max: 21 })],
+    ([steps, closeAt]) =>
+      Effect.gen(function*() {
+        // Deliveries complete at even times, the scope closes at an odd one.
+        const { backends, completed, ids, observed } = delayed(steps.map((s) => s * 10))
+        const hooks = yield* openHooks(observed, Transport.layerInProcess(backends), { observationTimeoutMs: 60_000 })
+        const host = yield* Scope.make()
+        const result = yield* hooks.dispatch({ observers: { scope: host } })
+        yield* Effect.forkScoped(Effect.zipRight(Effect.sleep(closeAt * 10 - 5), Scope.close(host, Exit.void)))
+        yield* TestClock.adjust(closeAt * 10 - 5)
+        yield* TestClock.adjust(1000)
+        const done = yield* result.observationsDone
+        assert.deepStrictEqual(done.map((o) => o.backend), ids)
+        done.forEach((o, i) => {
+          const reached = steps[i]! * 10 < closeAt * 10 - 5
+          if (!reached) assert.strictEqual(o.outcome, "interrupted")
+          assert.include(["delivered", "interrupted"], o.outcome)
+          if (o.outcome === "delivered") assert.isTrue(completed.has(ids[i]!))
+        })
+        yield* Scope.close(hooks.scope, Exit.void)
+      }).pipe(Effect.scoped),
+    { fastCheck: { numRuns: 60 } }
+  )
 })

@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import * as Boundaries from "./Boundaries.js"
 import { MemberName, NonNegativeInt, optional, ReverseDns } from "./Common.js"
 import * as HookEffect from "./HookEffect.js"
 import * as arbitraries from "./internal/arbitraries.js"
@@ -192,39 +193,19 @@ export interface Bounds {
   readonly flowOperations: ReadonlyArray<FlowOperation>
 }
 
-const bounds = (
-  effects: ReadonlyArray<HookEffect.Kind>,
-  modifyTargets: ReadonlyArray<HookEffect.ModifyTarget> = [],
-  flowOperations: ReadonlyArray<FlowOperation> = []
-): Bounds => ({ effects, modifyTargets, flowOperations })
-
 /**
- * Per-event bounds for the 19 interceptable events.
+ * Per-event bounds for the 19 interceptable events, derived from `Boundaries.table`.
  *
  * @since 0.1.0
  * @category constants
  */
-export const boundsByEvent: Readonly<Record<string, Bounds>> = {
-  "session.start": bounds(["inject", "message"]),
-  "config.change.before": bounds(["deny", "message"]),
-  "turn.start": bounds(["deny", "modify", "inject", "flow", "message"], ["prompt"], ["stop"]),
-  "turn.finish.before": bounds(["modify", "flow", "message"], ["response"], ["stop", "continue"]),
-  "model.request.before": bounds(["deny", "modify", "inject", "return", "flow", "message"], ["request"], ["stop"]),
-  "model.response.after": bounds(["modify", "flow", "message"], ["response"], ["stop"]),
-  "model.switch.before": bounds(["deny", "flow", "message"], [], ["stop"]),
-  "tool.before": bounds(["deny", "allow", "ask", "modify", "inject", "flow", "return", "message"], ["input"], ["stop"]),
-  "tool.after": bounds(["modify", "inject", "flow", "message"], ["output"], ["stop", "continue"]),
-  "tool.permission.request": bounds(["allow", "deny", "modify", "flow", "message"], ["input"], ["stop"]),
-  "tool.batch.after": bounds(["flow", "inject", "message"], [], ["stop"]),
-  "context.compact.before": bounds(["deny", "modify", "return", "inject", "message"], ["instructions"]),
-  "context.compact.after": bounds(["inject", "modify", "message"], ["summary"]),
-  "task.change.before": bounds(["deny", "message"]),
-  "user.elicitation.request": bounds(["deny", "return", "message"]),
-  "user.elicitation.result": bounds(["modify", "message"], ["content"]),
-  "user.message.inbound": bounds(["deny", "modify", "message"], ["prompt"]),
-  "user.message.outbound": bounds(["deny", "modify", "message"], ["content"]),
-  "workspace.change.before": bounds(["deny", "modify", "message"], ["workspace"])
-}
+export const boundsByEvent: Readonly<Record<string, Bounds>> = Object.fromEntries(
+  Object.entries(Boundaries.table as Record<string, Boundaries.Entry>).map(([type, entry]) => [type, {
+    effects: entry.effects,
+    modifyTargets: Object.keys(entry.targets) as Array<HookEffect.ModifyTarget>,
+    flowOperations: entry.flow
+  }])
+)
 
 /**
  * The bounds of an event type, or `undefined` when the event is observation-only.

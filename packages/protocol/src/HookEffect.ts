@@ -45,12 +45,24 @@ export const Allow = Schema.Struct({ type: Schema.Literal("allow") }).annotation
 })
 
 /**
+ * @since 0.1.0
+ * @category models
+ */
+export type Allow = typeof Allow.Type
+
+/**
  * `ask`: require user approval before the operation runs.
  *
  * @since 0.1.0
  * @category schemas
  */
 export const Ask = Schema.Struct({ type: Schema.Literal("ask") }).annotations({ identifier: "AskEffect", ...closed })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Ask = typeof Ask.Type
 
 /**
  * The targets a `modify` effect can name.
@@ -194,6 +206,12 @@ export const FlowStop = Schema.Struct({
   .annotations({ identifier: "FlowStopEffect", ...closed })
 
 /**
+ * @since 0.1.0
+ * @category models
+ */
+export type FlowStop = typeof FlowStop.Type
+
+/**
  * `flow continue`: request one more step, optionally with an instruction.
  *
  * @since 0.1.0
@@ -204,6 +222,12 @@ export const FlowContinue = Schema.Struct({
   operation: Schema.Literal("continue"),
   instruction: optional(NonEmpty)
 }).annotations({ identifier: "FlowContinueEffect", ...closed })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type FlowContinue = typeof FlowContinue.Type
 
 /**
  * When injected context is delivered.

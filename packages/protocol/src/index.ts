@@ -11,6 +11,13 @@
 export * as Arbitraries from "./Arbitraries.js"
 
 /**
+ * The boundary table of the interceptable events and the effect types it derives.
+ *
+ * @since 0.1.0
+ */
+export * as Boundaries from "./Boundaries.js"
+
+/**
  * Interception capabilities and per-event bounds.
  *
  * @since 0.1.0
