@@ -71,7 +71,12 @@ export const exampleBackend = (
   extra: ReadonlyArray<string> = []
 ) => ({
   id,
-  transport: { type: "stdio", command: process.execPath, args: [bundle, "serve", name, "--stdio", ...extra] },
+  transport: {
+    type: "stdio",
+    command: process.execPath,
+    args: [bundle, "serve", name, "--stdio", ...extra],
+    lifecycle: "persistent"
+  },
   subscriptions
 })
 
