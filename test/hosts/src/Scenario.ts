@@ -18,7 +18,7 @@ export interface Setup {
   /** Extra `ahp hook install` arguments. */
   readonly install?: ReadonlyArray<string> | undefined
   /** Changes to the workspace after the install (settings edits, files the tools read). */
-  readonly prepare?: ((workspace: Workspace.Workspace) => void) | undefined
+  readonly prepare?: ((workspace: Workspace.Workspace) => void | Promise<void>) | undefined
   readonly run?: Hosts.RunOptions | undefined
   readonly side?: FakeModel.Options["side"]
 }
@@ -46,7 +46,7 @@ export const run = async (setup: Setup): Promise<Result> => {
       (setup.registration ?? ((w) => Workspace.example(setup.bundle, w)))(workspace)
     )
     Workspace.install(setup.bundle, workspace, setup.host.name, setup.install)
-    setup.prepare?.(workspace)
+    await setup.prepare?.(workspace)
     const run = await setup.host.run(workspace, model, setup.run)
     return {
       workspace,
