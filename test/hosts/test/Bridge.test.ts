@@ -8,7 +8,7 @@
  * SessionStart.
  */
 import { classify } from "@effect-ahp/cli/examples/ShellGuard"
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
+import { describe, expect, inject, it } from "vitest"
 import * as fs from "node:fs"
 import * as Bridge from "../src/Bridge.js"
 import * as Hosts from "../src/Hosts.js"
