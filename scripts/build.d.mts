@@ -1,4 +1,6 @@
 /** The library packages under packages/. */
 export declare const libraries: ReadonlyArray<string>
-/** Builds every package's dist/ and the command line's bundle. */
-export declare const build: () => Promise<void>
+/** What `build` builds: the library packages and the command line (`cli`). */
+export declare const buildable: ReadonlyArray<string>
+/** Builds the named packages' dist/ (all of them by default), `cli` the command line's bundle. */
+export declare const build: (names?: ReadonlyArray<string>) => Promise<void>

@@ -6,7 +6,11 @@
 //   files of the workspace's bundle (<repository>/dist, scripts/bundle.mjs), bundled first
 //   when a source is newer;
 // - LICENSE in each package.
-// Usage: node scripts/build.mjs
+// Each package's `prepack` script runs it for that package alone (`node ../../scripts/build.mjs
+// protocol`), so `pnpm -r pack` and `pnpm publish -r` pack fresh builds; the tsc build is
+// incremental (one program for all packages, its outputs in build/), so only the first
+// package of a run compiles.
+// Usage: node scripts/build.mjs [protocol|harness|hosts|node|backend|cli]… (none: all of them)
 import { spawnSync } from "node:child_process"
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"
@@ -40,18 +44,33 @@ const copyTree = (src, built, dist) => {
   }
 }
 
-export const build = async () => {
-  const compiled = spawnSync(process.execPath, [tsc, "-b", join(root, "tsconfig.build.json")], {
-    cwd: root,
-    stdio: "inherit"
-  })
-  if (compiled.status !== 0) throw new Error(`tsc -b tsconfig.build.json failed (exit code ${compiled.status})`)
-  for (const name of libraries) {
+/** What `build` builds: the library packages and the command line (`cli`). */
+export const buildable = [...libraries, "cli"]
+
+export const build = async (names = buildable) => {
+  const unknown = names.filter((name) => !buildable.includes(name))
+  if (unknown.length > 0) throw new Error(`no package ${unknown.join(", ")} to build (${buildable.join(", ")})`)
+  if (names.some((name) => libraries.includes(name))) compile()
+  for (const name of libraries.filter((name) => names.includes(name))) {
     const dir = join(root, "packages", name)
     rmSync(join(dir, "dist"), { recursive: true, force: true })
     copyTree(join(dir, "src"), join(root, "build", "packages", name, "src"), join(dir, "dist"))
     copyFileSync(join(root, "LICENSE"), join(dir, "LICENSE"))
   }
+  if (names.includes("cli")) await buildCli()
+}
+
+/** Compiles every library package into build/ (incremental: up-to-date outputs are kept). */
+const compile = () => {
+  const compiled = spawnSync(process.execPath, [tsc, "-b", join(root, "tsconfig.build.json")], {
+    cwd: root,
+    stdio: "inherit"
+  })
+  if (compiled.status !== 0) throw new Error(`tsc -b tsconfig.build.json failed (exit code ${compiled.status})`)
+}
+
+/** The command line's dist/: the files of the workspace's bundle, bundled first when a source is newer. */
+const buildCli = async () => {
   const cli = join(root, "apps", "ahp")
   rmSync(join(cli, "dist"), { recursive: true, force: true })
   const bundled = join(root, "dist")
@@ -63,4 +82,6 @@ export const build = async () => {
   copyFileSync(join(root, "LICENSE"), join(cli, "LICENSE"))
 }
 
-if (process.argv[1] !== undefined && resolve(process.argv[1]) === import.meta.filename) await build()
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === import.meta.filename) {
+  await build(process.argv.length > 2 ? process.argv.slice(2) : buildable)
+}

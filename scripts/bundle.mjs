@@ -74,7 +74,13 @@ export const bundle = async (outdir) => {
     format: "esm",
     outExtension: { ".js": ".mjs" },
     chunkNames: "chunks/[name]-[hash]",
-    define: { ...shared.define, __AHP_MAIN__: JSON.stringify(`./${mainFile.split("\\").join("/")}`) },
+    define: {
+      ...shared.define,
+      __AHP_MAIN__: JSON.stringify(`./${mainFile.split("\\").join("/")}`),
+      __AHP_VERSION__: JSON.stringify(
+        JSON.parse(readFileSync(join(root, "apps", "ahp", "package.json"), "utf8")).version
+      )
+    },
     banner: { js: "import{createRequire as __ahpRequire}from'module';const require=__ahpRequire(import.meta.url);" }
   })
   mkdirSync(join(outdir, "chunks"), { recursive: true })

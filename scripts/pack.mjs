@@ -1,26 +1,39 @@
-// Builds every package (scripts/build.mjs) and packs it as it would be published: one
-// tarball per package in DEST (pnpm pack applies publishConfig and rewrites workspace:
-// ranges to versions). Prints the tarballs' paths, one a line.
+// Packs every published package as `pnpm -r pack` does, which is what this runs: each
+// package's `prepack` script builds it first (scripts/build.mjs), and pnpm applies
+// publishConfig and rewrites workspace: ranges to versions. One tarball per package in
+// DEST; pnpm packs the private workspace packages too (test/), whose tarballs are removed
+// (`pnpm publish -r` skips them). Prints the tarballs' paths, one a line.
 // Usage: node scripts/pack.mjs DEST
 import { spawnSync } from "node:child_process"
-import { mkdirSync, readdirSync } from "node:fs"
-import { join, resolve } from "node:path"
-import { build, libraries } from "./build.mjs"
+import { mkdirSync, rmSync } from "node:fs"
+import { resolve } from "node:path"
 import { root } from "./bundle.mjs"
 
-export const packageDirs = [...libraries.map((name) => join(root, "packages", name)), join(root, "apps", "ahp")]
-
+/** Runs `pnpm -r pack --pack-destination DEST`; resolves with the published packages' names, versions and tarballs. */
 export const pack = async (dest) => {
-  await build()
   mkdirSync(dest, { recursive: true })
-  const before = new Set(readdirSync(dest))
-  for (const dir of packageDirs) {
-    const packed = spawnSync("pnpm", ["pack", "--pack-destination", dest], { cwd: dir, encoding: "utf8" })
-    if (packed.status !== 0) {
-      throw new Error(`pnpm pack failed in ${dir} (exit code ${packed.status}): ${packed.stderr}`)
-    }
+  const packed = spawnSync("pnpm", ["-r", "pack", "--pack-destination", dest, "--json"], {
+    cwd: root,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024
+  })
+  if (packed.status !== 0) {
+    throw new Error(`pnpm -r pack failed (exit code ${packed.status}): ${packed.stderr}${packed.stdout}`)
   }
-  return readdirSync(dest).filter((file) => file.endsWith(".tgz") && !before.has(file)).map((file) => join(dest, file))
+  const published = new Set(workspacePackages().filter((p) => !p.private).map((p) => p.name))
+  const tarballs = []
+  for (const { name, version, filename } of JSON.parse(packed.stdout)) {
+    if (published.has(name)) tarballs.push({ name, version, tarball: filename })
+    else rmSync(filename, { force: true })
+  }
+  return tarballs
+}
+
+/** The workspace's packages (the root's included) as pnpm lists them: name, version, path, private. */
+export const workspacePackages = () => {
+  const listed = spawnSync("pnpm", ["-r", "ls", "--depth", "-1", "--json"], { cwd: root, encoding: "utf8" })
+  if (listed.status !== 0) throw new Error(`pnpm -r ls failed (exit code ${listed.status}): ${listed.stderr}`)
+  return JSON.parse(listed.stdout)
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === import.meta.filename) {
@@ -29,5 +42,5 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === import.meta.fi
     process.stderr.write("usage: node scripts/pack.mjs DEST\n")
     process.exit(2)
   }
-  for (const tarball of await pack(resolve(dest))) process.stdout.write(`${tarball}\n`)
+  for (const { tarball } of await pack(resolve(dest))) process.stdout.write(`${tarball}\n`)
 }

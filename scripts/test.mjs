@@ -4,7 +4,8 @@
 //   built into build/, then the tests, docs and command line;
 // - vitest on every project but `consumer`;
 // - lint and format (eslint.config.mjs: typescript-eslint and Effect's dprint formatting),
-//   at a lower priority than the rest; its problems are printed when it ends;
+//   at a lower priority than the rest; its problems are printed when it ends; first, the
+//   import-cycle check of the product code (scripts/cycles.mjs);
 // - vitest on the `consumer` project (test/consumer: pack, install with npm, type-check and
 //   run a consumer), which packs the type-check's build: this script tells it the build is
 //   done through the file named by AHP_TYPECHECK_RESULT (it receives 0 when the packages
@@ -107,8 +108,14 @@ const vitest = (args, report, stdio, niceness = 0) => {
   return exited(child).then((code) => ({ code, report }))
 }
 
-/** Lints the tree; resolves to the number of files with problems (one if eslint could not run). */
+/**
+ * Lints the tree; resolves to the number of files with problems (one if eslint could not
+ * run), each import cycle of the product code counted as one.
+ */
 const lint = async () => {
+  const { findCycles, importGraph, productFiles } = await import("./cycles.mjs")
+  const cycles = findCycles(importGraph(productFiles()))
+  for (const cycle of cycles) console.log(`lint: import cycle: ${cycle.map((f) => relative(root, f)).join(" -> ")}`)
   console.log("lint: eslint (formatting by dprint) runs beside the tests")
   const child = spawn(process.execPath, [
     join(root, "node_modules", "eslint", "bin", "eslint.js"),
@@ -140,11 +147,11 @@ const lint = async () => {
     return 1
   }
   console.log(
-    files.length === 0
+    files.length + cycles.length === 0
       ? `lint: passed (${seconds()})`
-      : `lint: FAILED in ${files.length} files (${seconds()}); \`pnpm lint --fix\` formats`
+      : `lint: FAILED in ${files.length} files and ${cycles.length} import cycles (${seconds()}); \`pnpm lint --fix\` formats`
   )
-  return files.length
+  return files.length + cycles.length
 }
 
 const selected = process.argv.slice(2)

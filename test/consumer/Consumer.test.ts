@@ -1,345 +1,255 @@
 /**
- * The packages as a user gets them: every package is built and packed as it would be
- * published (`scripts/pack.mjs`), the tarballs are installed with npm into a project in a
- * temporary folder outside the workspace, a TypeScript consumer (`project/`) is
- * type-checked under plain strict NodeNext settings with `skipLibCheck: false` and run with
- * plain `node`, and the `ahp` tarball is installed globally (`npm i -g`) and run.
+ * The install lines and programs of the documents, as a user runs them: every published
+ * package's README (and docs/guide/bundling.md) is read for its install line, which is
+ * run with the packed tarballs in place of the registry's names (`withTarballs`; the
+ * document's own tarball line must be exactly that) in a fresh project outside the
+ * workspace that holds nothing else (`"type": "module"`, `@types/node`); the document's
+ * program is written there, type-checked under plain strict NodeNext settings with
+ * `skipLibCheck: false` (a package README's) and run as the document shows, printing what
+ * it shows. One package alone per project: a package that needs something its install line
+ * does not install fails here, as a user's project would.
  *
  * Needs the npm registry, or an npm cache that already holds effect and its companions.
- * Every step that fails says which step, the command, its exit code and its output. Under
- * `pnpm test` the type-check runs beside the tests and builds what is packed here, so this
- * waits for it (AHP_TYPECHECK_RESULT names the file that receives tsc's exit code).
+ * Every step that fails says which step, the command, its exit code and its output.
  */
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
-import { spawn } from "node:child_process"
+import { assert, describe, inject, it } from "@effect/vitest"
 import * as fs from "node:fs"
+import { builtinModules } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
-import { pack } from "../../scripts/pack.mjs"
-
-const root = fileURLToPath(new URL("../../", import.meta.url))
-const tsc = path.join(root, "node_modules", "typescript", "bin", "tsc")
-const npmFlags = ["--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"]
-
-interface Ran {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/** How a step runs: the exit code it must end with (default 0), its stdin, extra environment. */
-interface StepOptions {
-  readonly expected?: number
-  readonly input?: string
-  readonly env?: Readonly<Record<string, string>>
-}
-
-const execute = (command: string, args: ReadonlyArray<string>, cwd: string, options: StepOptions): Promise<Ran> =>
-  new Promise((resolve) => {
-    const child = spawn(command, args, { cwd, env: { ...process.env, NO_COLOR: "1", ...options.env } })
-    child.stdin.on("error", () => {})
-    child.stdin.end(options.input ?? "")
-    let stdout = ""
-    let stderr = ""
-    child.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text))
-    child.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text))
-    child.on("error", (error) => resolve({ code: null, stdout, stderr: `${stderr}${String(error)}` }))
-    child.on("close", (code) => resolve({ code, stdout, stderr }))
-  })
-
-const tail = (text: string) => text.trim().split("\n").slice(-30).join("\n")
-
-/** Runs a command; a failure names the step, the command, its exit code and its output. */
-const step = async (
-  what: string,
-  command: string,
-  args: ReadonlyArray<string>,
-  cwd: string,
-  options: StepOptions = {}
-) => {
-  const expected = options.expected ?? 0
-  const ran = await execute(command, args, cwd, options)
-  if (ran.code !== expected) {
-    throw new Error(
-      `${what}: \`${[command, ...args].join(" ")}\` in ${cwd} exited with ${ran.code} (expected ${expected})\n` +
-        `--- stdout\n${tail(ran.stdout)}\n--- stderr\n${tail(ran.stderr)}`
-    )
-  }
-  return ran
-}
+import ts from "typescript"
+import { workspacePackages } from "../../scripts/pack.mjs"
+import {
+  blocks,
+  type Document,
+  documentedTarballs,
+  installedWorkspacePackages,
+  limit,
+  packageName,
+  type PackedPackage,
+  readDocument,
+  root,
+  step,
+  tsc,
+  withTarballs
+} from "./support.js"
 
 const manifest = (file: string): any => JSON.parse(fs.readFileSync(file, "utf8"))
+const typesNode = manifest(path.join(root, "package.json")).devDependencies["@types/node"]
 
-const versions = {
-  ...manifest(path.join(root, "packages", "backend", "package.json")).devDependencies,
-  "@types/node": manifest(path.join(root, "package.json")).devDependencies["@types/node"]
+/** The documents whose install lines and programs run here: each published package's README, and the bundling guide. */
+const documents = [
+  ...workspacePackages()
+    .filter((p) => !p.private)
+    .map((p) => path.relative(root, path.join(p.path, "README.md"))),
+  "docs/guide/bundling.md"
+]
+
+/** The compiler options of every consumer: plain strict NodeNext, the libraries' declarations checked. */
+const compilerOptions = {
+  target: "ES2022",
+  lib: ["ES2022"],
+  module: "NodeNext",
+  moduleResolution: "NodeNext",
+  strict: true,
+  skipLibCheck: false,
+  types: ["node"]
 }
 
-interface Workspace {
-  readonly dir: string
-  /** Tarball path by package name. */
-  readonly tarballs: Readonly<Record<string, string>>
-  readonly consumer: string
-  readonly ahp: string
+// npm installs mostly wait on the disk and the network; tsc computes (about 10 CPU-s for a
+// consumer of the Node packages): two at a time on 2 cores.
+const installs = limit(3)
+const typeChecks = limit(2)
+
+const packedPackages = (): ReadonlyArray<PackedPackage> => {
+  const packed = inject("packed")
+  if (packed._tag === "Failed") throw new Error(`the packages could not be packed: ${packed.error}`)
+  return packed.packages
 }
 
-/** Waits for the type-check `scripts/test.mjs` runs beside the tests, when it runs one. */
-const typecheckDone = async (): Promise<void> => {
-  const result = process.env.AHP_TYPECHECK_RESULT
-  if (result === undefined || result === "") return
-  while (!fs.existsSync(result)) await new Promise((resolve) => setTimeout(resolve, 250))
-  const code = fs.readFileSync(result, "utf8")
-  if (code !== "0") throw new Error(`the type-check failed (exit code ${code}): its build cannot be packed`)
+const npmEnv = {
+  npm_config_audit: "false",
+  npm_config_fund: "false",
+  npm_config_update_notifier: "false",
+  npm_config_prefer_offline: "true",
+  npm_config_loglevel: "error"
 }
 
-let work: Workspace | undefined
-let setupError: unknown = undefined
+const isGlobal = (line: ReadonlyArray<string>) => line.includes("-g") || line.includes("--global")
 
-/** The shared setup's result, or the reason it failed. */
-const ready = (): Workspace => {
-  if (work === undefined) throw new Error(`the packages could not be packed and installed: ${String(setupError)}`)
-  return work
-}
+/** The bare specifiers a program file imports or requires. */
+const imports = (file: string, content: string): Array<string> =>
+  ts.preProcessFile(content, true, /\.[cm]?js$/.test(file)).importedFiles.map((i) => i.fileName)
+    .filter((specifier) => !specifier.startsWith("."))
 
-const listing = (tarball: string) =>
-  Effect.promise(() => step("listing a tarball", "tar", ["tzf", tarball], os.tmpdir())).pipe(
-    Effect.map((ran) => ran.stdout.split("\n").filter((line) => line !== ""))
-  )
+/** The copies of `effect` installed in a project. */
+const effectCopies = (project: string) =>
+  fs.readdirSync(path.join(project, "node_modules"), { recursive: true, encoding: "utf8" })
+    .filter((entry) => entry === "effect/package.json" || entry.endsWith("/node_modules/effect/package.json"))
 
-const packedManifest = (tarball: string) =>
-  Effect.promise(() =>
-    step("reading a packed package.json", "tar", ["xzf", tarball, "-O", "package/package.json"], os.tmpdir())
-  ).pipe(
-    Effect.map((ran) => JSON.parse(ran.stdout))
-  )
+/**
+ * Whether a document's TypeScript is type-checked: a package README's program is (what the
+ * package's declarations need shows up there); the bundling guide's app is bundled by
+ * esbuild, which checks no types, and run in both formats.
+ */
+const typeChecked = (document: Document) =>
+  document.file !== "docs/guide/bundling.md" && document.files.some(({ name }) => name.endsWith(".ts"))
 
-const targets = (exports: unknown): Array<string> =>
-  typeof exports === "string"
-    ? [exports]
-    : exports !== null && typeof exports === "object"
-    ? Object.values(exports).flatMap(targets)
-    : []
-
-describe.sequential("the packed packages, installed as a user installs them", () => {
-  beforeAll(async () => {
+/** What a document's check does after its runs, for the documents that claim more. */
+const extras: Record<string, (project: string, document: Document, env: Record<string, string>) => Promise<void>> = {
+  // Each bundle runs with nothing installed beside it.
+  "docs/guide/bundling.md": async (project, document) => {
+    const alone = fs.mkdtempSync(path.join(os.tmpdir(), "ahp-bundle-"))
     try {
-      await typecheckDone()
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ahp-consumer-"))
-      const files = await pack(path.join(dir, "tarballs"))
-      const tarballs: Record<string, string> = {}
-      for (const file of files) {
-        const name = path.basename(file).replace(/^effect-ahp-(.*)-\d+\.\d+\.\d+\.tgz$/, "@effect-ahp/$1")
-        tarballs[name] = file
+      const shown = document.runs.find((run) => !run.fails)!.expected
+      for (const bundle of ["app.mjs", "app.cjs"]) {
+        fs.copyFileSync(path.join(project, "dist", bundle), path.join(alone, bundle))
+        const ran = await step(`running ${bundle} without node_modules`, process.execPath, [bundle], alone)
+        assert.strictEqual(ran.stdout.trimEnd(), shown, bundle)
       }
-      const consumer = path.join(dir, "consumer")
-      fs.cpSync(path.join(root, "test", "consumer", "project"), consumer, { recursive: true })
-      fs.rmSync(path.join(consumer, "out"), { recursive: true, force: true })
-      const libraries = [
-        "@effect-ahp/protocol",
-        "@effect-ahp/harness",
-        "@effect-ahp/hosts",
-        "@effect-ahp/node",
-        "@effect-ahp/backend"
-      ]
-      fs.writeFileSync(
-        path.join(consumer, "package.json"),
-        JSON.stringify({
-          name: "consumer",
-          private: true,
-          type: "module",
-          dependencies: {
-            ...Object.fromEntries(libraries.map((name) => [name, `file:${tarballs[name]}`])),
-            effect: versions.effect,
-            "@effect/platform": versions["@effect/platform"],
-            "@effect/platform-node": versions["@effect/platform-node"],
-            "@types/node": versions["@types/node"]
-          }
-        })
-      )
-      await step("installing the library tarballs with npm", "npm", ["install", ...npmFlags], consumer)
-      const global = path.join(dir, "global")
-      await step(
-        "installing the ahp tarball globally (npm i -g)",
-        "npm",
-        ["install", "--global", "--prefix", global, tarballs["@effect-ahp/cli"]!, ...npmFlags],
-        dir
-      )
-      work = { dir, tarballs, consumer, ahp: path.join(global, "bin", "ahp") }
-    } catch (error) {
-      setupError = error instanceof Error ? error.message : error
+    } finally {
+      fs.rmSync(alone, { recursive: true, force: true })
     }
-  })
+  },
+  "apps/ahp/README.md": async (project, _document, env) => {
+    const version = await step("ahp --version", "sh", ["-c", "ahp --version"], project, { env })
+    assert.strictEqual(version.stdout, `${manifest(path.join(root, "apps", "ahp", "package.json")).version}\n`)
+  }
+}
 
-  afterAll(() => {
-    if (work !== undefined) fs.rmSync(work.dir, { recursive: true, force: true })
-  })
-
-  it.live("packs each package with its publishing manifest and nothing but what it ships", () =>
-    Effect.gen(function*() {
-      const { tarballs } = ready()
-      assert.deepStrictEqual(Object.keys(tarballs).sort(), [
-        "@effect-ahp/backend",
-        "@effect-ahp/cli",
-        "@effect-ahp/harness",
-        "@effect-ahp/hosts",
-        "@effect-ahp/node",
-        "@effect-ahp/protocol"
-      ])
-      for (const [name, tarball] of Object.entries(tarballs)) {
-        const files = yield* listing(tarball)
-        const pkg = yield* packedManifest(tarball)
-        assert.strictEqual(pkg.name, name)
-        assert.notProperty(pkg, "private", name)
-        for (const field of ["description", "license", "repository"]) assert.property(pkg, field, `${name} ${field}`)
-        for (const required of ["package/package.json", "package/README.md", "package/LICENSE"]) {
-          assert.include(files, required, `${name} ships ${required}`)
+describe.concurrent("each document's install line and program, in a fresh project", () => {
+  for (const file of documents) {
+    it(`${file}: installs alone with its line, type-checks and runs its program as shown`, async () => {
+      const document = readDocument(file)
+      const packages = packedPackages()
+      const packed = path.dirname(packages[0]!.tarball)
+      const lines = document.install.map((line) => withTarballs(line, packages, packed))
+      if (document.tarballs !== undefined) {
+        assert.deepStrictEqual(
+          document.tarballs.map((line) => line.join(" ")),
+          document.install.map((line) => withTarballs(line, packages, documentedTarballs).join(" ")),
+          `${file}: the tarballs' line installs what the registry's line installs`
+        )
+      }
+      // every peer of every workspace package installed is named, with exactly its range
+      const named = new Map(
+        document.install.flatMap((line) => line.slice(2)).filter((w) => !w.startsWith("-")).map((
+          w
+        ) => [packageName(w), w])
+      )
+      for (const name of document.install.flatMap((line) => installedWorkspacePackages(line, packages))) {
+        const peers = packages.find((p) => p.name === name)!.manifest.peerDependencies ?? {}
+        for (const [peer, range] of Object.entries(peers)) {
+          assert.strictEqual(named.get(peer), `${peer}@${range}`, `${file} installs ${name}'s peer ${peer}`)
         }
-        for (const file of files) {
-          assert.notMatch(
-            file,
-            /(^|\/)(test|build|node_modules|\.tsbuildinfo)\/|tsconfig|vitest/,
-            `${name} ships ${file}`
+      }
+      // a program imports only what its install line names (or Node's own modules)
+      for (const { content, name } of document.files) {
+        for (const specifier of imports(name, content)) {
+          const imported = packageName(specifier)
+          assert.isTrue(
+            specifier.startsWith("node:") || builtinModules.includes(specifier) || named.has(imported),
+            `${file}: ${name} imports ${specifier}, which its install line does not install`
           )
         }
-        for (const group of ["dependencies", "peerDependencies"]) {
-          for (const [dependency, range] of Object.entries(pkg[group] ?? {})) {
-            assert.notMatch(String(range), /^workspace:/, `${name} ${group} ${dependency}`)
+      }
+
+      const project = fs.mkdtempSync(path.join(os.tmpdir(), `ahp-consumer-${path.basename(path.dirname(file))}-`))
+      try {
+        const global = path.join(project, "global")
+        const env = {
+          PATH: `${path.join(global, "bin")}${path.delimiter}${process.env.PATH}`,
+          AHP_CACHE_DIR: path.join(project, ".cache")
+        }
+        fs.writeFileSync(
+          path.join(project, "package.json"),
+          JSON.stringify({
+            name: "consumer",
+            private: true,
+            type: "module",
+            devDependencies: { "@types/node": typesNode }
+          })
+        )
+        for (const line of lines) {
+          await installs(() =>
+            step(`installing with \`${line.join(" ")}\``, line[0]!, line.slice(1), project, {
+              env: isGlobal(line) ? { ...npmEnv, npm_config_prefix: global } : npmEnv
+            })
+          )
+        }
+        const local = lines.filter((line) => !isGlobal(line)).flatMap((line) =>
+          installedWorkspacePackages(line, packages)
+        )
+        if (local.length > 0) {
+          const scope = path.join(project, "node_modules", "@effect-ahp")
+          assert.deepStrictEqual(
+            fs.readdirSync(scope).map((name) => `@effect-ahp/${name}`).sort(),
+            [...new Set(local)].sort(),
+            `${file}: the workspace packages installed`
+          )
+          for (const name of fs.readdirSync(scope)) {
+            const installed = path.join(scope, name)
+            assert.isFalse(fs.lstatSync(installed).isSymbolicLink(), `${installed} is a link`)
+          }
+          assert.deepStrictEqual(effectCopies(project), ["effect/package.json"], `${file}: one copy of effect`)
+          await step("checking the installed tree (npm ls)", "npm", ["ls", "--all"], project, { env: npmEnv })
+        }
+        for (const line of lines.filter(isGlobal)) {
+          for (const name of installedWorkspacePackages(line, packages)) {
+            const installed = path.join(global, "lib", "node_modules", name)
+            assert.isTrue(fs.existsSync(path.join(installed, "package.json")), `${name} installed globally`)
+            assert.isFalse(fs.existsSync(path.join(installed, "node_modules")), `${name} installs nothing with it`)
           }
         }
-        for (const target of targets(pkg.exports)) {
-          assert.include(files, `package/${target.replace(/^\.\//, "")}`, `${name} exports ${target}`)
+
+        for (const { content, name } of document.files) {
+          fs.mkdirSync(path.dirname(path.join(project, name)), { recursive: true })
+          fs.writeFileSync(path.join(project, name), content)
         }
-        if (name === "@effect-ahp/cli") {
-          assert.deepStrictEqual(pkg.bin, { ahp: "./dist/ahp.mjs" })
-          assert.include(files, "package/dist/ahp.mjs")
-          assert.notProperty(pkg, "dependencies", "the command line is one bundle: nothing to install with it")
-        } else {
-          assert.include(files, "package/dist/index.js")
-          assert.include(files, "package/dist/index.d.ts")
-          assert.isTrue(targets(pkg.exports).every((t) => !t.includes("internal") && !t.startsWith("./src")), name)
-          assert.match(pkg.peerDependencies.effect, /^\^3\./, `${name} takes effect as a caret peer dependency`)
+        if (typeChecked(document)) {
+          fs.writeFileSync(path.join(project, "tsconfig.json"), JSON.stringify({ compilerOptions, include: ["*.ts"] }))
+          await typeChecks(() =>
+            step(
+              "type-checking and compiling the program with tsc",
+              process.execPath,
+              [tsc, "-p", "tsconfig.json"],
+              project
+            )
+          )
         }
-      }
-    }))
 
-  it.live("installs without links back into the workspace and with one copy of effect", () =>
-    Effect.sync(() => {
-      const { consumer, dir } = ready()
-      for (const name of ["protocol", "harness", "hosts", "node", "backend"]) {
-        const installed = path.join(consumer, "node_modules", "@effect-ahp", name)
-        assert.isFalse(fs.lstatSync(installed).isSymbolicLink(), `${installed} is a link`)
-        assert.isTrue(fs.realpathSync(installed).startsWith(dir), `${installed} lives outside the consumer`)
-      }
-      const copies = fs.readdirSync(path.join(consumer, "node_modules"), { recursive: true, encoding: "utf8" })
-        .filter((entry) => entry === "effect/package.json" || entry.endsWith("/node_modules/effect/package.json"))
-      assert.deepStrictEqual(copies, ["effect/package.json"])
-      const backend = manifest(path.join(consumer, "node_modules", "@effect-ahp", "node", "package.json"))
-      assert.notProperty(backend.dependencies, "@effect/platform-node", "the Node transports need no platform-node")
-    }))
-
-  it.live("type-checks a consumer under plain strict NodeNext settings with skipLibCheck: false", () =>
-    Effect.promise(async () => {
-      const { consumer } = ready()
-      const config = manifest(path.join(consumer, "tsconfig.json")).compilerOptions
-      assert.deepInclude(config, { strict: true, module: "NodeNext", skipLibCheck: false })
-      await step(
-        "type-checking and compiling the consumer with tsc",
-        process.execPath,
-        [tsc, "-p", "tsconfig.json"],
-        consumer
-      )
-    }))
-
-  it.live("runs the consumer with plain node: an in-process, an HTTP and a stdio backend decide in one Hooks, also for a Claude Code hook payload", () =>
-    Effect.promise(async () => {
-      const { consumer } = ready()
-      const ran = await step("running the compiled consumer", process.execPath, [path.join("out", "main.js")], consumer)
-      assert.deepStrictEqual(JSON.parse(ran.stdout), {
-        registration: { kind: "registration", issues: 0 },
-        decision: "deny",
-        reason: "destructive command",
-        messages: ["seen in process", "seen over HTTP"],
-        errors: 0,
-        claudeCode: {
-          hookSpecificOutput: {
-            hookEventName: "PreToolUse",
-            permissionDecision: "deny",
-            permissionDecisionReason: "destructive command"
-          },
-          systemMessage: "seen in process\nseen over HTTP"
-        },
-        undiciAgent: true
-      })
-    }))
-
-  it.live("installs ahp with npm i -g: --version, validate, dispatch and hook against the consumer's backend", () =>
-    Effect.promise(async () => {
-      const { ahp, consumer } = ready()
-      const version = await step("ahp --version", ahp, ["--version"], consumer)
-      assert.strictEqual(version.stdout, `${manifest(path.join(root, "apps", "ahp", "package.json")).version}\n`)
-      const subscription = {
-        mode: "intercept",
-        events: ["tool.before"],
-        timeoutMs: 20_000,
-        content: { default: "body" }
-      }
-      const registration = (failurePolicy: string) => ({
-        protocolVersion: "draft",
-        hooks: [{
-          id: "com.example.guard",
-          transport: { type: "stdio", command: process.execPath, args: ["out/backend.js"], lifecycle: "persistent" },
-          subscriptions: [{ ...subscription, failurePolicy }]
-        }]
-      })
-      fs.writeFileSync(path.join(consumer, "registration.json"), JSON.stringify(registration("fail-closed")))
-      fs.writeFileSync(path.join(consumer, "typo.json"), JSON.stringify(registration("fail-close")))
-      const valid = await step("ahp validate on a valid registration", ahp, ["validate", "registration.json"], consumer)
-      assert.strictEqual(valid.stdout, "registration.json: valid (registration)\n")
-      const invalid = await step("ahp validate on an invalid registration", ahp, ["validate", "typo.json"], consumer, {
-        expected: 1
-      })
-      assert.include(invalid.stdout, `got "fail-close" (did you mean "fail-closed"?)`)
-      fs.writeFileSync(
-        path.join(consumer, "event.json"),
-        JSON.stringify({
-          type: "tool.before",
-          session: { id: "session-1" },
-          tool: { name: "bash", input: { command: "rm -rf /" }, origin: "native" },
-          call: { id: "call-1" },
-          path: "main"
-        })
-      )
-      const dispatched = await step(
-        "ahp dispatch through the consumer's stdio backend",
-        ahp,
-        ["dispatch", "--registration", "registration.json", "--event", "event.json"],
-        consumer
-      )
-      const result = JSON.parse(dispatched.stdout)
-      assert.strictEqual(result.decision, "deny")
-      assert.strictEqual(result.state.denial.reason, "destructive command")
-      const hooked = await step(
-        "ahp hook claude-code (a PreToolUse payload on stdin) through the consumer's stdio backend",
-        ahp,
-        ["hook", "claude-code", "--registration", "registration.json", "--no-bridge"],
-        consumer,
-        {
-          input: JSON.stringify({
-            session_id: "session-1",
-            cwd: consumer,
-            hook_event_name: "PreToolUse",
-            tool_name: "Bash",
-            tool_input: { command: "rm -rf /" },
-            tool_use_id: "toolu_1"
-          }),
-          env: { AHP_CACHE_DIR: path.join(consumer, "cache") }
+        assert.isNotEmpty(document.runs, `${file} runs its program`)
+        for (const run of document.runs) {
+          const ran = await step(`${file}:${run.line}`, "sh", ["-ec", run.commands], project, {
+            env,
+            ...(run.fails ? { expected: "nonzero" as const } : {})
+          })
+          if (run.fails) assert.include(ran.stderr, run.expected, `${file}:${run.line} fails as shown`)
+          else assert.strictEqual(ran.stdout.trimEnd(), run.expected, `${file}:${run.line} prints what is shown`)
         }
-      )
-      assert.deepInclude(JSON.parse(hooked.stdout).hookSpecificOutput, {
-        hookEventName: "PreToolUse",
-        permissionDecision: "deny"
-      })
-    }))
+        await extras[file]?.(project, document, env)
+      } finally {
+        fs.rmSync(project, { recursive: true, force: true })
+      }
+    })
+  }
+
+  it("the root README shows each package's install line, and only lines the documents have", () => {
+    const readme = fs.readFileSync(path.join(root, "README.md"), "utf8")
+    // the section runs from its heading (## or ###) to the next heading of level 2 or 3
+    const [, section = ""] = /\n##+ Installing the packages\n([\s\S]*?)(?=\n##+ |$)/.exec(readme) ?? []
+    assert.isNotEmpty(section, "README.md has its section Installing the packages")
+    const shown = blocks(section).flatMap((b) => b.content.split("\n")).filter((line) => /^npm (i|install) /.test(line))
+    assert.isNotEmpty(shown)
+    const known = documents.flatMap((file) => {
+      const document = readDocument(file)
+      return [...document.install, ...(document.tarballs ?? [])].map((line) => line.join(" "))
+    })
+    for (const line of shown) assert.include(known, line, "README.md shows a line a document has (and the check runs)")
+    for (const file of documents.filter((file) => file.endsWith("README.md"))) {
+      for (const line of readDocument(file).install) {
+        assert.include(shown, line.join(" "), `README.md shows ${file}'s line`)
+      }
+    }
+  })
 })

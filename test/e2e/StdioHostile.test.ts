@@ -179,6 +179,36 @@ describe.concurrent("hostile stdio backends", () => {
       yield* close
     }))
 
+  it.scopedLive("a JSON-RPC error answer is quoted with its message and data, the values passed to the child masked", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      process.env.AHP_E2E_STDIO_PASSED = "passed-secret-0123"
+      const { close, hooks } = yield* harness(dir, [{
+        id: BACKEND,
+        transport: {
+          ...hostileStdio(
+            "persistent",
+            "--error",
+            "policy \u001b[31mrejected\u001b[0m passed-secret-0123",
+            "--log",
+            path.join(dir, "hostile.log")
+          ),
+          "org.effect-ahp.env": { inherit: ["AHP_E2E_STDIO_PASSED"] }
+        },
+        subscriptions: [intercept("fail-closed", 10_000)]
+      }])
+      const result = yield* hooks.dispatch("tool.before", toolBefore("evt_error"))
+      const [failure] = failures(result.errors)
+      assert.strictEqual(failure?.code, "jsonrpc-error", failure?.detail)
+      assert.strictEqual(
+        failure?.detail,
+        `the backend answered with JSON-RPC error -32003: "policy \\u001b[31mrejected\\u001b[0m [redacted]"` +
+          ` (data: {"rejected":"policy \\u001b[31mrejected\\u001b[0m [redacted]"})`
+      )
+      assert.strictEqual(result.decision.permission, "deny")
+      yield* close
+    }))
+
   it.scopedLive("a persistent backend slower to start than its timeout answers the first call made once it is up", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir

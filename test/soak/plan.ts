@@ -107,6 +107,9 @@ export const uploadBehaviours: ReadonlyArray<UploadBehaviour> = [
   { name: "hang", code: "upload-timeout", weight: 1 }
 ]
 
+/** An upload that went past its deadline, whatever its endpoint was planned to do. */
+const lateUpload: UploadBehaviour = { name: "hang", code: "upload-timeout", weight: 0 }
+
 /** A seeded pseudo-random source (mulberry32), so a failing run can be replayed. */
 export const random = (seed: number) => {
   let state = seed >>> 0
@@ -207,11 +210,16 @@ export interface Replay {
  * delivery — request or notification, to any kind of backend — first consumes the
  * backend's next upload; a failed upload sends nothing and, for a request, fails the
  * route with the upload's code under the backend's policy.
+ *
+ * `late` names the backends whose request (`timeout`) or upload (`upload-timeout`) went
+ * past its deadline although the plan had them answer in time — what a machine too busy to
+ * keep the plan's timing does: the replay then expects that failure instead of the answer.
  */
 export const replay = (
   backends: ReadonlyArray<BackendPlan>,
   cursors: Map<string, number>,
-  attached = false
+  attached = false,
+  late: ReadonlyMap<string, "timeout" | "upload-timeout"> = new Map()
 ): Replay => {
   let state: Expected = { permission: "none", denial: undefined, failures: [], merged: [] }
   const states: Array<Expected> = [state]
@@ -236,14 +244,19 @@ export const replay = (
       )
       continue
     }
-    const uploaded = upload(backend)
+    const planned = upload(backend)
+    const uploaded = late.get(backend.id) === "upload-timeout" ? lateUpload : planned
     const { behaviour, n } = uploaded?.code === undefined ? next(backend) : { behaviour: undefined, n: -1 }
     steps.push(
       `${backend.id} (${backend.kind}, ${backend.policy}): ${
         uploaded === undefined ? "" : `upload: ${uploaded.name}, `
       }${uploaded?.code === undefined ? behaviour?.name ?? "ok" : "not sent"}`
     )
-    const outcome = uploaded?.code !== undefined ? fault(uploaded.code) : behaviour?.outcome ?? answer("none")
+    const outcome = uploaded?.code !== undefined
+      ? fault(uploaded.code)
+      : late.get(backend.id) === "timeout"
+      ? fault("timeout")
+      : behaviour?.outcome ?? answer("none")
     if (outcome._tag === "Failure") {
       const failures = [...state.failures, `${backend.id}:${outcome.code}`]
       state = backend.policy === "fail-closed"

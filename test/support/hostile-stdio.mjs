@@ -45,6 +45,7 @@ for (let i = 0; i < argv.length; i++) {
   else if (arg === "--startup") options.startup = Number(argv[++i])
   else if (arg === "--grandchild") options.grandchild = argv[++i]
   else if (arg === "--answer") options.answer = argv[++i]
+  else if (arg === "--error") options.error = argv[++i]
   else if (arg === "--exit") options.exit = Number(argv[++i])
   else if (arg === "--eof-exit") options.eofExit = Number(argv[++i])
   else if (arg === "--stderr") options.stderr = argv[++i]
@@ -97,7 +98,10 @@ const answer = (message) => {
     : options.answer === "deny"
     ? [{ type: "deny", reason: "denied by hostile-stdio" }]
     : []
-  const line = JSON.stringify({ jsonrpc: "2.0", id: message.id, result: { protocolVersion: "draft", effects } }) + "\n"
+  const answer = options.error !== undefined
+    ? { error: { code: -32003, message: options.error, data: { rejected: options.error } } }
+    : { result: { protocolVersion: "draft", effects } }
+  const line = JSON.stringify({ jsonrpc: "2.0", id: message.id, ...answer }) + "\n"
   process.stdout.write(line, () => {
     if (options.exit !== undefined) process.exit(options.exit)
   })

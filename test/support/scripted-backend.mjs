@@ -26,6 +26,7 @@
 //   deny[=<reason>]    answer with one deny effect
 //   effects=<json>     answer with the given effects array
 //   error=<code>       answer with a JSON-RPC error object
+//   error-echo-auth    http: answer with a JSON-RPC error quoting the Authorization header received
 //   late=<ms>          answer ok after <ms> milliseconds
 //   hang               never answer (http: keep the connection open; alias never-answer)
 //   wrong-id           answer with another id (http: only that; stdio: then the right one)
@@ -536,6 +537,14 @@ function backend(args, fail) {
       if (!isRequest) {
         res.writeHead(204)
         return res.end()
+      }
+      if (behaviour.name === "error-echo-auth") {
+        const said = `refused ${req.headers.authorization ?? "no credential"}`
+        return sendJson(res, 200, {
+          jsonrpc: "2.0",
+          id: message.id,
+          error: { code: -32001, message: said, data: { said } }
+        })
       }
       const raw = rawAnswerFor(behaviour, message)
       if (raw !== undefined) {

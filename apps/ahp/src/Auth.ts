@@ -11,8 +11,8 @@
  * 127.0.0.1 (`--timeout` seconds, 300 by default). Tokens are never printed.
  *
  * Exit codes: 0 on success; 1 when the login (or the token file) fails, or `logout` finds
- * no login; 1 for an unreadable registration and 2 for an unknown backend or an unusable
- * registration, printed as the documented failure objects.
+ * no login; 2 for a registration that cannot be read or used and for an unknown backend,
+ * printed as the documented failure objects.
  *
  * @since 0.1.0
  */
@@ -139,6 +139,9 @@ export const logout = (options: Common & { readonly backend: string }) =>
 export const status = (options: Common) =>
   reported(Effect.gen(function*() {
     const backends = (yield* readBackends(options.registration)).filter((b) => b.transport.type === "http")
+    if (backends.length === 0) {
+      return yield* Console.log(`${options.registration} has no HTTP backend: there is nothing to log in to`)
+    }
     const logins = yield* OAuthLogin.status(backends, optionsOf(options))
     const now = Date.now()
     for (const backend of backends) {
@@ -209,7 +212,16 @@ export interface Invocation {
   readonly noBrowser: boolean
 }
 
-const usage = (message: string) => Effect.zipRight(Console.error(`ahp auth: ${message}`), Io.exitWith(2))
+/**
+ * What `ahp auth` is asked to do (the command line checks the words: `login BACKEND`,
+ * `logout BACKEND` or `status`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Action =
+  | { readonly _tag: "login" | "logout"; readonly backend: string }
+  | { readonly _tag: "status" }
 
 /**
  * Runs `ahp auth ACTION [BACKEND]`.
@@ -217,7 +229,7 @@ const usage = (message: string) => Effect.zipRight(Console.error(`ahp auth: ${me
  * @since 0.1.0
  * @category running
  */
-export const run = (options: Invocation, args: ReadonlyArray<string>) => {
+export const run = (options: Invocation, action: Action) => {
   const common: Common = {
     registration: options.registration,
     issuer: options.issuer,
@@ -227,16 +239,15 @@ export const run = (options: Invocation, args: ReadonlyArray<string>) => {
       onSome: (text) => text.split(/\s+/).filter((s) => s !== "")
     })
   }
-  const [action, backend, ...rest] = args
-  if (rest.length > 0) return usage(`unexpected argument "${rest[0]}"`)
-  if (action === "status") {
-    return backend === undefined
-      ? Effect.provide(status(common), layer(true))
-      : usage(`unexpected argument "${backend}"`)
+  switch (action._tag) {
+    case "status":
+      return Effect.provide(status(common), layer(true))
+    case "login":
+      return Effect.provide(
+        login({ ...common, backend: action.backend, timeoutSeconds: options.timeout }),
+        layer(options.noBrowser)
+      )
+    case "logout":
+      return Effect.provide(logout({ ...common, backend: action.backend }), layer(true))
   }
-  if (action !== "login" && action !== "logout") return usage(`ACTION must be login, logout or status, got "${action}"`)
-  if (backend === undefined) return usage(`${action} needs the BACKEND's id`)
-  return action === "login"
-    ? Effect.provide(login({ ...common, backend, timeoutSeconds: options.timeout }), layer(options.noBrowser))
-    : Effect.provide(logout({ ...common, backend }), layer(true))
 }

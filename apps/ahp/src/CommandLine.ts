@@ -1,54 +1,68 @@
 /**
- * The `ahp` command line's grammar: commands with options and positional arguments, the
- * global options (`-h`/`--help`, `--version`, `--log-level LEVEL`, accepted before or after
- * the command), usage errors that name the mistake (with "did you mean" for a mistyped
- * command, option or choice), and the help text. Parsing and rendering are pure functions;
- * what a parsed command does is a value of the caller's (`Run`).
+ * The `ahp` command line's grammar over `@effect/cli`: each command declares its options
+ * and positional arguments with `@effect/cli`'s `Options` and `Args` (the constructors
+ * below make the ones whose mistakes read as this command line's usage errors), and this
+ * module reads those declarations — names and placeholders from their `Usage`, descriptions
+ * from their `HelpDoc` — to split the words, to decode them (`Options.parse`,
+ * `Args.validate`) and to render the help.
  *
  * Grammar: `ahp [global options] <command> [options] [arguments]`; `--name value` or
- * `--name=value`; `--` ends the options; `ahp help [command]` is `--help`. A command with
- * a grammar of its own (`external`) takes every word after its name.
+ * `--name=value`; `--` ends the options; `ahp help [command]` is `--help`. The global
+ * options (`-h`/`--help`, `--version`, `--log-level LEVEL`) are accepted before or after
+ * the command. Every word is accounted for: an unknown command or option, a flag given a
+ * value, an option without its value or given twice, a missing required option and a
+ * stray argument are usage errors that name the mistake (with "did you mean" for a
+ * mistyped command, option or choice). A command with a grammar of its own (`external`)
+ * takes every word after its name.
+ *
+ * Values are text, flags and numbers made from text: the commands read their files
+ * themselves (strictly, see `Io`), so no declaration uses the file system `@effect/cli`'s
+ * decoders may ask for, and decoding is synchronous.
  *
  * @since 0.1.0
  */
-import { Either, Option } from "effect"
+import * as Args from "@effect/cli/Args"
+import * as CliConfig from "@effect/cli/CliConfig"
+import * as HelpDoc from "@effect/cli/HelpDoc"
+import type * as Span from "@effect/cli/HelpDoc/Span"
+import * as Options from "@effect/cli/Options"
+import type * as Usage from "@effect/cli/Usage"
+import * as ValidationError from "@effect/cli/ValidationError"
+import { Effect, Either, HashMap, Option } from "effect"
 import { didYouMean } from "./internal/suggest.js"
 import type { Style } from "./Style.js"
 
 /**
- * One option of a command: its name (without dashes), its placeholder when it takes a
- * value, its help text, and how its occurrences decode.
+ * One option of a command as its help shows it: its name (without dashes), its placeholder
+ * when it takes a value, its description, and the note shown after it (`default: 5000`).
  *
  * @since 0.1.0
  * @category models
  */
-export interface OptionSpec<A> {
+export interface OptionInfo {
   readonly name: string
-  /** The value's placeholder (`FILE`); absent for a flag. */
-  readonly pseudo?: string
+  readonly pseudo: string | undefined
   readonly description: string
-  /** Shown after the description: `(default: 5000)`, the allowed values. */
-  readonly note?: string
+  readonly note: string | undefined
   readonly required: boolean
-  readonly decode: (values: ReadonlyArray<string>) => Either.Either<A, string>
+  readonly repeated: boolean
 }
 
 /**
- * The positional arguments of a command.
+ * The positional arguments of a command as its help shows them.
  *
  * @since 0.1.0
  * @category models
  */
-export interface ArgsSpec<A> {
+export interface ArgsInfo {
   /** How they read in the usage line (`FILE…`). */
   readonly usage: string
   readonly description: string
-  readonly decode: (values: ReadonlyArray<string>) => Either.Either<A, string>
 }
 
 /**
  * A command: its name, a one-line summary (the command list), help paragraphs, its exit
- * codes, its options and arguments, and what to do with decoded values.
+ * codes, its options and arguments, and what its words decode to.
  *
  * @since 0.1.0
  * @category models
@@ -58,30 +72,111 @@ export interface Command<Run> {
   readonly summary: string
   readonly details: ReadonlyArray<string>
   readonly exitCodes: ReadonlyArray<readonly [code: number, meaning: string]>
-  readonly options: ReadonlyArray<OptionSpec<unknown>>
-  readonly args: ArgsSpec<unknown> | undefined
-  /** The help of a command with a grammar of its own (see `external`). */
+  readonly options: ReadonlyArray<OptionInfo>
+  readonly args: ArgsInfo | undefined
+  /** The help text of a command with a grammar of its own (see `external`). */
   readonly external: string | undefined
+  /** Whether `-h` and `--help` after the name of an `external` command ask for its help. */
+  readonly helpAfter: boolean
   readonly decode: (
     options: ReadonlyMap<string, ReadonlyArray<string>>,
     args: ReadonlyArray<string>
   ) => Either.Either<Run, string>
 }
 
-/**
- * The decoded values of a record of options.
- *
- * @since 0.1.0
- * @category models
- */
-export type Values<O extends Record<string, OptionSpec<any>>> = {
-  readonly [K in keyof O]: O[K] extends OptionSpec<infer A> ? A : never
+const config = CliConfig.make({ isCaseSensitive: true })
+
+const spanText = (span: Span.Span): string => {
+  switch (span._tag) {
+    case "Text":
+    case "URI":
+      return span.value
+    case "Sequence":
+      return spanText(span.left) + spanText(span.right)
+    default:
+      return spanText(span.value)
+  }
 }
+
+const paragraphs = (doc: HelpDoc.HelpDoc): Array<string> => {
+  switch (doc._tag) {
+    case "Paragraph":
+      return [spanText(doc.value)]
+    case "Sequence":
+      return [...paragraphs(doc.left), ...paragraphs(doc.right)]
+    default:
+      return []
+  }
+}
+
+/** The text of a validation error (its message is a help document). */
+const messageOf = (error: ValidationError.ValidationError): string => paragraphs(error.error).join(" ")
+
+/** The declaration a usage describes: the name, its placeholder, and the wrappers around it. */
+const named = (usage: Usage.Usage): { readonly named: Usage.Named; readonly wrappers: ReadonlyArray<string> } => {
+  switch (usage._tag) {
+    case "Named":
+      return { named: usage, wrappers: [] }
+    case "Optional":
+    case "Repeated": {
+      const inner = named(usage.usage)
+      return { named: inner.named, wrappers: [usage._tag, ...inner.wrappers] }
+    }
+    default:
+      throw new Error(`a declaration of one option or argument, not ${usage._tag}`)
+  }
+}
+
+/**
+ * The paragraphs a declaration was described with: `@effect/cli` puts the value type's
+ * sentence first and one sentence per optional or repeated wrapper last.
+ */
+const described = (help: HelpDoc.HelpDoc, wrappers: number): Array<string> => {
+  const definitions = help._tag === "DescriptionList" ? help.definitions : []
+  const block = paragraphs(definitions[0]?.[1] ?? HelpDoc.empty)
+  return block.slice(1, block.length - wrappers)
+}
+
+const infoOf = (option: Options.Options<unknown>): OptionInfo => {
+  const { named: usage, wrappers } = named(Options.getUsage(option))
+  const [description = "", note] = described(Options.getHelp(option), wrappers.length)
+  return {
+    name: usage.names[0]!.replace(/^--?/, ""),
+    pseudo: Option.getOrUndefined(usage.acceptedValues),
+    description,
+    note,
+    required: !wrappers.includes("Optional"),
+    repeated: wrappers.includes("Repeated")
+  }
+}
+
+const argsInfoOf = (args: Args.Args<unknown>): ArgsInfo => {
+  const { named: usage, wrappers } = named(Args.getUsage(args))
+  const [description = ""] = described(Args.getHelp(args), wrappers.length)
+  const name = usage.names[0]!.replace(/^<(.*)>$/, "$1")
+  return { usage: wrappers.includes("Repeated") ? `${name}…` : name, description }
+}
+
+/**
+ * Runs a decoder of `@effect/cli`. Their types ask for the file system, the path service and
+ * the terminal for decoders that check files or prompt; the declarations here use neither.
+ */
+const decodeNow = <A>(
+  decoding: Effect.Effect<A, ValidationError.ValidationError, any>
+): Either.Either<A, ValidationError.ValidationError> =>
+  Effect.runSync(Effect.either(decoding as Effect.Effect<A, ValidationError.ValidationError>))
 
 const option = (name: string) => `--${name}`
 
-const single = (name: string, values: ReadonlyArray<string>): Either.Either<string | undefined, string> =>
-  values.length > 1 ? Either.left(`${option(name)} is given ${values.length} times`) : Either.right(values[0])
+const invalid = (message: string) => Effect.fail(ValidationError.invalidValue(HelpDoc.p(message)))
+
+const rejected = (message: string) => Effect.fail(HelpDoc.p(message))
+
+/** A text option; its note is a second paragraph of its description. */
+const valued = (name: string, pseudo: string, description: string, note?: string) => {
+  const described = Options.withDescription(Options.withPseudoName(Options.text(name), pseudo), description)
+  return note === undefined ? described : Options.withDescription(described, note)
+}
 
 /**
  * An on/off option (`--pretty`).
@@ -89,12 +184,8 @@ const single = (name: string, values: ReadonlyArray<string>): Either.Either<stri
  * @since 0.1.0
  * @category options
  */
-export const flag = (name: string, description: string): OptionSpec<boolean> => ({
-  name,
-  description,
-  required: false,
-  decode: (values) => Either.right(values.length > 0)
-})
+export const flag = (name: string, description: string): Options.Options<boolean> =>
+  Options.withDescription(Options.boolean(name), description)
 
 /**
  * A required option with a text value (`--event FILE`).
@@ -102,13 +193,8 @@ export const flag = (name: string, description: string): OptionSpec<boolean> => 
  * @since 0.1.0
  * @category options
  */
-export const text = (name: string, pseudo: string, description: string): OptionSpec<string> => ({
-  name,
-  pseudo,
-  description,
-  required: true,
-  decode: (values) => Either.map(single(name, values), (value) => value ?? "")
-})
+export const text = (name: string, pseudo: string, description: string): Options.Options<string> =>
+  valued(name, pseudo, description)
 
 /**
  * An optional option with a text value; `note` tells what happens without it.
@@ -121,20 +207,13 @@ export const optionalText = (
   pseudo: string,
   description: string,
   note?: string
-): OptionSpec<Option.Option<string>> => ({
-  name,
-  pseudo,
-  description,
-  ...(note === undefined ? {} : { note }),
-  required: false,
-  decode: (values) => Either.map(single(name, values), Option.fromNullable)
-})
+): Options.Options<Option.Option<string>> => Options.optional(valued(name, pseudo, description, note))
 
-const parseInteger = (name: string, text: string, min: number): Either.Either<number, string> => {
+const wholeNumber = (name: string, min: number) => (text: string) => {
   const value = /^-?\d+$/.test(text) ? Number(text) : NaN
   return Number.isSafeInteger(value) && value >= min
-    ? Either.right(value)
-    : Either.left(
+    ? Effect.succeed(value)
+    : invalid(
       `${option(name)} needs a whole number${min === 0 ? " (0 or more)" : ` of at least ${min}`}, got "${text}"`
     )
 }
@@ -150,21 +229,8 @@ export const optionalInteger = (
   pseudo: string,
   description: string,
   options: { readonly min: number; readonly note?: string }
-): OptionSpec<Option.Option<number>> => ({
-  name,
-  pseudo,
-  description,
-  ...(options.note === undefined ? {} : { note: options.note }),
-  required: false,
-  decode: (values) =>
-    Either.flatMap(
-      single(name, values),
-      (value) =>
-        value === undefined
-          ? Either.right(Option.none())
-          : Either.map(parseInteger(name, value, options.min), Option.some)
-    )
-})
+): Options.Options<Option.Option<number>> =>
+  Options.optional(Options.mapEffect(valued(name, pseudo, description, options.note), wholeNumber(name, options.min)))
 
 /**
  * A whole-number option with a default (at least `min`).
@@ -177,23 +243,19 @@ export const integer = (
   pseudo: string,
   description: string,
   options: { readonly min: number; readonly default: number }
-): OptionSpec<number> => ({
-  name,
-  pseudo,
-  description,
-  note: `default: ${options.default}`,
-  required: false,
-  decode: (values) =>
-    Either.flatMap(
-      single(name, values),
-      (value) => value === undefined ? Either.right(options.default) : parseInteger(name, value, options.min)
-    )
-})
+): Options.Options<number> =>
+  Options.withDefault(
+    Options.mapEffect(valued(name, pseudo, description, `default: ${options.default}`), wholeNumber(name, options.min)),
+    options.default
+  )
 
-const oneOf = <A extends string>(what: string, choices: ReadonlyArray<A>, value: string): Either.Either<A, string> =>
+const oneOf = <A extends string>(what: string, choices: ReadonlyArray<A>, value: string) =>
   choices.includes(value as A)
     ? Either.right(value as A)
     : Either.left(`${what} must be one of ${choices.join(", ")}, got "${value}"${didYouMean(value, choices)}`)
+
+const choiceOf = <A extends string>(name: string, choices: ReadonlyArray<A>) => (value: string) =>
+  Either.match(oneOf(option(name), choices, value), { onLeft: invalid, onRight: Effect.succeed })
 
 /**
  * An option whose value is one of a fixed set, with a default.
@@ -207,18 +269,14 @@ export const choice = <A extends string>(
   choices: ReadonlyArray<A>,
   description: string,
   fallback: A
-): OptionSpec<A> => ({
-  name,
-  pseudo,
-  description,
-  note: `${choices.join(" | ")}; default: ${fallback}`,
-  required: false,
-  decode: (values) =>
-    Either.flatMap(
-      single(name, values),
-      (value) => value === undefined ? Either.right(fallback) : oneOf(option(name), choices, value)
-    )
-})
+): Options.Options<A> =>
+  Options.withDefault(
+    Options.mapEffect(
+      valued(name, pseudo, description, `${choices.join(" | ")}; default: ${fallback}`),
+      choiceOf(name, choices)
+    ),
+    fallback
+  )
 
 /**
  * An optional option whose value is one of a fixed set.
@@ -231,19 +289,8 @@ export const optionalChoice = <A extends string>(
   pseudo: string,
   choices: ReadonlyArray<A>,
   description: string
-): OptionSpec<Option.Option<A>> => ({
-  name,
-  pseudo,
-  description,
-  note: choices.join(" | "),
-  required: false,
-  decode: (values) =>
-    Either.flatMap(
-      single(name, values),
-      (value) =>
-        value === undefined ? Either.right(Option.none()) : Either.map(oneOf(option(name), choices, value), Option.some)
-    )
-})
+): Options.Options<Option.Option<A>> =>
+  Options.optional(Options.mapEffect(valued(name, pseudo, description, choices.join(" | ")), choiceOf(name, choices)))
 
 /**
  * One or more positional arguments (`FILE…`).
@@ -251,11 +298,14 @@ export const optionalChoice = <A extends string>(
  * @since 0.1.0
  * @category arguments
  */
-export const atLeastOne = (pseudo: string, description: string): ArgsSpec<ReadonlyArray<string>> => ({
-  usage: `${pseudo}…`,
-  description,
-  decode: (values) => values.length === 0 ? Either.left(`missing ${pseudo}: give at least one`) : Either.right(values)
-})
+export const atLeastOne = (pseudo: string, description: string): Args.Args<ReadonlyArray<string>> =>
+  Args.text({ name: pseudo }).pipe(
+    Args.withDescription(description),
+    Args.repeated,
+    Args.mapEffect((values) =>
+      values.length === 0 ? rejected(`missing ${pseudo}: give at least one`) : Effect.succeed(values)
+    )
+  )
 
 /**
  * Exactly one positional argument.
@@ -263,16 +313,8 @@ export const atLeastOne = (pseudo: string, description: string): ArgsSpec<Readon
  * @since 0.1.0
  * @category arguments
  */
-export const exactlyOne = (pseudo: string, description: string): ArgsSpec<string> => ({
-  usage: pseudo,
-  description,
-  decode: (values) =>
-    values.length === 0
-      ? Either.left(`missing ${pseudo}`)
-      : values.length > 1
-      ? Either.left(`unexpected argument "${values[1]}"`)
-      : Either.right(values[0]!)
-})
+export const exactlyOne = (pseudo: string, description: string): Args.Args<string> =>
+  Args.withDescription(Args.text({ name: pseudo }), description)
 
 /**
  * Exactly one positional argument, one of a fixed set.
@@ -284,60 +326,97 @@ export const oneArgOf = <A extends string>(
   pseudo: string,
   choices: ReadonlyArray<A>,
   description: string
-): ArgsSpec<A> => ({
-  usage: pseudo,
-  description: `${description}: ${choices.join(", ")}`,
-  decode: (values) =>
-    values.length === 0
-      ? Either.left(`missing ${pseudo}: one of ${choices.join(", ")}`)
-      : values.length > 1
-      ? Either.left(`unexpected argument "${values[1]}"`)
-      : oneOf(pseudo, choices, values[0]!)
-})
+): Args.Args<A> =>
+  Args.text({ name: pseudo }).pipe(
+    Args.withDescription(`${description}: ${choices.join(", ")}`),
+    Args.mapEffect((value) =>
+      Either.match(oneOf(pseudo, choices, value), { onLeft: rejected, onRight: Effect.succeed })
+    )
+  )
 
 /**
- * Makes a command from its options, arguments and what to do with their values.
+ * The decoded values of a record of options.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Values<O extends Record<string, Options.Options<any>>> = {
+  readonly [K in keyof O]: O[K] extends Options.Options<infer A> ? A : never
+}
+
+const decodeArgs = <A>(
+  args: Args.Args<A> | undefined,
+  info: ArgsInfo | undefined,
+  positionals: ReadonlyArray<string>
+): Either.Either<A, string> => {
+  if (args === undefined || info === undefined) {
+    return positionals.length > 0
+      ? Either.left(`unexpected argument "${positionals[0]}"`)
+      : Either.right(undefined as A)
+  }
+  const validated = decodeNow(Args.validate(args, positionals, config))
+  if (Either.isLeft(validated)) {
+    return Either.left(
+      ValidationError.isMissingValue(validated.left) ? `missing ${info.usage}` : messageOf(validated.left)
+    )
+  }
+  const [leftover, value] = validated.right
+  return leftover.length > 0 ? Either.left(`unexpected argument "${leftover[0]}"`) : Either.right(value)
+}
+
+/**
+ * Makes a command from its `@effect/cli` options and arguments and what to do with their
+ * values.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = <Run, O extends Record<string, OptionSpec<any>>, A = undefined>(spec: {
+export const make = <Run, O extends Record<string, Options.Options<any>>, A = undefined>(spec: {
   readonly name: string
   readonly summary: string
   readonly details?: ReadonlyArray<string>
   readonly exitCodes: ReadonlyArray<readonly [number, string]>
   readonly options: O
-  readonly args?: ArgsSpec<A>
+  readonly args?: Args.Args<A>
   readonly run: (values: Values<O>, args: A) => Run
-}): Command<Run> => ({
-  name: spec.name,
-  summary: spec.summary,
-  details: spec.details ?? [],
-  exitCodes: spec.exitCodes,
-  options: Object.values(spec.options),
-  args: spec.args,
-  external: undefined,
-  decode: (raw, positionals) => {
-    const values: Record<string, unknown> = {}
-    for (const [key, o] of Object.entries(spec.options)) {
-      const given = raw.get(o.name) ?? []
-      if (o.required && given.length === 0) return Either.left(`missing ${option(o.name)} ${o.pseudo ?? ""}`.trimEnd())
-      const decoded = o.decode(given)
-      if (Either.isLeft(decoded)) return Either.left(decoded.left)
-      values[key] = decoded.right
+}): Command<Run> => {
+  const declared = Object.entries(spec.options).map(([key, o]) => [key, o, infoOf(o)] as const)
+  const args = spec.args === undefined ? undefined : argsInfoOf(spec.args)
+  return {
+    name: spec.name,
+    summary: spec.summary,
+    details: spec.details ?? [],
+    exitCodes: spec.exitCodes,
+    options: declared.map(([, , info]) => info),
+    args,
+    external: undefined,
+    helpAfter: true,
+    decode: (raw, positionals) => {
+      const values: Record<string, unknown> = {}
+      for (const [key, o, info] of declared) {
+        const given = raw.get(info.name)
+        if (info.required && given === undefined) {
+          return Either.left(`missing ${option(info.name)} ${info.pseudo ?? ""}`.trimEnd())
+        }
+        if (given !== undefined && given.length > 1 && !info.repeated) {
+          return Either.left(`${option(info.name)} is given ${given.length} times`)
+        }
+        const decoded = decodeNow(
+          Options.parse(o, given === undefined ? HashMap.empty() : HashMap.make([option(info.name), given]), config)
+        )
+        if (Either.isLeft(decoded)) return Either.left(messageOf(decoded.left))
+        values[key] = decoded.right
+      }
+      return Either.map(decodeArgs(spec.args, args, positionals), (a) => spec.run(values as Values<O>, a))
     }
-    if (spec.args === undefined) {
-      return positionals.length > 0
-        ? Either.left(`unexpected argument "${positionals[0]}"`)
-        : Either.right(spec.run(values as Values<O>, undefined as A))
-    }
-    return Either.map(spec.args.decode(positionals), (args) => spec.run(values as Values<O>, args))
   }
-})
+}
 
 /**
  * A command with a grammar of its own (`ahp hook …`): every word after its name is handed
- * to `run` as it is, its own `--help` included; `help` is what `ahp help <name>` shows.
+ * to `run` as it is; `help` is what its help shows before its options (declared only to be
+ * listed) and exit codes. With `helpAfter`, `-h` and `--help` among those words ask for
+ * the help instead.
  *
  * @since 0.1.0
  * @category constructors
@@ -346,6 +425,8 @@ export const external = <Run>(spec: {
   readonly name: string
   readonly summary: string
   readonly help: string
+  readonly options?: Record<string, Options.Options<any>>
+  readonly helpAfter?: boolean
   readonly exitCodes: ReadonlyArray<readonly [number, string]>
   readonly run: (argv: ReadonlyArray<string>) => Run
 }): Command<Run> => ({
@@ -353,9 +434,10 @@ export const external = <Run>(spec: {
   summary: spec.summary,
   details: [],
   exitCodes: spec.exitCodes,
-  options: [],
+  options: Object.values(spec.options ?? {}).map(infoOf),
   args: undefined,
   external: spec.help,
+  helpAfter: spec.helpAfter ?? false,
   decode: (_, argv) => Either.right(spec.run(argv))
 })
 
@@ -387,10 +469,17 @@ export type Parsed<Run> =
   | { readonly _tag: "Version" }
   | { readonly _tag: "Usage"; readonly command: Command<Run> | undefined; readonly message: string | undefined }
 
-const globalOptions: ReadonlyArray<readonly [names: string, description: string]> = [
-  ["-h, --help", "show this help (also: ahp help [command])"],
-  ["--version", "print the version"],
-  ["--log-level LEVEL", `log to stderr from this level up: ${logLevels.join(" | ")}; default: warning`]
+/** The global options, declared as the commands' are. */
+const globals = {
+  help: Options.withAlias(flag("help", "show this help (also: ahp help [command])"), "h"),
+  version: flag("version", "print the version"),
+  logLevel: optionalChoice("log-level", "LEVEL", logLevels, "log to stderr from this level up")
+}
+
+const globalRows: ReadonlyArray<readonly [string, string]> = [
+  ["-h, --help", infoOf(globals.help).description],
+  ["--version", infoOf(globals.version).description],
+  ["--log-level LEVEL", `${infoOf(globals.logLevel).description}: ${infoOf(globals.logLevel).note}; default: warning`]
 ]
 
 const globalNames = ["help", "version", "log-level"]
@@ -449,7 +538,8 @@ export const parse = <Run>(commands: ReadonlyArray<Command<Run>>, argv: Readonly
       if (name === "help") help = true
       else if (name === "version") version = true
       else if (name === "log-level") logLevel = value
-      else raw.set(name, [...(raw.get(name) ?? []), value ?? ""])
+      else if (known?.pseudo === undefined) raw.set(name, [])
+      else raw.set(name, [...(raw.get(name) ?? []), value!])
       continue
     }
     if (token.startsWith("-") && token !== "-") return usage(`unknown option ${token}`)
@@ -461,7 +551,9 @@ export const parse = <Run>(commands: ReadonlyArray<Command<Run>>, argv: Readonly
       command = commands.find((c) => c.name === token)
       if (command === undefined) return usage(`unknown command ${token}${didYouMean(token, names)}`)
       if (command.external !== undefined) {
-        positionals.push(...argv.slice(i + 1))
+        const rest = argv.slice(i + 1)
+        if (command.helpAfter && (rest.includes("--help") || rest.includes("-h"))) help = true
+        else positionals.push(...rest)
         break
       }
     }
@@ -469,10 +561,9 @@ export const parse = <Run>(commands: ReadonlyArray<Command<Run>>, argv: Readonly
   if (version) return { _tag: "Version" }
   if (help) return { _tag: "Help", command }
   if (command === undefined) return { _tag: "Usage", command: undefined, message: undefined }
-  if (logLevel !== undefined && !(logLevels as ReadonlyArray<string>).includes(logLevel)) {
-    return usage(
-      `--log-level must be one of ${logLevels.join(", ")}, got "${logLevel}"${didYouMean(logLevel, logLevels)}`
-    )
+  if (logLevel !== undefined) {
+    const level = decodeNow(Options.parse(globals.logLevel, HashMap.make(["--log-level", [logLevel]]), config))
+    if (Either.isLeft(level)) return usage(messageOf(level.left))
   }
   const decoded = command.decode(raw, positionals)
   return Either.isLeft(decoded)
@@ -517,6 +608,14 @@ const section = (title: string, lines: ReadonlyArray<string>, s: Style): Array<s
 const exitCodeRows = (codes: ReadonlyArray<readonly [number, string]>) =>
   codes.map(([code, meaning]) => [String(code), meaning] as const)
 
+const optionRows = (options: ReadonlyArray<OptionInfo>) =>
+  options.map((o) =>
+    [
+      `${option(o.name)}${o.pseudo === undefined ? "" : ` ${o.pseudo}`}`,
+      `${o.description}${o.note === undefined ? "" : ` (${o.note})`}`
+    ] as const
+  )
+
 /**
  * The help of the program (no command) or of one command.
  *
@@ -524,30 +623,26 @@ const exitCodeRows = (codes: ReadonlyArray<readonly [number, string]>) =>
  * @category help
  */
 export const help = <Run>(program: Program<Run>, command: Command<Run> | undefined, s: Style): string => {
-  const globals = table(globalOptions, s)
+  const globalsSection = section("Global options", table(globalRows, s), s)
   if (command === undefined) {
     return [
       `${s.bold("Usage:")} ${program.name} <command> [options]`,
       "",
       `${program.summary} (version ${program.version})`,
       ...section("Commands", table(program.commands.map((c) => [c.name, c.summary] as const), s), s),
-      ...section("Global options (before or after the command)", globals, s),
+      ...section("Global options (before or after the command)", table(globalRows, s), s),
       ...section("Exit codes (every command)", table(exitCodeRows(program.exitCodes), s), s),
       "",
       `Run '${program.name} <command> --help' for a command's options.`
     ].join("\n")
   }
   if (command.external !== undefined) {
-    return [command.external.trimEnd(), ...section("Exit codes", table(exitCodeRows(command.exitCodes), s), s)].join(
-      "\n"
-    )
+    return [
+      command.external.trimEnd(),
+      ...section("Options", table(optionRows(command.options), s), s),
+      ...section("Exit codes", table(exitCodeRows(command.exitCodes), s), s)
+    ].join("\n")
   }
-  const optionRows = command.options.map((o) =>
-    [
-      `${option(o.name)}${o.pseudo === undefined ? "" : ` ${o.pseudo}`}`,
-      `${o.description}${o.note === undefined ? "" : ` (${o.note})`}`
-    ] as const
-  )
   const argRows = command.args === undefined ? [] : [[command.args.usage, command.args.description] as const]
   return [
     `${s.bold("Usage:")} ${usageLine(program, command)}`,
@@ -555,8 +650,8 @@ export const help = <Run>(program: Program<Run>, command: Command<Run> | undefin
     command.summary,
     ...(command.details.length === 0 ? [] : ["", ...command.details]),
     ...section("Arguments", table(argRows, s), s),
-    ...section("Options", table(optionRows, s), s),
-    ...section("Global options", globals, s),
+    ...section("Options", table(optionRows(command.options), s), s),
+    ...globalsSection,
     ...section("Exit codes", table(exitCodeRows(command.exitCodes), s), s)
   ].join("\n")
 }

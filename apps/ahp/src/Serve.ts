@@ -19,23 +19,23 @@ import type { Registration } from "@effect-ahp/protocol"
 import type { FileSystem } from "@effect/platform"
 import { Console, Duration, Effect, Layer, Option } from "effect"
 import { fileURLToPath } from "node:url"
-import type { ExampleName } from "./Cli.js"
 import * as AuditObserver from "./examples/AuditObserver.js"
 import * as PromptAnnotator from "./examples/PromptAnnotator.js"
 import * as SecretRedactor from "./examples/SecretRedactor.js"
 import * as ShellGuard from "./examples/ShellGuard.js"
 import * as SlowBackend from "./examples/SlowBackend.js"
+import type { ExampleName } from "./internal/examples.js"
 import * as Io from "./Io.js"
 import * as ServeAudit from "./ServeAudit.js"
 
 /**
- * The example names (defined with the command line, which lists them without loading the
- * examples).
+ * The example names (kept apart from the examples, so that the command line lists them
+ * without loading any).
  *
  * @since 0.1.0
  * @category models
  */
-export { type ExampleName, exampleNames } from "./Cli.js"
+export { type ExampleName, exampleNames } from "./internal/examples.js"
 
 /**
  * Settings of the examples that have any.

@@ -1,14 +1,38 @@
 /**
- * `ahp validate FILE… [--kind KIND] [--json]`: validates AHP documents (registrations and
- * wire messages, `.json` or `.jsonl`) against the protocol model, reporting every problem
- * with its JSON Pointer (and "did you mean" for a mistyped event selector or value). Exit 0
- * when all are valid, 1 when any is invalid, 2 when a file cannot be read.
+ * `ahp validate FILE… [--kind KIND] [--json]`: validates AHP documents (registrations,
+ * wire messages and the event files `ahp dispatch --event` reads, `.json` or `.jsonl`)
+ * against the protocol model, reporting every problem with its JSON Pointer (and "did you
+ * mean" for a mistyped event selector, value or event type).
+ *
+ * The kind of each document is inferred unless `--kind` names it: an object with a `type`
+ * and no `jsonrpc` is an event file, checked as `ahp dispatch` checks it (a catalogue event
+ * type and that event's fields; `id`, `time` and `source` may be absent, dispatch fills them
+ * in). Exit 0 when all are valid, 1 when any is invalid, 2 when a file cannot be read or a
+ * `.json` file is not JSON (a `.jsonl` line that is not JSON is an invalid message).
  *
  * @since 0.1.0
  */
-import { Json, Wire } from "@effect-ahp/protocol"
-import { Console, Effect, Either, Option } from "effect"
+import { Decoder, Event, Json, Wire } from "@effect-ahp/protocol"
+import { Console, Effect, Either, Option, type Schema } from "effect"
+import { didYouMean } from "./internal/suggest.js"
 import * as Io from "./Io.js"
+
+/**
+ * The kinds `--kind` names: the wire kinds, and `event`, the boundary input `ahp dispatch`
+ * reads.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const kinds = [...Wire.kinds, "event"] as const
+
+/**
+ * A kind of document.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Kind = typeof kinds[number]
 
 /**
  * The verdict on one file.
@@ -19,10 +43,76 @@ import * as Io from "./Io.js"
 export interface FileVerdict {
   readonly file: string
   readonly valid: boolean
-  readonly kinds: ReadonlyArray<Wire.Kind>
+  readonly kinds: ReadonlyArray<Kind>
   readonly issues: ReadonlyArray<{ readonly path: string; readonly message: string }>
   readonly unreadable: boolean
+  /** A `.json` file that is not JSON. */
+  readonly notJson: boolean
 }
+
+type Problem = { readonly path: string; readonly message: string }
+
+/** The envelope members `ahp dispatch` fills in, as stand-ins while an event file is checked. */
+const envelope = { id: "evt_validate", time: "1970-01-01T00:00:00.000Z", source: "urn:effect-ahp:harness" }
+
+const eventValidators = new Map<Event.EventType, (input: unknown) => ReadonlyArray<Problem>>()
+
+const validatorFor = (type: Event.EventType) => {
+  let validate = eventValidators.get(type)
+  if (validate === undefined) {
+    validate = Decoder.validator(Event.schemaFor(type) as Schema.Schema<unknown, unknown>)
+    eventValidators.set(type, validate)
+  }
+  return validate
+}
+
+/** The problems of an event file's document, as `ahp dispatch` finds them. */
+const eventIssues = (value: Json.JsonValue): ReadonlyArray<Problem> => {
+  if (!Json.isObject(value)) return [{ path: "", message: "an event file holds a JSON object" }]
+  const type = value.type
+  if (type === undefined) {
+    return [{ path: "/type", message: "is missing: name a catalogue event type such as tool.before" }]
+  }
+  if (typeof type !== "string" || !Event.isEventType(type)) {
+    const hint = typeof type === "string" ? didYouMean(type, Event.eventTypes, (t) => JSON.stringify(t)) : ""
+    return [{ path: "/type", message: `${Json.stringify(type)} is not a catalogue event type${hint}` }]
+  }
+  const event = { ...envelope, ...value }
+  return Json.exceedsDepth(event, Event.maxDepth)
+    ? [{ path: "", message: `nests deeper than ${Event.maxDepth} levels` }]
+    : validatorFor(type)(event)
+}
+
+/** Whether a document reads as an event file: an object with a `type` and no `jsonrpc`. */
+const isEventFile = (value: Json.JsonValue): boolean => Json.isObject(value) && "type" in value && !("jsonrpc" in value)
+
+const validateValue = (value: Json.JsonValue, kind: Kind | undefined): { kind: Kind; issues: ReadonlyArray<Problem> } =>
+  kind === "event" || (kind === undefined && isEventFile(value))
+    ? { kind: "event", issues: eventIssues(value) }
+    : Wire.validate(value, kind)
+
+/** JSON lines of event files, framed as `Wire.validateText` frames messages. */
+const eventLines = (text: string): { kinds: Array<Kind>; issues: Array<Problem> } => {
+  const lines = text.split("\n")
+  if (lines.at(-1) === "") lines.pop()
+  if (lines.length === 0) return { kinds: [], issues: [{ path: "", message: "framing: no message (empty stream)" }] }
+  const kinds: Array<Kind> = []
+  const issues: Array<Problem> = []
+  lines.forEach((raw, index) => {
+    const parsed = Json.parse(raw.endsWith("\r") ? raw.slice(0, -1) : raw)
+    if (Either.isLeft(parsed)) {
+      issues.push({ path: `/${index}`, message: `framing: line ${index + 1} is not one JSON document` })
+      return
+    }
+    kinds.push("event")
+    issues.push(...eventIssues(parsed.right).map((i) => ({ path: `/${index}${i.path}`, message: i.message })))
+  })
+  return { kinds, issues }
+}
+
+/** The document JSON-lines issue paths point into: the array of lines. */
+const lineValues = (text: string): Json.JsonValue =>
+  text.split("\n").map((line) => Either.getOrElse(Json.parse(line), () => null))
 
 /**
  * Validates one file's text.
@@ -30,20 +120,28 @@ export interface FileVerdict {
  * @since 0.1.0
  * @category validation
  */
-export const validateFile = (file: string, text: string, kind: Wire.Kind | undefined): FileVerdict => {
-  const jsonl = file.endsWith(".jsonl")
-  const verdict = Wire.validateText(text, { framing: jsonl ? "jsonl" : "json", kind })
-  const issues = verdict.issues.length === 0 ? verdict.issues : Io.withHints(parsed(text, jsonl), verdict.issues)
-  return { file, valid: issues.length === 0, kinds: verdict.kinds, issues, unreadable: false }
+export const validateFile = (file: string, text: string, kind: Kind | undefined): FileVerdict => {
+  const verdict = (valid: boolean, kinds: ReadonlyArray<Kind>, issues: ReadonlyArray<Problem>, notJson = false) => ({
+    file,
+    valid,
+    kinds,
+    issues,
+    unreadable: false,
+    notJson
+  })
+  if (file.endsWith(".jsonl")) {
+    const lines = kind === "event" ? eventLines(text) : Wire.validateText(text, { framing: "jsonl", kind })
+    const issues = lines.issues.length === 0 ? [] : Io.withHints(lineValues(text), lines.issues)
+    return verdict(issues.length === 0, lines.kinds, issues)
+  }
+  const parsed = Json.parse(text)
+  if (Either.isLeft(parsed)) return verdict(false, [], [{ path: "", message: parsed.left.message }], true)
+  const one = validateValue(parsed.right, kind)
+  const issues = one.issues.length === 0 ? [] : Io.withHints(parsed.right, one.issues)
+  return verdict(issues.length === 0, [one.kind], issues)
 }
 
-/** The document the issue paths point into: the value, or for JSON lines the array of lines. */
-const parsed = (text: string, jsonl: boolean): Json.JsonValue | undefined => {
-  if (!jsonl) return Either.getOrUndefined(Json.parse(text))
-  return text.split("\n").map((line) => Either.getOrElse(Json.parse(line), () => null))
-}
-
-const readVerdict = (file: string, kind: Wire.Kind | undefined) =>
+const readVerdict = (file: string, kind: Kind | undefined) =>
   Io.readText(file, "document").pipe(
     Effect.map((text) => validateFile(file, text, kind)),
     Effect.catchAll((error) =>
@@ -52,7 +150,8 @@ const readVerdict = (file: string, kind: Wire.Kind | undefined) =>
         valid: false,
         kinds: [],
         issues: [{ path: "", message: error.message }],
-        unreadable: true
+        unreadable: true,
+        notJson: false
       })
     )
   )
@@ -61,6 +160,7 @@ const render = (v: FileVerdict): string => {
   const kind = v.kinds.length > 0 ? ` (${[...new Set(v.kinds)].join(", ")})` : ""
   if (v.valid) return `${v.file}: valid${kind}`
   if (v.unreadable) return `${v.file}: unreadable\n  ${v.issues[0]?.message ?? ""}`
+  if (v.notJson) return `${v.file}: not JSON\n  ${v.issues[0]?.message ?? ""}`
   return [`${v.file}: invalid${kind}`, ...v.issues.map((i) => `  ${i.path || "/"}: ${i.message}`)].join("\n")
 }
 
@@ -72,7 +172,7 @@ const render = (v: FileVerdict): string => {
  */
 export interface Options {
   readonly files: ReadonlyArray<string>
-  readonly kind: Option.Option<Wire.Kind>
+  readonly kind: Option.Option<Kind>
   readonly json: boolean
 }
 
@@ -91,7 +191,7 @@ export const run = ({ files, json, kind }: Options): Effect.Effect<void, never, 
     } else {
       for (const v of verdicts) yield* Console.log(render(v))
     }
-    const code = verdicts.some((v) => v.unreadable)
+    const code = verdicts.some((v) => v.unreadable || v.notJson)
       ? Io.exitCodes.failure
       : verdicts.every((v) => v.valid)
       ? Io.exitCodes.ok

@@ -46,8 +46,14 @@ describe("ahp bridge", () => {
         env: { AHP_BRIDGE_SOCKET: socket }
       })
       assert.strictEqual(answerOf(second).hookSpecificOutput.permissionDecision, "deny")
+      const secretFile = yield* eventually(() => /secret in (\S+)/.exec(bridge.stdout())?.[1])
+      const secret = fs.readFileSync(secretFile, "utf8").trim()
       const http = yield* Effect.promise(() =>
-        fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: payload }).then(async (
+        fetch(url, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-ahp-bridge-secret": secret },
+          body: payload
+        }).then(async (
           r
         ) => ({
           status: r.status,
@@ -89,7 +95,8 @@ describe("ahp bridge", () => {
         env: { AHP_BRIDGE_SOCKET: socket }
       })
       assert.strictEqual(answerOf(cold).hookSpecificOutput.permissionDecision, "allow", "the hook dispatches itself")
-      assert.isTrue(noneAlive(log))
+      // stopped after the hook's exit, by its guardian
+      yield* eventually(() => noneAlive(log))
     }))
 
   it.scopedLive("refuses a socket another bridge listens on, and reports a missing registration", () =>

@@ -152,7 +152,7 @@ describe("CommandLine", () => {
 
   it("lists every kind validate knows and every example serve knows", () => {
     const validate = program.commands.find((c) => c.name === "validate")!
-    assert.strictEqual(validate.options.find((o) => o.name === "kind")?.note, Wire.kinds.join(" | "))
+    assert.strictEqual(validate.options.find((o) => o.name === "kind")?.note, [...Wire.kinds, "event"].join(" | "))
     assert.deepStrictEqual([...exampleNames].sort(), [
       "audit",
       "prompt-annotator",

@@ -34,13 +34,14 @@ describe("shell guard", () => {
     ["git status && git diff", "allow"],
     ["cat README.md | grep ahp | wc -l", "allow"],
     ["find . -name '*.ts'", "allow"],
-    ["find . -name '*.tmp' -delete", "none"],
+    ["find . -name '*.tmp' -delete", "ask"],
     ["echo hi > out.txt", "none"],
     ["npm test", "none"],
     ["rm notes.txt", "none"]
   ]
   for (const [command, kind] of cases) {
-    it(`${command} → ${kind}`, () => assert.strictEqual(ShellGuard.classify(command).kind, kind))
+    it.effect(`${command} → ${kind}`, () =>
+      Effect.map(ShellGuard.classify(command), (verdict) => assert.strictEqual(verdict.kind, kind)))
   }
 
   it("reads string and argument-list commands", () => {
@@ -49,13 +50,15 @@ describe("shell guard", () => {
     assert.isUndefined(ShellGuard.commandOf({ path: "README.md" }))
   })
 
-  it("never sends what the request does not grant", () => {
-    const ask = ShellGuard.classify("sudo ls")
-    assert.deepStrictEqual(ShellGuard.effectsFor(ask, { effects: ["deny"] }).map((e) => e.type), ["deny"])
-    assert.deepStrictEqual(ShellGuard.effectsFor(ask, { effects: ["ask"] }).map((e) => e.type), ["ask"])
-    assert.deepStrictEqual(ShellGuard.effectsFor(ShellGuard.classify("ls"), { effects: ["deny"] }), [])
-    assert.deepStrictEqual(ShellGuard.effectsFor(ShellGuard.classify("rm -rf /"), { effects: ["message"] }), [])
-  })
+  it.effect("never sends what the request does not grant", () =>
+    Effect.gen(function*() {
+      const ask = yield* ShellGuard.classify("sudo ls")
+      assert.deepStrictEqual(ShellGuard.effectsFor(ask, { effects: ["deny"] }).map((e) => e.type), ["deny"])
+      assert.deepStrictEqual(ShellGuard.effectsFor(ask, { effects: ["ask"] }).map((e) => e.type), ["ask"])
+      assert.deepStrictEqual(ShellGuard.effectsFor(yield* ShellGuard.classify("ls"), { effects: ["deny"] }), [])
+      const destructive = yield* ShellGuard.classify("rm -rf /")
+      assert.deepStrictEqual(ShellGuard.effectsFor(destructive, { effects: ["message"] }), [])
+    }))
 })
 
 describe("secret redactor", () => {

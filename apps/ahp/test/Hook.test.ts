@@ -14,8 +14,9 @@ import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Policy from "../src/hook/Policy.js"
-import { answerOf, callHook, noneAlive, runHook, startedPids } from "./hookSupport.js"
+import { answerOf, callHook, effectsBackend, noneAlive, runHook, startedPids, trustIn } from "./hookSupport.js"
 import {
+  eventually,
   intercept,
   logEntries,
   observe,
@@ -51,13 +52,6 @@ const bash = (host: HostEvents.HostName, command: string, extra: Record<string, 
     tool_input: { command, description: "a command" },
     tool_use_id: "toolu_1",
     ...extra
-  })
-
-const effectsBackend = (log: string, effects: ReadonlyArray<unknown>, events: ReadonlyArray<string>, extra = {}) =>
-  registration({
-    id: "com.example.policy",
-    transport: scriptedStdio(`effects=${JSON.stringify(effects)}`, log),
-    subscriptions: [intercept(events, extra)]
   })
 
 const text = (
@@ -319,7 +313,7 @@ describe("effects rendered per host", () => {
         const run = yield* (c.binary === true ? runHook : callHook)([c.host, "--registration", reg], c.payload, { dir })
         assert.strictEqual(run.code, 0)
         assert.deepStrictEqual(answerOf(run), c.expected, run.stderr)
-        assert.isTrue(noneAlive(log))
+        yield* eventually(() => noneAlive(log))
       }))
   }
 })
@@ -369,12 +363,12 @@ describe("deadlines, failures and bad input", () => {
           permissionDecisionReason: "Required policy backend unavailable"
         })
         assert.isNotEmpty(startedPids(closed.log))
-        assert.isTrue(noneAlive(closed.log))
+        yield* eventually(() => noneAlive(closed.log))
         assert.isFalse(open.run.killed, `answered in ${open.run.elapsedMs} ms`)
         assert.strictEqual(open.run.code, 0)
         assert.strictEqual(open.run.stdout, "")
         assert.isNotEmpty(startedPids(open.log))
-        assert.isTrue(noneAlive(open.log))
+        yield* eventually(() => noneAlive(open.log))
       })
   )
 
@@ -530,21 +524,23 @@ describe("deadlines, failures and bad input", () => {
       assert.strictEqual(answerOf(run).hookSpecificOutput.permissionDecisionReason, "destructive", run.stderr)
       const log = path.join(dir, "backend.log")
       assert.strictEqual(startedPids(log).length, 1, "the relative log path names the registration's parent directory")
-      assert.isTrue(noneAlive(log))
+      yield* eventually(() => noneAlive(log))
     }))
 
-  it.scoped("the project default is found from the payload's cwd; an event nothing selects starts no backend", () =>
+  it.scoped("the trusted project default is found from the payload's cwd up to its git work tree; an event nothing selects starts no backend", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
       const log = path.join(dir, "backend.log")
       const project = path.join(dir, "project")
       fs.mkdirSync(path.join(project, ".ahp"), { recursive: true })
       fs.mkdirSync(path.join(project, "src"))
-      writeFile(
+      fs.mkdirSync(path.join(project, ".git"))
+      const file = writeFile(
         path.join(project, ".ahp"),
         "registration.json",
         effectsBackend(log, [{ type: "deny", reason: "no" }], ["tool.before"])
       )
+      trustIn(dir, file)
       const prompt = JSON.stringify({
         session_id: "s",
         cwd: path.join(project, "src"),
@@ -601,7 +597,7 @@ describe("deadlines, failures and bad input", () => {
       assert.match(lines[2]!, /com\.example\.guard\/guard .*deny "destructive".*accepted/)
       assert.match(lines[3]!, /com\.example\.audit\/0 \(observe\): delivered/)
       assert.match(lines[4]!, /⇒ deny, "destructive" \(by com\.example\.guard\/guard\) → \{"hookSpecificOutput"/)
-      assert.isTrue(noneAlive(log) && noneAlive(audit))
+      yield* eventually(() => noneAlive(log) && noneAlive(audit))
       assert.strictEqual(logEntries(audit).filter((e) => e.event === "message").length, 1)
     }))
 })

@@ -127,6 +127,38 @@ describe("ahp hook install / uninstall", () => {
       assert.deepStrictEqual(readJson(file), existing)
     }))
 
+  it.scoped("with --registration, only the events it selects get an entry, and ours for the others are removed", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const file = path.join(dir, "settings.json")
+      const everything = yield* callHook(["install", "claude-code", "--settings", file], "", { dir })
+      assert.strictEqual(everything.code, 0, everything.stderr)
+      assert.include(Object.keys(readJson(file).hooks), "PostToolBatch")
+      const reg = writeFile(dir, "registration.json", {
+        protocolVersion: "draft",
+        hooks: [{
+          id: "com.example.guard",
+          transport: { type: "stdio", command: "guard", lifecycle: "persistent" },
+          subscriptions: [
+            { mode: "intercept", events: ["tool.before"], failurePolicy: "fail-closed", content: { default: "body" } },
+            { mode: "observe", events: ["turn.start"], content: { default: "metadata" } }
+          ]
+        }]
+      })
+      const some = yield* callHook(["install", "claude-code", "--settings", file, "--registration", reg], "", { dir })
+      assert.strictEqual(some.code, 0, some.stderr)
+      assert.deepStrictEqual(Object.keys(readJson(file).hooks).sort(), ["PreToolUse", "UserPromptSubmit"])
+      assert.match(some.stdout, /removed the hook for .*PostToolBatch.* \(the registration selects none of them\)/)
+      const again = yield* callHook(["install", "claude-code", "--settings", file, "--registration", reg], "", { dir })
+      assert.include(again.stdout, "already installed; nothing changed")
+      const none = writeFile(dir, "none.json", { protocolVersion: "draft", hooks: [] })
+      const refused = yield* callHook(["install", "claude-code", "--settings", file, "--registration", none], "", {
+        dir
+      })
+      assert.strictEqual(refused.code, 2)
+      assert.include(refused.stderr, "selects none of the events claude-code offers; nothing was changed")
+    }))
+
   it("recognises its own entries, not others", () => {
     const ours = (command: string, host: HostEvents.HostName = "claude-code") =>
       Install.isOurs({ type: "command", command }, host)

@@ -1,9 +1,10 @@
 /**
- * The README stays true: the two set-up commands are the documented ones; every TypeScript
- * block is a file of apps/ahp/docs shown whole (compiled by `tsc -b`, run by Docs.test.ts);
- * every tour command runs from the repository root and prints what the block after it shows
- * (the hook commands as `pnpm ahp` runs them: the workspace's bin `apps/ahp/bin/ahp.mjs` in a
- * process of its own; the others in this process); every option of a usage block exists.
+ * The README and the docs stay true: the two set-up commands are the README's, and no other
+ * file has one; every TypeScript block is a file of apps/ahp/docs shown whole (compiled by
+ * `tsc -b`, run by Docs.test.ts), and every such file is shown somewhere; every shell command
+ * runs from the repository root and prints what the block after it shows (the hook commands
+ * as `pnpm ahp` runs them: the workspace's bin `apps/ahp/bin/ahp.mjs` in a process of its
+ * own; the others in this process); every option of a usage block exists.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -16,6 +17,8 @@ import { runInProcess } from "./inProcess.js"
 import { root, runCli } from "./support.js"
 
 interface Block {
+  /** The Markdown file, relative to the repository root. */
+  readonly file: string
   readonly lang: string
   readonly content: string
   /** The HTML comment right before the block, without `<!--` and `-->`. */
@@ -23,10 +26,18 @@ interface Block {
   readonly line: number
 }
 
-const readme = fs.readFileSync(path.join(root, "README.md"), "utf8")
+/** The README first, then CONTRIBUTING.md and every Markdown file under docs/, in name order. */
+const documents: ReadonlyArray<string> = [
+  "README.md",
+  "CONTRIBUTING.md",
+  ...fs.readdirSync(path.join(root, "docs"), { recursive: true, encoding: "utf8" })
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => path.posix.join("docs", name.split(path.sep).join("/")))
+    .sort()
+]
 
-const blocks: ReadonlyArray<Block> = (() => {
-  const lines = readme.split("\n")
+const blocksOf = (file: string): ReadonlyArray<Block> => {
+  const lines = fs.readFileSync(path.join(root, file), "utf8").split("\n")
   const found: Array<Block> = []
   for (let i = 0; i < lines.length; i++) {
     const open = /^```(\w*)$/.exec(lines[i]!)
@@ -35,11 +46,23 @@ const blocks: ReadonlyArray<Block> = (() => {
     let before = i - 1
     while (before >= 0 && lines[before]!.trim() === "") before--
     const comment = /^<!-- (.*) -->$/.exec(lines[before] ?? "")
-    found.push({ lang: open[1]!, content: lines.slice(i + 1, end).join("\n"), marker: comment?.[1], line: i + 1 })
+    found.push({ file, lang: open[1]!, content: lines.slice(i + 1, end).join("\n"), marker: comment?.[1], line: i + 1 })
     i = end
   }
   return found
-})()
+}
+
+/**
+ * A document with an `<!-- install -->` block is the consumer check's (test/consumer): it
+ * installs that line in a fresh project and runs the document's program and commands there.
+ */
+const isConsumerDocument = (file: string) => blocksOf(file).some((b) => b.marker === "install")
+
+const consumerDocuments = documents.filter(isConsumerDocument)
+
+const blocks: ReadonlyArray<Block> = documents.filter((file) => !isConsumerDocument(file)).flatMap(blocksOf)
+
+const where = (block: Block) => `${block.file} line ${block.line}`
 
 const setupCommands = [
   "npm i -g pnpm@12.4.2 && pnpm install --frozen-lockfile && pnpm ahp demo",
@@ -66,9 +89,12 @@ const parseCommand = (line: string) => {
 
 const normalise = (text: string) => text.replace(/\d+ ms/g, "N ms").trimEnd()
 
-describe("README", () => {
-  it("keeps exactly the two set-up commands, whose scripts exist", () => {
-    assert.deepStrictEqual(blocks.filter(isSetup).map((b) => b.content), setupCommands)
+describe("README and docs", () => {
+  it("keeps exactly the two set-up commands, in the README, whose scripts exist", () => {
+    assert.deepStrictEqual(
+      blocks.filter(isSetup).map((b) => [b.file, b.content]),
+      setupCommands.map((c) => ["README.md", c])
+    )
     const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"))
     assert.strictEqual(manifest.scripts.test, "node scripts/test.mjs")
     // `pnpm ahp` is the workspace's `ahp` bin (no script of that name, so pnpm adds no noise)
@@ -78,6 +104,13 @@ describe("README", () => {
     assert.isTrue(fs.existsSync(path.join(root, "apps", "ahp", cli.bin.ahp)))
   })
 
+  it("leaves to the consumer check only the documents it reads", () => {
+    const consumerTest = fs.readFileSync(path.join(root, "test", "consumer", "Consumer.test.ts"), "utf8")
+    for (const file of consumerDocuments) {
+      assert.include(consumerTest, JSON.stringify(file), `${file} has an install block the consumer check never reads`)
+    }
+  })
+
   it("has only blocks the tests check", () => {
     for (const block of blocks) {
       const known = isSetup(block) ||
@@ -85,18 +118,22 @@ describe("README", () => {
         (block.lang === "ts" && block.marker?.startsWith("file: ")) ||
         ((block.lang === "json" || block.lang === "text") &&
           (block.marker === "output" || block.marker?.startsWith("usage: ")))
-      assert.isTrue(known, `README line ${block.line}: a ${block.lang} block the tests do not check`)
+      assert.isTrue(known, `${where(block)}: a ${block.lang} block the tests do not check`)
     }
   })
 
   it("shows every docs file whole, and nothing else as TypeScript", () => {
     const shown = blocks.filter((b) => b.lang === "ts").map((block) => {
       const file = block.marker!.slice("file: ".length)
-      assert.strictEqual(path.dirname(path.join(root, file)), docsDir, file)
-      assert.strictEqual(block.content, fs.readFileSync(path.join(root, file), "utf8").trimEnd(), file)
+      assert.strictEqual(path.dirname(path.join(root, file)), docsDir, `${where(block)}: ${file}`)
+      assert.strictEqual(
+        block.content,
+        fs.readFileSync(path.join(root, file), "utf8").trimEnd(),
+        `${where(block)}: ${file}`
+      )
       return path.basename(file)
     })
-    assert.deepStrictEqual([...shown].sort(), fs.readdirSync(docsDir).filter((f) => f.endsWith(".ts")).sort())
+    assert.deepStrictEqual([...new Set(shown)].sort(), fs.readdirSync(docsDir).filter((f) => f.endsWith(".ts")).sort())
   })
 
   it("the install steps name real scripts and the tarballs they write", () => {
@@ -118,9 +155,11 @@ describe("README", () => {
     for (const block of blocks.filter((b) => b.marker?.startsWith("usage: "))) {
       const name = block.marker!.slice("usage: ".length)
       const command = program.commands.find((c) => c.name === name)
-      assert.isDefined(command, name)
+      assert.isDefined(command, `${where(block)}: ${name}`)
       const help = CommandLine.help(program, command, style(false))
-      for (const option of block.content.match(/--[a-z-]+/g) ?? []) assert.include(help, option, `${name} ${option}`)
+      for (const option of block.content.match(/--[a-z-]+/g) ?? []) {
+        assert.include(help, option, `${where(block)}: ${name} ${option}`)
+      }
     }
   })
 
@@ -136,7 +175,7 @@ describe("README", () => {
       (before) => Effect.sync(() => process.chdir(before))
     )
 
-  it.live("runs every tour command and prints what the README shows", () =>
+  it.live("runs every shell command shown and prints what the docs show", () =>
     Effect.gen(function*() {
       const tour = blocks.filter((b) => b.lang === "sh" && !isSetup(b) && !isNotRun(b))
       assert.isAtLeast(tour.length, 4)
@@ -151,7 +190,7 @@ describe("README", () => {
           const { args, input } = parseCommand(line)
           for (const arg of [...args, ...(input === undefined ? [] : [input])]) {
             if (arg.startsWith("examples/")) {
-              assert.isTrue(fs.existsSync(path.join(root, arg)), `${line}: ${arg} is missing`)
+              assert.isTrue(fs.existsSync(path.join(root, arg)), `${where(block)}: ${line}: ${arg} is missing`)
             }
           }
           // demo and conformance print no output here; Demo.test.ts and Conformance.test.ts run them
@@ -163,9 +202,9 @@ describe("README", () => {
           const run = args[0] === "hook"
             ? yield* runCli(args, { command: [workspaceBin], ...stdin })
             : yield* inRoot(runInProcess(args, stdin))
-          assert.strictEqual(run.code, 0, `${line}\n${run.stdout}\n${run.stderr}`)
-          if (next?.marker === "output" && commands.length === 1) {
-            assert.strictEqual(normalise(run.stdout), normalise(next.content), line)
+          assert.strictEqual(run.code, 0, `${where(block)}: ${line}\n${run.stdout}\n${run.stderr}`)
+          if (next?.marker === "output" && next.file === block.file && commands.length === 1) {
+            assert.strictEqual(normalise(run.stdout), normalise(next.content), `${where(block)}: ${line}`)
           }
         }
       }

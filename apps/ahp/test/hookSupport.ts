@@ -13,7 +13,8 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { PassThrough } from "node:stream"
 import * as Command from "../src/hook/Command.js"
-import { bundle, collect, isAlive, logEntries } from "./support.js"
+import * as Trust from "../src/hook/Trust.js"
+import { bundle, collect, intercept, isAlive, logEntries, registration, scriptedStdio } from "./support.js"
 
 // What a call loads on demand (the cold path, the stdio transport, the fallback answer) is
 // loaded here, before any test starts: a call in process spends its deadline on the call,
@@ -34,6 +35,10 @@ export interface HookRun {
   readonly stdout: string
   readonly stderr: string
   readonly elapsedMs: number
+  /** When the first byte of the answer arrived on stdout (milliseconds after the start; runs of their own). */
+  readonly answeredMs?: number | undefined
+  /** When the process exited (milliseconds after the start; runs of their own). */
+  readonly exitedMs?: number | undefined
   /** Whether the host's timeout killed it. */
   readonly killed: boolean
 }
@@ -48,39 +53,86 @@ export interface HookOptions {
   readonly timeoutMs?: number
   /** The command words before the arguments (default `node <bundle> hook`). */
   readonly command?: ReadonlyArray<string>
+  /**
+   * The shell the host runs the command through, as the words before the command line
+   * (`["sh", "-c"]` as Claude Code does, `["bash", "-lc"]` as Codex does); default: none.
+   */
+  readonly shell?: ReadonlyArray<string>
+  /** Called with the hook's pid once it has started. */
+  readonly onStart?: (pid: number) => void
 }
 
 /** The isolated environment of a run in `dir`. */
 export const hookEnv = (dir: string, extra: Record<string, string> = {}): Record<string, string> => {
   const env: Record<string, string> = {}
   for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && !key.startsWith("AHP_") && key !== "CLAUDE_PROJECT_DIR" && key !== "XDG_RUNTIME_DIR") {
+    if (
+      value !== undefined && !key.startsWith("AHP_") && key !== "CLAUDE_PROJECT_DIR" && key !== "XDG_RUNTIME_DIR" &&
+      key !== "XDG_STATE_HOME"
+    ) {
       env[key] = value
     }
   }
-  for (const sub of ["home", "cache", "run"]) fs.mkdirSync(path.join(dir, sub), { recursive: true, mode: 0o700 })
+  for (const sub of ["home", "cache", "run", "state"]) {
+    fs.mkdirSync(path.join(dir, sub), { recursive: true, mode: 0o700 })
+  }
   return {
     ...env,
     HOME: path.join(dir, "home"),
     AHP_CACHE_DIR: path.join(dir, "cache"),
     XDG_RUNTIME_DIR: path.join(dir, "run"),
+    XDG_STATE_HOME: path.join(dir, "state"),
     NO_COLOR: "1",
     ...extra
   }
 }
 
+/**
+ * Trusts project registrations for the runs in `dir` (in its private state folder), as
+ * `ahp trust FILE` does for a user: each file with its current text.
+ */
+export const trustIn = (dir: string, ...files: ReadonlyArray<string>): void => {
+  const store = Trust.trustFile({ XDG_STATE_HOME: path.join(dir, "state") }, path.join(dir, "home"))
+  const trusted: Record<string, string> = { ...Trust.read(store) }
+  for (const file of files) trusted[Trust.realPath(file)] = Trust.digest(fs.readFileSync(file, "utf8"))
+  const problem = Trust.write(store, trusted)
+  if (problem !== undefined) throw new Error(problem)
+}
+
+/** A registration whose one stdio backend (the scripted one) answers `effects` to `events`. */
+export const effectsBackend = (
+  log: string,
+  effects: ReadonlyArray<unknown>,
+  events: ReadonlyArray<string>,
+  extra = {}
+) =>
+  registration({
+    id: "com.example.policy",
+    transport: scriptedStdio(`effects=${JSON.stringify(effects)}`, log),
+    subscriptions: [intercept(events, extra)]
+  })
+
 /** Runs `node <bundle> hook args…` with `payload` on stdin, as a host runs a command hook. */
 export const runHook = (args: ReadonlyArray<string>, payload: string, options: HookOptions): Effect.Effect<HookRun> =>
   Effect.async<HookRun>((resume) => {
     const started = Date.now()
-    const child = spawn(process.execPath, [...(options.command ?? hookCommand), ...args], {
+    const words = [process.execPath, ...(options.command ?? hookCommand), ...args]
+    const [file, ...rest] = options.shell === undefined
+      ? words
+      : [...options.shell, words.map((w) => `'${w.replaceAll("'", `'\\''`)}'`).join(" ")]
+    const child = spawn(file!, rest, {
       cwd: options.cwd ?? options.dir,
       env: hookEnv(options.dir, options.env),
       stdio: ["pipe", "pipe", "pipe"]
     })
+    if (child.pid !== undefined) options.onStart?.(child.pid)
     let stdout = ""
     let stderr = ""
     let killed = false
+    let answeredMs: number | undefined
+    let exitedMs: number | undefined
+    child.stdout.once("data", () => (answeredMs = Date.now() - started))
+    child.on("exit", () => (exitedMs = Date.now() - started))
     const timer = setTimeout(() => {
       killed = true
       child.kill("SIGKILL")
@@ -91,7 +143,7 @@ export const runHook = (args: ReadonlyArray<string>, payload: string, options: H
     child.stdin.end(payload)
     child.on("close", (code) => {
       clearTimeout(timer)
-      resume(Effect.succeed({ code, stdout, stderr, elapsedMs: Date.now() - started, killed }))
+      resume(Effect.succeed({ code, stdout, stderr, elapsedMs: Date.now() - started, answeredMs, exitedMs, killed }))
     })
     return Effect.sync(() => child.kill("SIGKILL"))
   })
@@ -105,7 +157,7 @@ export const runHook = (args: ReadonlyArray<string>, payload: string, options: H
 export const callHook = (
   args: ReadonlyArray<string>,
   payload: string,
-  options: Omit<HookOptions, "timeoutMs" | "command"> & { readonly startedAt?: number }
+  options: Omit<HookOptions, "timeoutMs" | "command"> & { readonly startedAt?: number; readonly uid?: number }
 ): Effect.Effect<HookRun> =>
   Effect.async<HookRun>((resume) => {
     const started = Date.now()
@@ -127,6 +179,7 @@ export const callHook = (
       env,
       cwd: options.cwd ?? options.dir,
       home: env.HOME!,
+      uid: options.uid,
       startedAt: options.startedAt ?? started,
       exit: end
     }).then(end, (error: unknown) => {

@@ -138,11 +138,14 @@ export const layerMemory = (options: { readonly maxStoredBytes?: number | undefi
  *
  * @example
  * ```ts
- * Backend.intercept("user.message.inbound", (request) =>
+ * import { Attachments, Backend } from "@effect-ahp/backend"
+ * import { Effect } from "effect"
+ *
+ * const sizeLimit = Backend.intercept("user.message.inbound", () =>
  *   Effect.gen(function*() {
- *     const bytes = yield* Attachments.read("att_…")
- *     return bytes.length > 1_000_000 ? [{ type: "deny", reason: "too large" }] : []
- *   }))
+ *     const bytes = yield* Attachments.read("att_1")
+ *     return bytes.length > 1_000_000 ? [{ type: "deny" as const, reason: "too large" }] : []
+ *   }).pipe(Effect.catchTag("AttachmentNotFound", () => Effect.succeed([]))))
  * ```
  *
  * @since 0.1.0

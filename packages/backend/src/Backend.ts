@@ -248,7 +248,13 @@ type ContextOf<L> = L extends Layer.Layer<infer _A, infer _E, infer R> ? R : nev
  *
  * @example
  * ```ts
- * const backend = Backend.make(guard, redactor, audit)
+ * import { Backend } from "@effect-ahp/backend"
+ * import { Effect } from "effect"
+ *
+ * const guard = Backend.intercept("tool.before", () => Effect.succeed([]))
+ * const audit = Backend.observe("tool.*", (event) => Effect.log(event.type))
+ *
+ * const backend = Backend.make(guard, audit)
  * ```
  *
  * @since 0.1.0

@@ -184,7 +184,13 @@ const formatUrl = (hostname: string, port: number, path: string): string =>
  *
  * @example
  * ```ts
- * const main = Layer.launch(Http.serve(Backend.make(guard), { port: 8787, path: "/hooks" }))
+ * import { Backend, Http } from "@effect-ahp/backend"
+ * import { NodeRuntime } from "@effect/platform-node"
+ * import { Effect, Layer } from "effect"
+ *
+ * const guard = Backend.intercept("tool.before", () => Effect.succeed([]))
+ *
+ * Layer.launch(Http.serve(Backend.make(guard), { port: 8787, path: "/hooks" })).pipe(NodeRuntime.runMain)
  * ```
  *
  * @since 0.1.0

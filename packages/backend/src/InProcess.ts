@@ -50,8 +50,15 @@ export const make: Effect.Effect<InProcessBackend, never, Server.Server> = Effec
  *
  * @example
  * ```ts
- * const backend = yield* InProcess.fromLayer(Backend.make(guard, audit))
- * const response = yield* backend.request(interceptRequest)
+ * import { Backend, InProcess } from "@effect-ahp/backend"
+ * import { Effect } from "effect"
+ *
+ * const guard = Backend.intercept("tool.before", () => Effect.succeed([{ type: "deny" as const, reason: "read-only" }]))
+ *
+ * const program = Effect.gen(function*() {
+ *   const backend = yield* InProcess.fromLayer(Backend.make(guard))
+ *   return yield* backend.request({ jsonrpc: "2.0", id: 1, method: "initialize", params: {} })
+ * }).pipe(Effect.scoped)
  * ```
  *
  * @since 0.1.0

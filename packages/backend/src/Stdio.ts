@@ -178,7 +178,12 @@ export const serve = <E, R>(
  *
  * @example
  * ```ts
- * // bin.ts
+ * import { Backend, Stdio } from "@effect-ahp/backend"
+ * import { Effect } from "effect"
+ *
+ * const guard = Backend.intercept("tool.before", () => Effect.succeed([]))
+ * const audit = Backend.observe("tool.after", (event) => Effect.log(event.tool.name))
+ *
  * Stdio.run(Backend.make(guard, audit))
  * ```
  *

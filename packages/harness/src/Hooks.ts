@@ -672,6 +672,14 @@ export const make = <E = never, R = never>(
  *
  * @example
  * ```ts
+ * import { Backend, InProcess } from "@effect-ahp/backend"
+ * import { Hooks } from "@effect-ahp/harness"
+ * import { NodeTransports } from "@effect-ahp/node"
+ * import { Registration } from "@effect-ahp/protocol"
+ * import { Effect, Layer } from "effect"
+ *
+ * const guard = Backend.intercept("tool.before", () => Effect.succeed([]))
+ *
  * const HooksLive = Hooks.layer(
  *   Registration.make([
  *     Registration.inProcess("com.example.guard", [
@@ -723,6 +731,9 @@ export const defaultConfig: Config.Config.Wrap<ConfigOptions> = { registration: 
  *
  * @example
  * ```ts
+ * import { Hooks } from "@effect-ahp/harness"
+ * import { Config } from "effect"
+ *
  * const HooksLive = Hooks.layerConfig({
  *   registration: Config.string("AHP_REGISTRATION"),
  *   source: Config.string("AHP_SOURCE"),

@@ -2,7 +2,8 @@
  * The typed record of one failed route: which subscription, in which phase, why, and
  * whether its failure policy produced a synthetic denial. Returned as data in dispatch
  * results, never thrown. Details never hold credentials, nor backend output beyond a stdio
- * backend's stderr tail (bounded, secrets redacted).
+ * backend's stderr tail and a JSON-RPC error's message and data (bounded, escaped, the
+ * transport's secrets masked).
  *
  * @since 0.1.0
  */

@@ -69,7 +69,9 @@ export type RejectionCode = typeof RejectionCode.Type
 
 /**
  * A rejected response: what was wrong and where (a JSON Pointer into the response). The
- * detail never quotes backend text.
+ * detail quotes backend text only for a JSON-RPC error, whose message and `data` are the
+ * backend's own account of its refusal: bounded, every control and bidirectional character
+ * escaped. Masking credentials in them is the transport's part (`Transport.Endpoint`).
  *
  * @since 0.1.0
  * @category models
@@ -160,6 +162,27 @@ const decoderFor = (schema: Schema.Schema<any, any>) => {
   return decode
 }
 
+/** The most of a JSON-RPC error's message, and of its `data` written as JSON, that a detail quotes. */
+const quotedMessageChars = 200
+const quotedDataChars = 300
+
+const cut = (text: string, max: number) => text.length <= max ? text : `${text.slice(0, max)}…`
+
+/** What `JSON.stringify` leaves unescaped but a terminal or a reader may act on: C1 controls, DEL, bidi marks. */
+const unsafe = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
+const escapeUnsafe = (text: string) =>
+  text.replace(unsafe, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+
+/** What a backend said in its JSON-RPC error, for the detail: `: "message" (data: …)`, bounded; empty when nothing. */
+const errorAccount = (error: unknown): string => {
+  if (!Json.isObject(error)) return ""
+  const message = typeof error.message === "string" && error.message !== ""
+    ? `: ${escapeUnsafe(JSON.stringify(cut(error.message, quotedMessageChars)))}`
+    : ""
+  const data = "data" in error ? Either.getOrUndefined(Json.encode(error.data)) : undefined
+  return data === undefined ? message : `${message} (data: ${escapeUnsafe(cut(data, quotedDataChars))})`
+}
+
 const checkEnvelope = (response: unknown, requestId: JsonRpc.Id): Either.Either<ReadonlyArray<unknown>, Rejection> => {
   if (!Json.isObject(response)) return reject("protocol", "malformed-response", "", "the response is not a JSON object")
   if (response.jsonrpc !== "2.0") return reject("protocol", "invalid-envelope", "/jsonrpc", "jsonrpc must be \"2.0\"")
@@ -176,7 +199,7 @@ const checkEnvelope = (response: unknown, requestId: JsonRpc.Id): Either.Either<
       "protocol",
       "jsonrpc-error",
       "/error",
-      `the backend answered with JSON-RPC error ${code ?? "(no code)"}`,
+      `the backend answered with JSON-RPC error ${code ?? "(no code)"}${errorAccount(error)}`,
       code
     )
   }

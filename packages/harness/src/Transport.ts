@@ -140,7 +140,11 @@ export const isTransportError = (u: unknown): u is TransportError => hasProperty
  * @category models
  */
 export interface Endpoint {
-  /** Sends a request; succeeds with the parsed response carrying the same id. */
+  /**
+   * Sends a request; succeeds with the parsed response carrying the same id. A JSON-RPC
+   * error answer comes back with the credentials the endpoint holds masked in its `error`:
+   * the harness quotes its message and data in the route's failure.
+   */
   readonly request: (message: Json.JsonObject) => Effect.Effect<Json.JsonValue, TransportError>
   /** Sends a notification; succeeds once delivered. */
   readonly notify: (message: Json.JsonObject) => Effect.Effect<void, TransportError>

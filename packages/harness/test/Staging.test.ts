@@ -44,7 +44,7 @@ describe("Staging envelope", () => {
   it("accepts an empty effect list", () => assert.strictEqual(codeOf(Staging.stage(respond([]), ctx)), "accepted"))
   it("rejects a non-object", () => assert.strictEqual(codeOf(Staging.stage([respond([])], ctx)), "malformed-response"))
   it("rejects another id", () => assert.strictEqual(codeOf(Staging.stage(respond([], "evt_2"), ctx)), "id-mismatch"))
-  it("rejects a JSON-RPC error and keeps its code", () => {
+  it("rejects a JSON-RPC error and keeps its code and what it said (masking secrets is the transport's part)", () => {
     const result = Staging.stage(
       { jsonrpc: "2.0", id: "evt_1", error: { code: -32003, message: "busy: token=abc" } },
       ctx
@@ -53,7 +53,27 @@ describe("Staging envelope", () => {
     if (Either.isLeft(result)) {
       assert.strictEqual(result.left.code, "jsonrpc-error")
       assert.strictEqual(result.left.jsonRpcCode, -32003)
-      assert.notInclude(result.left.detail, "token")
+      assert.strictEqual(result.left.detail, "the backend answered with JSON-RPC error -32003: \"busy: token=abc\"")
+    }
+  })
+  it("quotes a JSON-RPC error's message and data bounded, control and bidi characters escaped", () => {
+    const result = Staging.stage(
+      {
+        jsonrpc: "2.0",
+        id: "evt_1",
+        error: { code: -32000, message: `x\u009b\u202e${"m".repeat(300)}`, data: { rejected: "d".repeat(400) } }
+      },
+      ctx
+    )
+    assert.isTrue(Either.isLeft(result))
+    if (Either.isLeft(result)) {
+      const detail = result.left.detail
+      assert.isTrue(
+        detail.startsWith(`the backend answered with JSON-RPC error -32000: "x\\u009b\\u202e${"m".repeat(197)}…"`),
+        detail
+      )
+      assert.include(detail, ` (data: {"rejected":"${"d".repeat(300 - 13)}…)`)
+      assert.notMatch(detail, /[\u0000-\u001f\u007f-\u009f\u202e]/)
     }
   })
   it("rejects result and error together", () =>

@@ -109,7 +109,11 @@ export const defaults = {
 } as const
 
 /** Reads an incoming response: synchronous, so reading it is not a step of its own. */
-type Interpret<A> = (incoming: http.Incoming) => Either.Either<A, TransportApi.TransportError>
+/** Reads a response; `secrets` are what a JSON-RPC error answer must not quote (the credential sent included). */
+type Interpret<A> = (
+  incoming: http.Incoming,
+  secrets: () => ReadonlyArray<string>
+) => Either.Either<A, TransportApi.TransportError>
 
 const statusFailure = (status: number, expected: string) =>
   status >= 300 && status < 400
@@ -120,7 +124,11 @@ const unauthorized = () => http.failure("unauthorized", "the backend rejected th
 
 const closedError = http.failure("closed", "the HTTP transport was closed")
 
-const interpretRequest = (id: Json.JsonValue, maxBodyBytes: number): Interpret<Json.JsonValue> => (incoming) => {
+const interpretRequest = (id: Json.JsonValue, maxBodyBytes: number): Interpret<Json.JsonValue> =>
+(
+  incoming,
+  secrets
+) => {
   if (incoming.status !== 200) return Either.left(statusFailure(incoming.status, "200"))
   if (!http.isJson(incoming)) {
     return Either.left(http.failure("malformed", "the response is not declared as application/json"))
@@ -133,7 +141,7 @@ const interpretRequest = (id: Json.JsonValue, maxBodyBytes: number): Interpret<J
         ? `the response body is JSON nested deeper than ${Json.maxDepth} levels`
         : "the response body is not UTF-8 JSON"
     }),
-    onRight: (value) => response.classify(value, id)
+    onRight: (value) => response.classify(value, id, secrets)
   })
   return verdict._tag === "Response"
     ? Either.right(verdict.value)
@@ -181,6 +189,8 @@ const traceHeaders = (body: Json.JsonObject): Effect.Effect<Readonly<Record<stri
 export interface Connection {
   /** The backend's id, named in errors (e.g. the login command); `backend` by default. */
   readonly backend?: string | undefined
+  /** Values masked in a JSON-RPC error answer, besides the credential sent (read only for one). */
+  readonly secrets?: (() => ReadonlyArray<string>) | undefined
 }
 
 /**
@@ -243,6 +253,11 @@ export const connect = (
     const authorizer = Either.map(target, (url) =>
       auth.authorizer({ url, authentication, backend: connection.backend ?? "backend", purpose: "event" }, inFlight))
 
+    const secretsWith = (credential: Option.Option<Redacted.Redacted<string>>) => () => [
+      ...(connection.secrets?.() ?? []),
+      ...(Option.isSome(credential) ? [Redacted.value(credential.value)] : [])
+    ]
+
     /**
      * One POST of `body` with `credential`; its response is read by `answer` in the same
      * step (a 401 included).
@@ -302,7 +317,9 @@ export const connect = (
       // After a 401, one retry with the challenge's credential; a second 401 ends the call.
       const retry = (credential: Redacted.Redacted<string>) =>
         attempt(url, message, body, Option.some(credential), traced, (incoming) =>
-          incoming.status === 401 ? Effect.fail(unauthorized()) : interpret(incoming))
+          incoming.status === 401
+            ? Effect.fail(unauthorized())
+            : interpret(incoming, secretsWith(Option.some(credential))))
       const attempts = (credential: Option.Option<Redacted.Redacted<string>>) =>
         attempt(url, message, body, credential, traced, (incoming) =>
           incoming.status === 401
@@ -310,7 +327,7 @@ export const connect = (
               auth.challenge({ wwwAuthenticate: incoming.headers["www-authenticate"], credential }),
               retry
             )
-            : interpret(incoming))
+            : interpret(incoming, secretsWith(credential)))
       // A credential known at once (none, without a binding) costs no steps of its own.
       const now = auth.credentialNow?.()
       return now !== undefined ? attempts(now) : Effect.flatMap(auth.credential, attempts)
@@ -340,8 +357,7 @@ export const connect = (
         message.id === undefined
           ? response.requestId(message)
           : exchange("HttpTransport.request", message, interpretRequest(message.id, maxBodyBytes)),
-      notify: (message) =>
-        exchange("HttpTransport.notify", message, notification)
+      notify: (message) => exchange("HttpTransport.notify", message, notification)
     }
     return endpoint
   })

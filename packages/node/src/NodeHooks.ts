@@ -87,6 +87,9 @@ const readRegistration = (file: string): Effect.Effect<string, Registry.Configur
  *
  * @example
  * ```ts
+ * import { NodeHooks } from "@effect-ahp/node"
+ * import { Config } from "effect"
+ *
  * const HooksLive = NodeHooks.layerConfig({
  *   registration: Config.map(Config.string("REGISTRATION_FILE"), (file) => ({ file })),
  *   source: Config.string("AHP_SOURCE"),

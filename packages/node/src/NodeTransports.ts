@@ -33,8 +33,9 @@ export interface Options {
   readonly stdio?: StdioTransport.Options | undefined
   readonly http?: HttpTransport.Options | undefined
   /**
-   * Secret values to redact from stdio backends' stderr tails, on top of the values passed
-   * in their environments and of the variables named by the registration's `tokenEnv`s.
+   * Secret values to redact from stdio backends' stderr tails and from every backend's
+   * JSON-RPC error answers, on top of the values passed in stdio environments, the credential
+   * an HTTP request carried and the variables named by the registration's `tokenEnv`s.
    */
   readonly secrets?: ReadonlyArray<string | Redacted.Redacted<string>> | undefined
 }
@@ -95,7 +96,7 @@ export const make = (options: Options = {}): Effect.Effect<TransportApi.Transpor
           const endpoint: Effect.Effect<TransportApi.Endpoint, never, Requirements | Scope.Scope> =
             transport.type === "stdio"
               ? StdioTransport.connect(transport, options.stdio, { ...connectOptions, backend: backend.id, secrets })
-              : HttpTransport.connect(transport, backend.authentication, options.http, { backend: backend.id })
+              : HttpTransport.connect(transport, backend.authentication, options.http, { backend: backend.id, secrets })
           return Effect.provide(endpoint, context)
         }
       })

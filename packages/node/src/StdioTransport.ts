@@ -25,7 +25,10 @@
  * every `per_event` exchange and when the endpoint closes, the whole group is terminated —
  * SIGTERM, then SIGKILL after `killGrace` if anything is left — whether or not the child
  * itself has already exited, so grandchildren that ignore SIGTERM are stopped too. A
- * process that leaves the group (`setsid`, `setpgid`) is out of reach.
+ * process that leaves the group (`setsid`, `setpgid`) is out of reach. With `guardian`, a
+ * watchdog process stops the groups this process leaves behind when it ends without closing
+ * the endpoint (it exits at once, or it is killed): after the end of their stdin, each group
+ * gets `exitGrace`, then SIGTERM, then SIGKILL after `killGrace`.
  *
  * Deadlines are absolute: an interrupted exchange returns at once, and stopping and
  * reaping its child continue in the background in the endpoint's scope (closing the scope
@@ -111,6 +114,14 @@ export interface Options {
    * status 0. A later message would start a fresh child.
    */
   readonly oneShot?: boolean | undefined
+  /**
+   * Stop every child's process group once this process has ended, however it ended (an exit
+   * that does not wait for the endpoint to close, a SIGKILL): a guardian process (`/bin/sh`,
+   * one per process or worker thread, started with the first child; none on Windows) gives
+   * each group still running `exitGrace` after the end of its stdin, then SIGTERM, then
+   * SIGKILL after `killGrace` (the graces of the connection that started it).
+   */
+  readonly guardian?: boolean | undefined
 }
 
 /**
@@ -196,14 +207,19 @@ export const connect = (
   const env = childEnvironment(options.env, transport[Registration.environmentKey])
   const passed = passedValues(env)
   const more = connection.secrets
+  const killGrace = Duration.decode(options.killGrace ?? defaults.killGrace)
+  const exitGrace = Duration.decode(options.exitGrace ?? defaults.exitGrace)
   const config: stdio.Config = {
     transport,
     directory: options.directory,
     env,
     secrets: more === undefined ? () => passed : () => [...passed, ...more()],
     backend: connection.backend,
-    killGrace: Duration.decode(options.killGrace ?? defaults.killGrace),
-    exitGrace: Duration.decode(options.exitGrace ?? defaults.exitGrace),
+    killGrace,
+    exitGrace,
+    guardian: options.guardian === true
+      ? { exitMs: Duration.toMillis(exitGrace), killMs: Duration.toMillis(killGrace) }
+      : undefined,
     notificationGrace: Duration.decode(options.notificationGrace ?? defaults.notificationGrace),
     observationGrace: connection.observationTimeoutMs === undefined
       ? defaults.notificationGrace

@@ -48,7 +48,8 @@ describe("a child's exit report", () => {
           directory: undefined,
           env: { PATH: process.env.PATH ?? "" },
           killGrace: Duration.millis(300),
-          secrets: () => []
+          secrets: () => [],
+          guardian: undefined
         }, {
           onData: (bytes) => void (stdout += Buffer.from(bytes).toString("utf8")),
           onEnd: () => Deferred.unsafeDone(ended, Exit.void)

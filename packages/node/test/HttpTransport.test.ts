@@ -210,6 +210,17 @@ describe("HttpTransport authentication", () => {
       assert.deepStrictEqual(seen.map((e) => e.authorization), [[`Bearer ${secret}`], [`Bearer ${secret}`]])
     }).pipe(Effect.provide(TestLayer)))
 
+  it.scopedLive("bearer: a JSON-RPC error answer quoting the token comes back with the token masked", () =>
+    Effect.gen(function*() {
+      const backend = yield* httpBackend("error-echo-auth")
+      const endpoint = yield* connect(backend.url, bearerEnv("AHP_TOKEN"))
+      assert.deepStrictEqual(yield* endpoint.request(request(1)), {
+        jsonrpc: "2.0",
+        id: 1,
+        error: { code: -32001, message: "refused Bearer [redacted]", data: { said: "refused Bearer [redacted]" } }
+      })
+    }).pipe(Effect.provide(TestLayer)))
+
   it.scopedLive("bearer: a 401 re-resolves the (rotated) token and retries once with the same body and id", () =>
     Effect.gen(function*() {
       const backend = yield* httpBackend("401-then-ok")

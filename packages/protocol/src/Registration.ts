@@ -53,6 +53,7 @@ export const RuleCode = Schema.Literal(
   "duplicate-selector",
   "intercept-on-observe-only-event",
   "missing-failure-policy",
+  "invalid-failure-policy",
   "forbidden-failure-policy",
   "missing-timeout",
   "invalid-timeout",
@@ -472,7 +473,7 @@ const subscriptionRules = (mode: "intercept" | "observe") => (sub: unknown): Rea
   if (!Json.isObject(sub)) return []
   const problems = selectorProblems(sub.events, mode)
   if (mode === "intercept") {
-    if (!has(sub, "failurePolicy")) {
+    if (!has(sub, "failurePolicy") || sub.failurePolicy === undefined) {
       problems.push([
         "missing-failure-policy",
         ["failurePolicy"],
@@ -483,7 +484,7 @@ const subscriptionRules = (mode: "intercept" | "observe") => (sub: unknown): Rea
         ? `, got ${JSON.stringify(sub.failurePolicy.slice(0, 64))}`
         : ""
       problems.push([
-        "missing-failure-policy",
+        "invalid-failure-policy",
         ["failurePolicy"],
         `failurePolicy must be fail-open or fail-closed${given}`
       ])
@@ -774,7 +775,9 @@ type SubscriptionOptions = Partial<Pick<Subscription, Exclude<keyof typeof subsc
  *
  * @example
  * ```ts
- * Registration.intercept(["tool.before"], { timeoutMs: 2000, failurePolicy: "fail-closed" })
+ * import { Registration } from "@effect-ahp/protocol"
+ *
+ * const guarded = Registration.intercept(["tool.before"], { timeoutMs: 2000, failurePolicy: "fail-closed" })
  * ```
  *
  * @since 0.1.0
@@ -853,6 +856,8 @@ export const inProcess = (id: string, subscriptions: Subscriptions): Backend => 
  *
  * @example
  * ```ts
+ * import { Registration } from "@effect-ahp/protocol"
+ *
  * const registration = Registration.make([
  *   Registration.inProcess("com.example.guard", [
  *     Registration.intercept(["tool.before"], { timeoutMs: 2000, failurePolicy: "fail-closed" })

@@ -8,6 +8,7 @@
  * SessionStart.
  */
 import { classify } from "@effect-ahp/cli/examples/ShellGuard"
+import { Effect } from "effect"
 import { describe, expect, inject, it } from "vitest"
 import * as fs from "node:fs"
 import * as Bridge from "../src/Bridge.js"
@@ -17,7 +18,7 @@ import * as Workspace from "../src/Workspace.js"
 
 const bundle = inject("bundle")
 const destructive = (w: Workspace.Workspace) => `touch ${w.file("tool-ran")} && mkfs.ext4 ${w.file("disk.img")}`
-const { reason } = classify("mkfs.ext4 disk.img")
+const { reason } = await Effect.runPromise(classify("mkfs.ext4 disk.img"))
 
 /** Replaces Claude Code's command hooks of some events by `http` hooks posting to `url`. */
 const useHttp = (w: Workspace.Workspace, url: string, events: ReadonlyArray<string>) => {

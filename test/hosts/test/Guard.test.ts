@@ -5,6 +5,7 @@
  * model — or, on Codex, which has no `ask`, is denied.
  */
 import { classify } from "@effect-ahp/cli/examples/ShellGuard"
+import { Effect } from "effect"
 import * as fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import * as Hosts from "../src/Hosts.js"
@@ -34,8 +35,8 @@ describe.each(Hosts.both)("$title $version with the example registration", (host
   })
   afterAll(() => result?.dispose())
 
-  it("blocks a destructive command: it never runs, and the model gets the deny reason", () => {
-    const { reason } = classify(destructive("m", "d"))
+  it("blocks a destructive command: it never runs, and the model gets the deny reason", async () => {
+    const { reason } = await Effect.runPromise(classify(destructive("m", "d")))
     expect(fs.existsSync(result.workspace.file("destructive-ran"))).toBe(false)
     const seen = Scenario.resultOf(result, result.call(1))
     expect(seen.text).toContain(reason)
@@ -46,8 +47,8 @@ describe.each(Hosts.both)("$title $version with the example registration", (host
     host.name === "claude-code"
       ? "turns the risky command's ask into a denial (-p), whose reason the model gets"
       : "denies the risky command (Codex has no ask), and the model gets the reason",
-    () => {
-      const { reason } = classify(risky("m"))
+    async () => {
+      const { reason } = await Effect.runPromise(classify(risky("m")))
       expect(fs.existsSync(result.workspace.file("risky-ran"))).toBe(false)
       expect(Scenario.resultOf(result, result.call(2)).text).toContain(reason)
     }

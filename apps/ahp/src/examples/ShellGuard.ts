@@ -1,17 +1,20 @@
 /**
  * The shell-command guard, an example policy backend. At `tool.before` it reads the
- * command of a shell-like tool call (`tool.input.command`, a string or an argument list)
- * and answers:
+ * command of a shell-like tool call (`tool.input.command`, a string or an argument list),
+ * parses it with a real shell parser and judges every command in it, looking through
+ * `sh -c`, `eval`, `env`, `sudo`, `xargs`, `nohup`, `timeout`, paths to binaries, quoting,
+ * escapes, command substitutions and scripts piped into a shell:
  *
- * - `deny` for destructive commands: a recursive forced delete of `/`, `~`, `.` or `*`,
- *   `mkfs`, `dd` onto a device, a write to a raw disk, a fork bomb, a recursive `chmod` /
- *   `chown` of `/`, `shutdown` / `reboot`;
- * - `ask` (with a `message` saying why) for risky ones: other recursive deletes, force
- *   pushes, `git reset --hard`, `git clean -f`, `sudo`, piping a download into a shell,
- *   recursive permission changes, killing processes, dropping database objects — or `deny`
- *   when the request does not grant `ask`;
- * - `allow` when every part of the command (split on `;`, `&&`, `||`, `|`) is a well-known
- *   read-only command (`ls`, `cat`, `git status`, …);
+ * - `deny` for destructive commands: a recursive forced delete of `/`, `~`, `.`, `*` or a
+ *   system folder, `find / -delete`, `mkfs`, `dd` onto a device, a write to a raw disk or
+ *   a system file, a fork bomb, a recursive `chmod` / `chown` of `/`, `shutdown`;
+ * - `ask` (with a `message` saying why) for risky ones: other recursive deletes, `find …
+ *   -delete`, force pushes (`--force`, `+ref`), `git reset --hard`, `git clean -f`, `sudo`,
+ *   piping a download into a shell, killing processes, dropping database objects, reads of
+ *   secret files (`.env`, `~/.ssh`, cloud credentials, keys), and whatever cannot be parsed
+ *   or is too large or nested to check — or `deny` when the request does not grant `ask`;
+ * - `allow` only when every command is on a closed list of read-only commands with safe
+ *   flags, with no expansion, assignment, heredoc or redirect that writes;
  * - nothing (no effect) otherwise: the host's own permission flow decides.
  *
  * It never sends an effect the request does not grant.
@@ -34,114 +37,15 @@ export interface Verdict {
   readonly reason: string
 }
 
-interface Rule {
-  readonly pattern: RegExp
-  readonly reason: string
-}
-
-const letters = "[a-zA-Z]*"
-
-// `rm` with both the recursive and the force flag: -rf, -fr, -Rf, -r -f, --recursive --force…
-const recursiveForce = `rm\\s+(?:${
-  [
-    `-${letters}(?:[rR]${letters}f|f${letters}[rR])${letters}`,
-    `-${letters}[rR]${letters}\\s+-${letters}f${letters}`,
-    `-${letters}f${letters}\\s+-${letters}[rR]${letters}`,
-    "--recursive\\s+--force",
-    "--force\\s+--recursive"
-  ].join("|")
-})`
-
-const destructive: ReadonlyArray<Rule> = [
-  {
-    pattern: new RegExp(`(?:^|\\s)${recursiveForce}\\s+(?:--\\s+)?(?:/|/\\*|~/?|\\$HOME/?|\\.{1,2}/?|\\*)(?:\\s|$)`),
-    reason: "a recursive forced delete of /, ~, . or * destroys data that cannot be recovered"
-  },
-  { pattern: /(?:^|\s)mkfs(?:\.\w+)?\s/, reason: "mkfs formats a file system" },
-  { pattern: /(?:^|\s)dd\s.*\bof=\/dev\//, reason: "dd onto a device overwrites a disk" },
-  { pattern: />\s*\/dev\/(?:sd|hd|nvme|vd|disk)\w*/, reason: "writing to a raw disk device destroys it" },
-  { pattern: /:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:/, reason: "a fork bomb exhausts the machine" },
-  {
-    pattern: /(?:^|\s)(?:chmod|chown)\s+(?:-\w*R\w*\s+)\S+\s+\/(?:\s|$)/,
-    reason: "recursively changing / breaks the system"
-  },
-  {
-    pattern: /(?:^|\s)(?:shutdown|reboot|halt|poweroff)(?:\s|$)/,
-    reason: "stopping the machine is not an agent's call"
-  }
-]
-
-const risky: ReadonlyArray<Rule> = [
-  { pattern: /(?:^|\s)rm\s+(?:-\w*[rR]\w*|--recursive)/, reason: "a recursive delete removes whole directories" },
-  {
-    pattern: /(?:^|\s)git\s+push\s+(?:.*\s)?(?:--force(?:-with-lease)?|-f)(?:\s|=|$)/,
-    reason: "a force push rewrites shared history"
-  },
-  { pattern: /(?:^|\s)git\s+reset\s+(?:.*\s)?--hard(?:\s|$)/, reason: "git reset --hard discards uncommitted work" },
-  { pattern: /(?:^|\s)git\s+clean\s+(?:.*\s)?-\w*f/, reason: "git clean -f deletes untracked files" },
-  { pattern: /(?:^|\s)sudo\s/, reason: "sudo runs the command with full privileges" },
-  {
-    pattern: /(?:curl|wget)\s[^|]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh(?:\s|$)/,
-    reason: "piping a download into a shell runs unreviewed code"
-  },
-  { pattern: /(?:^|\s)(?:chmod|chown)\s+-\w*R/, reason: "a recursive permission change affects every file below" },
-  { pattern: /(?:^|\s)(?:kill\s+-9|pkill|killall)(?:\s|$)/, reason: "killing processes may lose work" },
-  { pattern: /\bdrop\s+(?:table|database|schema)\b/i, reason: "dropping database objects loses data" }
-]
-
-const readOnly = new Set([
-  "ls",
-  "pwd",
-  "cat",
-  "head",
-  "tail",
-  "less",
-  "wc",
-  "echo",
-  "grep",
-  "rg",
-  "which",
-  "date",
-  "whoami",
-  "uname",
-  "stat",
-  "file",
-  "du",
-  "df",
-  "tree",
-  "sort",
-  "uniq",
-  "diff"
-])
-
-const readOnlyGit = new Set(["status", "log", "diff", "show", "branch", "remote", "rev-parse", "blame"])
-
-const isReadOnly = (segment: string): boolean => {
-  const words = segment.trim().split(/\s+/)
-  const [first = "", second = ""] = words
-  if (/[<>]/.test(segment)) return false
-  if (first === "git") return readOnlyGit.has(second)
-  if (first === "find") return !/\s-(?:delete|exec|execdir|ok)\b/.test(segment)
-  return readOnly.has(first)
-}
-
 /**
- * Classifies one shell command.
+ * Classifies one shell command. The shell parser is loaded on the first call, so a process
+ * that never guards a command never loads it.
  *
  * @since 0.1.0
  * @category policy
  */
-export const classify = (command: string): Verdict => {
-  const hit = (rules: ReadonlyArray<Rule>) => rules.find((rule) => rule.pattern.test(command))
-  const deny = hit(destructive)
-  if (deny !== undefined) return { kind: "deny", reason: deny.reason }
-  const ask = hit(risky)
-  if (ask !== undefined) return { kind: "ask", reason: ask.reason }
-  const segments = command.split(/;|&&|\|\||\|/).filter((s) => s.trim() !== "")
-  return segments.length > 0 && segments.every(isReadOnly)
-    ? { kind: "allow", reason: "read-only command" }
-    : { kind: "none", reason: "" }
-}
+export const classify = (command: string): Effect.Effect<Verdict> =>
+  Effect.map(Effect.promise(() => import("../internal/shellSyntax.js")), (syntax) => syntax.classify(command))
 
 /**
  * The command of a tool call's input: `command` (or `cmd`) as a string or an argument list.
@@ -152,9 +56,11 @@ export const classify = (command: string): Verdict => {
 export const commandOf = (input: Json.JsonObject): string | undefined => {
   const command = input.command ?? input.cmd
   if (typeof command === "string") return command
-  if (Array.isArray(command) && command.every((part) => typeof part === "string")) return command.join(" ")
+  if (Array.isArray(command) && command.every((part) => typeof part === "string")) return command.map(quote).join(" ")
   return undefined
 }
+
+const quote = (part: string) => /^[\w@%+=:,./-]+$/.test(part) ? part : `'${part.replaceAll("'", "'\\''")}'`
 
 /**
  * The deny code of destructive commands.
@@ -200,7 +106,9 @@ export const effectsFor = (
  * @category layers
  */
 export const layer = Backend.intercept("tool.before", (request) =>
-  Effect.sync(() => {
+  Effect.suspend(() => {
     const command = commandOf(request.event.tool.input)
-    return command === undefined ? [] : effectsFor(classify(command), request.capabilities)
+    return command === undefined
+      ? Effect.succeed([])
+      : Effect.map(classify(command), (verdict) => effectsFor(verdict, request.capabilities))
   }))

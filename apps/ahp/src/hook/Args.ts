@@ -61,12 +61,13 @@ export interface Install {
 export type Args = Run | Install | { readonly _tag: "Help" } | { readonly _tag: "Invalid"; readonly message: string }
 
 /**
- * The usage text.
+ * The synopsis: the forms of `ahp hook` and what it does (the command line's help of
+ * `hook` lists the options and exit codes after it).
  *
  * @since 0.1.0
  * @category constants
  */
-export const usage = `Usage:
+export const synopsis = `Usage:
   ahp hook claude-code|codex [--registration FILE] [--timeout SECONDS] [--fail-closed]
                              [--source URI] [--verbose] [--no-bridge]
                              [--audit FILE [--audit-content]] [NOTIFY-JSON]
@@ -77,7 +78,15 @@ export const usage = `Usage:
 Runs as a Claude Code or Codex command hook: reads the hook payload on stdin, dispatches
 the AHP event to the registered backends, prints the host's answer (exit code 0). As Codex's
 legacy notify program, the payload is the last argument (NOTIFY-JSON) and stdin is not read.
+`
 
+/**
+ * The usage text shown with a usage error: the synopsis and the options.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const usage = `${synopsis}
   --registration FILE  the registration (else $AHP_REGISTRATION_FILE, else .ahp/registration.json
                        in the project or a parent folder, else ~/.ahp/registration.json)
   --timeout SECONDS    the timeout the host's settings give this hook; the hook answers before it

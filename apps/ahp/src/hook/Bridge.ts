@@ -10,7 +10,8 @@
  *   answer and the stderr lines as JSON, or 409 when the hook found another registration.
  *
  * It listens on a local socket the command hook finds from the registration's path (unless
- * `--no-socket`) and, with `--http PORT`, on TCP (127.0.0.1 by default). The registration is
+ * `--no-socket`) and, with `--http PORT`, on TCP (127.0.0.1 by default); who may call it is
+ * `BridgeAccess`'s rule (no web page, a secret over TCP). The registration is
  * looked up as the hook does and reloaded when the file changes (the old backends are
  * stopped). With `--verbose` it logs the trace of every call on stderr.
  *
@@ -26,6 +27,7 @@ import { HostEvents, Hosts } from "@effect-ahp/hosts"
 import { NodeTransports, StdioTransport } from "@effect-ahp/node"
 import { Decoder, Json } from "@effect-ahp/protocol"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -37,6 +39,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as AuditOption from "../Audit.js"
 import * as Io from "../Io.js"
+import * as BridgeAccess from "./BridgeAccess.js"
 import * as Budget from "./Budget.js"
 import { margin, maxPayloadBytes } from "./Command.js"
 import * as Locate from "./Locate.js"
@@ -219,7 +222,7 @@ const timeoutOf = (url: URL, text: string, name: HostEvents.HostName): number =>
  * @since 0.1.0
  * @category serving
  */
-export const app = (state: State, options: { readonly verbose: boolean }) =>
+export const app = (state: State, options: { readonly verbose: boolean; readonly secret: string }) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const url = new URL(request.url, "http://bridge")
@@ -227,6 +230,13 @@ export const app = (state: State, options: { readonly verbose: boolean }) =>
     const name = hostOf(segment)
     if (name === undefined || (kind !== "hooks" && kind !== "forward")) return HttpServerResponse.empty({ status: 404 })
     if (request.method !== "POST") return HttpServerResponse.empty({ status: 405, headers: { allow: "POST" } })
+    const refused = BridgeAccess.refusal(request.headers, arrival(request), options.secret)
+    if (refused !== undefined) {
+      if (options.verbose) {
+        yield* Console.error(`ahp bridge: refused ${request.method} ${url.pathname}: ${refused.reason}`)
+      }
+      return HttpServerResponse.text(`refused: ${refused.reason}\n`, { status: refused.status })
+    }
     const received = Date.now()
     const body = yield* readText(request)
     if (Option.isNone(body)) return HttpServerResponse.empty({ status: 413 })
@@ -262,6 +272,12 @@ export const app = (state: State, options: { readonly verbose: boolean }) =>
     return yield* HttpServerResponse.json({ stdout: reply.answer.stdout, stderr })
   })
 
+/** The local TCP address a request arrived on; `undefined` over the socket. */
+const arrival = (request: HttpServerRequest.HttpServerRequest): BridgeAccess.Arrival => {
+  const { localAddress, localPort } = NodeHttpServerRequest.toIncomingMessage(request).socket
+  return localAddress !== undefined && localPort !== undefined ? { address: localAddress, port: localPort } : undefined
+}
+
 const live = (socket: string) =>
   Effect.async<boolean>((resume) => {
     const connection = Net.connect(socket)
@@ -274,7 +290,7 @@ const live = (socket: string) =>
 
 /**
  * Prepares a socket path: its folder private, no other bridge listening on it, a stale file
- * removed. Fails with a message otherwise.
+ * of this user's removed (another user's is never touched). Fails with a message otherwise.
  *
  * @since 0.1.0
  * @category serving
@@ -284,7 +300,11 @@ export const claimSocket = (socket: string) =>
     if (process.platform !== "win32" && !Locate.ensurePrivateDir(path.dirname(socket))) {
       return yield* Effect.fail(`the socket folder ${path.dirname(socket)} is not private to this user`)
     }
-    if (!fs.existsSync(socket)) return
+    const existing = fs.lstatSync(socket, { throwIfNoEntry: false })
+    if (existing === undefined) return
+    if (process.platform !== "win32" && existing.uid !== process.getuid?.()) {
+      return yield* Effect.fail(`${socket} is owned by uid ${existing.uid}, not by you`)
+    }
     if (yield* live(socket)) return yield* Effect.fail(`another bridge already listens on ${socket}`)
     fs.rmSync(socket, { force: true })
   })
@@ -332,20 +352,25 @@ export const run = (options: BridgeOptions): Effect.Effect<void, never, Io.ExitC
         )
         return yield* Io.exitWith(Io.exitCodes.failure)
       }
-      const transports = yield* Layer.build(Budget.layer.pipe(Layer.provide(NodeTransports.layerNode({
-        stdio: { directory: StdioTransport.directoryOf(located.file) }
-      }))))
+      if (located.notice !== undefined) yield* Console.error(`ahp bridge: ${located.notice}`)
+      const transports = yield* Layer.build(
+        Budget.layer("bridge").pipe(Layer.provide(NodeTransports.layerNode({
+          stdio: { directory: StdioTransport.directoryOf(located.file) }
+        })))
+      )
       const state = yield* makeState(located.file).pipe(Effect.provide(transports))
       const auditFile = Option.getOrUndefined(options.audit)
       if (auditFile !== undefined) yield* Console.log(`audit ${auditFile}`)
+      const fail = (problem: string) =>
+        Effect.zipRight(Console.error(`ahp bridge: ${problem}`), Io.exitWith(Io.exitCodes.failure))
+      const secret = BridgeAccess.secret(process.env)
+      if (typeof secret === "string") return yield* fail(secret)
       const serveOn = (listen: Net.ListenOptions) =>
         Layer.build(
-          HttpServer.serve(app(state, options)).pipe(
+          HttpServer.serve(app(state, { verbose: options.verbose, secret: secret.secret })).pipe(
             Layer.provideMerge(NodeHttpServer.layerServer(() => Http.createServer(), listen))
           )
         ).pipe(Effect.map(Context.get(HttpServer.HttpServer)), Effect.either)
-      const fail = (problem: string) =>
-        Effect.zipRight(Console.error(`ahp bridge: ${problem}`), Io.exitWith(Io.exitCodes.failure))
       const socket = options.noSocket
         ? undefined
         : Option.getOrElse(options.socket, () => Locate.socketPath(located.file, process.env))
@@ -365,6 +390,13 @@ export const run = (options: BridgeOptions): Effect.Effect<void, never, Io.ExitC
         if (address._tag === "TcpAddress") {
           const hostname = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname
           yield* Console.log(`listening on http://${hostname}:${address.port}/hooks/claude-code`)
+          if (secret.generated) {
+            const file = BridgeAccess.secretFile(process.env, address.port)
+            const problem = BridgeAccess.writeSecret(file, secret.secret)
+            if (problem !== undefined) return yield* fail(problem)
+            yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(file, { force: true })))
+            yield* Console.log(`secret in ${file} (give it to the http hook as ${BridgeAccess.secretVariable})`)
+          }
         }
       }
       yield* Console.log(`registration ${located.file}`)

@@ -10,10 +10,12 @@ import { Json } from "@effect-ahp/protocol"
 import { Console, Deferred, Effect, Exit, Schedule } from "effect"
 import type * as Scope from "effect/Scope"
 import { spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import type * as Style from "../Style.js"
+import * as BridgeAccess from "./BridgeAccess.js"
 
 /**
  * One scripted host call and the check of its answer.
@@ -172,7 +174,14 @@ export const run = (bundle: string, registration: unknown, script: ReadonlyArray
     fs.writeFileSync(file, Json.stringify(registration))
     const socket = path.join(dir, "bridge.sock")
     fs.chmodSync(dir, 0o700)
-    const env = { ...process.env, AHP_BRIDGE_SOCKET: socket, AHP_CACHE_DIR: path.join(dir, "cache"), NO_COLOR: "1" }
+    const secret = randomBytes(32).toString("hex")
+    const env = {
+      ...process.env,
+      AHP_BRIDGE_SOCKET: socket,
+      AHP_CACHE_DIR: path.join(dir, "cache"),
+      [BridgeAccess.secretVariable]: secret,
+      NO_COLOR: "1"
+    }
     const bridge = yield* start([bundle, "bridge", "--registration", file, "--http", "0"], env)
     const url = yield* waitFor(
       bridge,
@@ -185,7 +194,7 @@ export const run = (bundle: string, registration: unknown, script: ReadonlyArray
         ? yield* Effect.promise(() =>
           fetch(url, {
             method: "POST",
-            headers: { "content-type": "application/json" },
+            headers: { "content-type": "application/json", [BridgeAccess.secretHeader]: secret },
             body: Json.stringify(step.payload)
           })
             .then((response) => response.text())

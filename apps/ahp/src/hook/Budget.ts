@@ -59,10 +59,19 @@ export const currentCall: FiberRef.FiberRef<Call | undefined> = FiberRef.unsafeM
  */
 export const makeCall = (deadline: number): Call => ({ deadline, exchanges: [] })
 
-const exhausted = (deadline: number) =>
+/**
+ * Who applies the budget, as the failure names it: the command hook dispatching alone
+ * (`hook`), or the running bridge (`bridge`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Applier = "hook" | "bridge"
+
+const exhausted = (applier: Applier, deadline: number) =>
   new Transport.TransportError({
     reason: "budget",
-    detail: `the host's hook budget ran out (the bridge's deadline was ${new Date(deadline).toISOString()})`
+    detail: `the host's hook budget ran out (the ${applier}'s deadline was ${new Date(deadline).toISOString()})`
   })
 
 const ended = <A>(exit: Exit.Exit<A, Transport.TransportError>, answered: (a: A) => Outcome): Outcome =>
@@ -76,6 +85,7 @@ const ended = <A>(exit: Exit.Exit<A, Transport.TransportError>, answered: (a: A)
   })
 
 const bounded = <A>(
+  applier: Applier,
   backend: string,
   kind: Exchange["kind"],
   send: Effect.Effect<A, Transport.TransportError>,
@@ -86,8 +96,11 @@ const bounded = <A>(
     return Effect.flatMap(Clock.currentTimeMillis, (start) => {
       const remaining = call.deadline - start
       const guarded = remaining <= 0
-        ? Effect.fail(exhausted(call.deadline))
-        : Effect.timeoutFail(send, { duration: Duration.millis(remaining), onTimeout: () => exhausted(call.deadline) })
+        ? Effect.fail(exhausted(applier, call.deadline))
+        : Effect.timeoutFail(send, {
+          duration: Duration.millis(remaining),
+          onTimeout: () => exhausted(applier, call.deadline)
+        })
       return Effect.onExit(guarded, (exit) =>
         Effect.map(Clock.currentTimeMillis, (end) => {
           call.exchanges.push({ backend, kind, outcome: ended(exit, answered), durationMs: end - start })
@@ -96,21 +109,29 @@ const bounded = <A>(
   })
 
 /**
- * Wraps the `Transports` in context with the budget and the record of the current call.
+ * Wraps the `Transports` in context with the budget and the record of the current call;
+ * `applier` is named by the failure when the budget runs out.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<Transport.Transports, never, Transport.Transports> = Layer.effect(
-  Transport.Transports,
-  Effect.map(Transport.Transports, (inner) =>
-    Transport.Transports.of({
-      connect: (backend) =>
-        Effect.map(inner.connect(backend), (endpoint) => ({
-          request: (message) =>
-            bounded(backend.id, "request", endpoint.request(message), (response) => ({ _tag: "Answered", response })),
-          notify: (message) =>
-            bounded(backend.id, "notification", endpoint.notify(message), () => ({ _tag: "Delivered" }))
-        }))
-    }))
-)
+export const layer = (applier: Applier): Layer.Layer<Transport.Transports, never, Transport.Transports> =>
+  Layer.effect(
+    Transport.Transports,
+    Effect.map(Transport.Transports, (inner) =>
+      Transport.Transports.of({
+        connect: (backend) =>
+          Effect.map(inner.connect(backend), (endpoint) => ({
+            request: (message) =>
+              bounded(
+                applier,
+                backend.id,
+                "request",
+                endpoint.request(message),
+                (response) => ({ _tag: "Answered", response })
+              ),
+            notify: (message) =>
+              bounded(applier, backend.id, "notification", endpoint.notify(message), () => ({ _tag: "Delivered" }))
+          }))
+      }))
+  )

@@ -6,18 +6,26 @@
  *    program gets it as its last argument) and the event name in it;
  * 2. answers "no opinion" at once for a host event with no AHP counterpart;
  * 3. finds the registration (see `Locate`) and, when the cache knows it compiles and routes
- *    nothing for this event, answers "no opinion" without loading the harness;
+ *    nothing for this event, answers "no opinion" without loading the harness; a project
+ *    registration that is present but not used (untrusted, changed, not the user's alone)
+ *    is reported on every answer as a `systemMessage` for the user;
  * 4. otherwise forwards the call to a running `ahp bridge` (see `Forward`), and when there
  *    is none, dispatches it itself (`Cold`, loaded only now, by the caller's `LoadCold`: the
  *    installed `ahp` takes it from the command line's bundle, compiled through the code
  *    cache).
  *
  * The answer is due before the host's timeout for the event (`--timeout`, else the host's
- * default): the call's deadline is that timeout less a margin (a fifth of it, between
- * 250 ms and 5 s), counted from the start of the call (of the process). Every exchange with a backend ends
- * by then; a watchdog answers on its own if the answer is still missing half a margin later
- * (a denial when the call fails closed: as the cached compiled registration says, else as the
- * registration's text shows, `Policy.failClosedIntentOfText`).
+ * default), and so is the exit: both hosts wait for the hook process to exit, not for its
+ * answer, and discard an answer whose process they had to kill. The call's deadline is that
+ * timeout less a `margin`, counted from the start of the call: when the host started the
+ * process, shell included, where that can be read (`internal/invocation.ts`), else when Node
+ * started. Every exchange with a backend ends by then. Once the answer is written (and the
+ * audit record, when asked for), the hook exits without waiting for its backend processes:
+ * the guardian of the stdio transport stops what is left of them after the hook's exit (see
+ * `Cold`). A watchdog answers on its own, and exits at once, if the answer is still missing
+ * half a margin after the deadline (a denial when the call fails closed: as the cached
+ * compiled registration says, else as the registration's text shows,
+ * `Policy.failClosedIntentOfText`).
  * The exit code is always 0 for a hook call (2 for a usage error). What the hook reads and
  * writes (stdin, stdout, stderr, the environment, the working and home directories, the
  * start time, the exit) is its `Process`: this process, or a stand-in that runs the same
@@ -29,6 +37,7 @@ import * as HostEvents from "@effect-ahp/hosts/HostEvents"
 import * as os from "node:os"
 import { performance } from "node:perf_hooks"
 import type { Readable, Writable } from "node:stream"
+import * as Invocation from "../internal/invocation.js"
 import * as Args from "./Args.js"
 import * as Cache from "./Cache.js"
 import type * as Cold from "./Cold.js"
@@ -44,13 +53,25 @@ import * as Locate from "./Locate.js"
 export const maxPayloadBytes = 16 * 1024 * 1024
 
 /**
- * The time kept between the call's deadline and the host's timeout: a fifth of the
- * timeout, at least 250 ms and at most 5 s.
+ * The time kept between the call's deadline and the host's timeout, for writing the answer
+ * and exiting, and for what the hook cannot see of the host's own start of the process where
+ * it cannot read it (see `internal/invocation.ts`): a fifth of the timeout, at least 1 s (a
+ * third of a timeout under 3 s) and at most 5 s.
  *
  * @since 0.1.0
  * @category constants
  */
-export const margin = (timeoutMs: number): number => Math.min(5_000, Math.max(250, timeoutMs / 5))
+export const margin = (timeoutMs: number): number =>
+  Math.min(5_000, Math.max(timeoutMs / 5, Math.min(1_000, timeoutMs / 3)))
+
+/**
+ * How long a backend process is given to exit once its stdin has ended (after the hook's
+ * exit), before it is sent SIGTERM: half the margin, at least 100 ms and at most 2 s.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const exitGrace = (timeoutMs: number): number => Math.min(2_000, Math.max(100, margin(timeoutMs) / 2))
 
 /**
  * What a hook call reads from and writes to: its process (`nodeProcess`), or a stand-in.
@@ -66,8 +87,15 @@ export interface Process {
   readonly env: Readonly<Record<string, string | undefined>>
   readonly cwd: string
   readonly home: string
-  /** When the call started (milliseconds since the epoch): its deadline counts from then. */
+  /** The user whose registrations may be used (default: this process's; a stand-in may differ). */
+  readonly uid?: number | undefined
+  /** When the process started (milliseconds since the epoch). */
   readonly startedAt: number
+  /**
+   * When the host started the call, given the host's timeout (milliseconds since the
+   * epoch): the deadline counts from then. Default: `startedAt`.
+   */
+  readonly callStartedAt?: ((timeoutMs: number) => number) | undefined
   /** Ends the call with an exit code (the watchdog's way out once it has answered). */
   readonly exit: (code: number) => void
 }
@@ -87,6 +115,7 @@ export const nodeProcess = (): Process => ({
   cwd: process.cwd(),
   home: os.homedir(),
   startedAt: performance.timeOrigin,
+  callStartedAt: (timeoutMs) => Invocation.started(performance.timeOrigin, timeoutMs),
   exit: (code) => process.exit(code)
 })
 
@@ -120,6 +149,35 @@ const fields = (payload: Payload): { readonly name: string | undefined; readonly
   return { name: undefined, cwd: undefined }
 }
 
+/**
+ * Adds a message for the user to a host's JSON answer (`systemMessage`, after any message
+ * already there); an answer that is not a JSON object keeps its stdout and gets the message
+ * on stderr.
+ *
+ * @since 0.1.0
+ * @category answers
+ */
+export const withNotice = (
+  stdout: string,
+  stderr: string,
+  notice: string
+): { readonly stdout: string; readonly stderr: string } => {
+  const message = `ahp: ${notice}`
+  let value: unknown = {}
+  try {
+    if (stdout.trim() !== "") value = JSON.parse(stdout)
+  } catch {
+    value = undefined
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return { stdout, stderr: `${stderr}${message}\n` }
+  }
+  const record = value as Record<string, unknown>
+  const existing = record.systemMessage
+  const systemMessage = typeof existing === "string" && existing !== "" ? `${existing}\n${message}` : message
+  return { stdout: `${JSON.stringify({ ...record, systemMessage })}\n`, stderr }
+}
+
 const emit = (io: Process, stdout: string, stderr: string): Promise<void> =>
   new Promise((resolve) => {
     if (stderr !== "") io.stderr.write(stderr)
@@ -143,7 +201,6 @@ export type LoadCold = () => Promise<typeof Cold>
  * @category running
  */
 export const hook = async (args: Args.Run, loadCold: LoadCold, io: Process = nodeProcess()): Promise<void> => {
-  const started = io.startedAt
   const env = io.env
   const payload: Payload = args.payload !== undefined
     ? { _tag: "Text", text: args.payload }
@@ -151,6 +208,7 @@ export const hook = async (args: Args.Run, loadCold: LoadCold, io: Process = nod
   const { cwd, name } = fields(payload)
   const event = name === undefined ? undefined : HostEvents.find(args.host, name)
   const timeoutMs = args.timeoutSeconds !== undefined ? args.timeoutSeconds * 1000 : event?.timeoutMs ?? 600_000
+  const started = io.callStartedAt?.(timeoutMs) ?? io.startedAt
   const deadline = started + timeoutMs - margin(timeoutMs)
   if (event !== undefined && event.type === undefined) return emit(io, HostEvents.silence[args.host], "")
   const registration = Locate.registration({
@@ -158,17 +216,25 @@ export const hook = async (args: Args.Run, loadCold: LoadCold, io: Process = nod
     env,
     cwd: io.cwd,
     payloadCwd: cwd,
-    home: io.home
+    home: io.home,
+    uid: io.uid
   })
+  const notice = registration._tag === "Found" ? registration.notice : undefined
+  const say = (stdout: string, stderr: string): Promise<void> => {
+    if (notice === undefined) return emit(io, stdout, stderr)
+    const noticed = withNotice(stdout, stderr, notice)
+    return emit(io, noticed.stdout, noticed.stderr)
+  }
   const cacheDir = Locate.cacheDir(env, io.home)
   const cacheKey = registration._tag === "Found" ? Cache.key(args.host, registration.text) : undefined
   const summary = cacheKey === undefined ? undefined : Cache.read(cacheDir, cacheKey)
   if (summary !== undefined && event !== undefined && summary[event.name] === undefined) {
-    return emit(io, HostEvents.silence[args.host], "")
+    return say(HostEvents.silence[args.host], "")
   }
   let written: Promise<void> | undefined
-  const answer = (stdout: string, stderr: string) => (written ??= emit(io, stdout, stderr))
+  const answer = (stdout: string, stderr: string) => (written ??= say(stdout, stderr))
   let running: Cold.Running | undefined
+  // Answers alone and exits at once: the backends are the guardian's (see `Cold`).
   const watchdog = setTimeout(() => {
     void Promise.all([import("@effect-ahp/hosts/Hosts"), import("./Trouble.js"), import("./Policy.js")]).then((
       [Hosts, Trouble, Policy]
@@ -180,8 +246,10 @@ export const hook = async (args: Args.Run, loadCold: LoadCold, io: Process = nod
           Policy.failClosedIntentOfText(registration.text, event.type)))
       const fallback = Trouble.answer(Hosts.of(args.host), event, "no answer within the host's timeout", failClosed)
       return answer(fallback.stdout, fallback.stderr)
-    }).then(() => Promise.race([running?.stop(), new Promise((resolve) => setTimeout(resolve, margin(timeoutMs) / 4))]))
-      .then(() => io.exit(0))
+    }).then(() => {
+      void running?.stop()
+      io.exit(0)
+    })
   }, Math.max(0, deadline + margin(timeoutMs) / 2 - Date.now()))
   try {
     if (args.bridge && args.audit === undefined && registration._tag === "Found" && payload._tag === "Text") {
@@ -198,7 +266,7 @@ export const hook = async (args: Args.Run, loadCold: LoadCold, io: Process = nod
     const Run = await loadCold()
     running = Run.run({
       host: args.host,
-      exitGraceMs: Math.min(2_000, Math.max(100, margin(timeoutMs) / 2)),
+      exitGraceMs: exitGrace(timeoutMs),
       payload,
       event,
       registration,
@@ -213,7 +281,8 @@ export const hook = async (args: Args.Run, loadCold: LoadCold, io: Process = nod
         if (result.summary !== undefined && cacheKey !== undefined) Cache.write(cacheDir, cacheKey, result.summary)
       }
     })
-    await running.result
+    // the backends are not waited for: they are stopped in the background, or by the guardian
+    await running.settled
     await written
   } finally {
     clearTimeout(watchdog)

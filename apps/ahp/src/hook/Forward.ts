@@ -3,11 +3,14 @@
  * over the bridge's local socket (HTTP over a Unix socket, or a named pipe on Windows) and
  * prints the answer it gets. Whenever the bridge cannot answer — no socket, nobody
  * listening, another registration loaded, an error — the hook dispatches the call itself,
- * so a bridge that is down only costs the warm path's speed. Plain Node, no Effect.
+ * so a bridge that is down only costs the warm path's speed. A socket that is not this
+ * user's, or whose folder others may open, is never used. Plain Node, no Effect.
  *
  * @since 0.1.0
  */
 import * as fs from "node:fs"
+import * as path from "node:path"
+import * as Locate from "./Locate.js"
 
 /**
  * What the hook sends: the payload as received and everything the bridge needs to answer
@@ -42,6 +45,16 @@ const isForwarding = (u: unknown): u is Forwarding =>
   typeof u === "object" && u !== null && typeof (u as Forwarding).stdout === "string" &&
   typeof (u as Forwarding).stderr === "string"
 
+/** Whether `socket` is a socket of this user's in a folder private to this user (else another user could answer). */
+const isOwnSocket = (socket: string): boolean => {
+  try {
+    const stat = fs.lstatSync(socket)
+    return stat.isSocket() && stat.uid === process.getuid?.() && Locate.isPrivateDir(path.dirname(socket))
+  } catch {
+    return false
+  }
+}
+
 /**
  * Sends a call to the bridge listening on `socket` for `host`; `undefined` when the bridge
  * cannot answer it (the caller then dispatches the call itself).
@@ -50,7 +63,7 @@ const isForwarding = (u: unknown): u is Forwarding =>
  * @category forwarding
  */
 export const forward = async (socket: string, host: string, call: Forwarded): Promise<Forwarding | undefined> => {
-  if (process.platform !== "win32" && !fs.existsSync(socket)) return undefined
+  if (process.platform !== "win32" && !isOwnSocket(socket)) return undefined
   const http = await import("node:http")
   const body = JSON.stringify(call)
   return new Promise((resolve) => {

@@ -11,19 +11,22 @@
  * The file is merged, never rewritten from scratch: every other key, event and handler is
  * kept in its order; an entry of ours (a command running `ahp … hook <host>` or the hook
  * bundle with `<host>`) is updated in place, and a second one for the same event removed.
- * Running it twice changes nothing the second time. Before a change the file is copied to
+ * With `--registration`, only the events the registration selects get an entry (an event
+ * no subscription selects would cost a hook process per call for nothing), and an entry of
+ * ours for any other event is removed; without it, every mapped event gets one (the hook
+ * finds its registration when it runs). Running it twice changes nothing the second time. Before a change the file is copied to
  * `<file>.ahp-backup-<time>`; a file that is not a JSON object is left alone (exit 1).
  * What it did is printed on stdout.
  *
  * @since 0.1.0
  */
 import * as HostEvents from "@effect-ahp/hosts/HostEvents"
-import { Json } from "@effect-ahp/protocol"
+import { Json, Registration } from "@effect-ahp/protocol"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import type { Writable } from "node:stream"
 import { errorCode } from "../internal/errno.js"
 import type * as Args from "./Args.js"
-import type { Process } from "./Command.js"
 
 /**
  * The hook timeout written for each event when none is given (seconds); the hook answers
@@ -93,6 +96,33 @@ export const entries = (
   })
 
 /**
+ * The host events a registration document selects: those whose AHP event some
+ * subscription's `events` select (observe subscriptions included); `undefined` when the
+ * document shows no subscriptions at all (not a registration).
+ *
+ * @since 0.1.0
+ * @category filtering
+ */
+export const selected = (
+  document: Json.JsonValue,
+  host: HostEvents.HostName
+): ReadonlyArray<HostEvents.HostEvent> | undefined => {
+  if (!Json.isObject(document) || !Array.isArray(document.hooks)) return undefined
+  const selectors = document.hooks.flatMap((backend) =>
+    Json.isObject(backend) && Array.isArray(backend.subscriptions)
+      ? backend.subscriptions.flatMap((sub) =>
+        Json.isObject(sub) && Array.isArray(sub.events)
+          ? sub.events.filter((selector): selector is string => typeof selector === "string")
+          : []
+      )
+      : []
+  )
+  return HostEvents.installed(host).filter((event) =>
+    event.type !== undefined && selectors.some((selector) => Registration.selectorMatches(selector, event.type!))
+  )
+}
+
+/**
  * A merge's result: the new settings and the events changed.
  *
  * @since 0.1.0
@@ -109,16 +139,38 @@ const groupsOf = (hooks: Json.JsonObject, event: string): ReadonlyArray<Json.Jso
 const handlersOf = (group: Json.JsonValue): ReadonlyArray<Json.JsonValue> =>
   Json.isObject(group) && Array.isArray(group.hooks) ? group.hooks : []
 
+/** Takes our handlers out of one event's groups, dropping the groups and the event left empty. */
+const removeOurs = (hooks: Record<string, Json.JsonValue>, event: string, host: HostEvents.HostName): boolean => {
+  const value = hooks[event]
+  if (!Array.isArray(value) || !value.some((group) => handlersOf(group).some((h) => isOurs(h, host)))) return false
+  const groups = value.flatMap((group): Array<Json.JsonValue> => {
+    const handlers = handlersOf(group)
+    if (!handlers.some((h) => isOurs(h, host))) return [group]
+    const kept = handlers.filter((h) => !isOurs(h, host))
+    return kept.length === 0 ? [] : [{ ...(group as Json.JsonObject), hooks: kept }]
+  })
+  if (groups.length === 0) delete hooks[event]
+  else hooks[event] = groups
+  return true
+}
+
 /**
  * Merges the entries into settings: each event ends with exactly one handler of ours, equal
- * to its entry (updated where one was, appended as its own group otherwise).
+ * to its entry (updated where one was, appended as its own group otherwise); every event in
+ * `unwanted` is left with none of ours.
  *
  * @since 0.1.0
  * @category merging
  */
-export const install = (settings: Json.JsonObject, host: HostEvents.HostName, wanted: ReadonlyArray<Entry>): Merged => {
+export const install = (
+  settings: Json.JsonObject,
+  host: HostEvents.HostName,
+  wanted: ReadonlyArray<Entry>,
+  unwanted: ReadonlyArray<string> = []
+): Merged => {
   const hooks: Record<string, Json.JsonValue> = Json.isObject(settings.hooks) ? { ...settings.hooks } : {}
   const changed: Array<string> = []
+  for (const event of unwanted) if (removeOurs(hooks, event, host)) changed.push(event)
   for (const { event, handler } of wanted) {
     const before = groupsOf(hooks, event)
     let placed = false
@@ -152,18 +204,7 @@ export const uninstall = (settings: Json.JsonObject, host: HostEvents.HostName):
   if (!Json.isObject(settings.hooks)) return { settings, changed: [] }
   const hooks: Record<string, Json.JsonValue> = { ...settings.hooks }
   const changed: Array<string> = []
-  for (const [event, value] of Object.entries(settings.hooks)) {
-    if (!Array.isArray(value) || !value.some((group) => handlersOf(group).some((h) => isOurs(h, host)))) continue
-    const groups = value.flatMap((group): Array<Json.JsonValue> => {
-      const handlers = handlersOf(group)
-      if (!handlers.some((h) => isOurs(h, host))) return [group]
-      const kept = handlers.filter((h) => !isOurs(h, host))
-      return kept.length === 0 ? [] : [{ ...(group as Json.JsonObject), hooks: kept }]
-    })
-    if (groups.length === 0) delete hooks[event]
-    else hooks[event] = groups
-    changed.push(event)
-  }
+  for (const event of Object.keys(settings.hooks)) if (removeOurs(hooks, event, host)) changed.push(event)
   return { settings: changed.length === 0 ? settings : { ...settings, hooks }, changed }
 }
 
@@ -223,6 +264,23 @@ const backUp = (file: string, when: Date): string => {
 }
 
 /**
+ * What install and uninstall take from their process (a part of the hook's `Process`): the
+ * directory, home and environment that locate the settings, when the run started (the
+ * backup's name), and the streams they report on.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface InstallProcess {
+  readonly stdout: Writable
+  readonly stderr: Writable
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly cwd: string
+  readonly home: string
+  readonly startedAt: number
+}
+
+/**
  * Runs install or uninstall; `command` holds the words that run `ahp hook` (for the default
  * command of the entries); `io` gives the directory, home and environment that locate the
  * settings, and the streams it reports on. Resolves with the exit code: 0, or 2 when the
@@ -232,7 +290,7 @@ const backUp = (file: string, when: Date): string => {
  * @since 0.1.0
  * @category running
  */
-export const main = async (args: Args.Install, command: ReadonlyArray<string>, io: Process): Promise<number> => {
+export const main = async (args: Args.Install, command: ReadonlyArray<string>, io: InstallProcess): Promise<number> => {
   const cwd = io.cwd
   const file = path.resolve(cwd, args.settings ?? settingsFile(args.host, args.scope, io.env, cwd, io.home))
   const say = (text: string) => io.stdout.write(`${text}\n`)
@@ -254,8 +312,26 @@ export const main = async (args: Args.Install, command: ReadonlyArray<string>, i
   if (shape !== undefined) return fail(`${file}: ${shape}; nothing was changed`)
   const prefix = args.command ?? command.map(quote).join(" ")
   const registration = args.registration === undefined ? undefined : path.resolve(cwd, args.registration)
+  let events: ReadonlyArray<HostEvents.HostEvent> | undefined
+  if (args._tag === "Install" && registration !== undefined) {
+    let document: Json.JsonValue | undefined
+    try {
+      const read = Json.parse(fs.readFileSync(registration, "utf8"))
+      if (read._tag === "Right") document = read.right
+    } catch {
+      return fail(`cannot read the registration ${registration}; nothing was changed`)
+    }
+    events = document === undefined ? undefined : selected(document, args.host)
+    if (events === undefined) return fail(`${registration} is not a registration; nothing was changed`)
+    if (events.length === 0) {
+      return fail(`${registration} selects none of the events ${args.host} offers; nothing was changed`)
+    }
+  }
+  const all = entries(args.host, prefix, { ...args, registration })
+  const wanted = events === undefined ? all : all.filter((e) => events.some((event) => event.name === e.event))
+  const unwanted = all.filter((e) => !wanted.includes(e)).map((e) => e.event)
   const merged = args._tag === "Install"
-    ? install(parsed.right, args.host, entries(args.host, prefix, { ...args, registration }))
+    ? install(parsed.right, args.host, wanted, unwanted)
     : uninstall(parsed.right, args.host)
   const verb = args._tag === "Install" ? "installed" : "removed"
   if (merged.changed.length === 0) {
@@ -274,10 +350,15 @@ export const main = async (args: Args.Install, command: ReadonlyArray<string>, i
   } catch {
     return fail(`cannot write ${file}${backup !== undefined ? ` (a backup was made: ${backup})` : ""}`)
   }
-  say(`${args.host}: ${file}: ${verb} the hook for ${merged.changed.join(", ")}`)
   if (args._tag === "Install") {
-    say(`  command: ${entries(args.host, prefix, { ...args, registration })[0]!.handler.command}`)
-  }
+    const removed = merged.changed.filter((event) => unwanted.includes(event))
+    const placed = merged.changed.filter((event) => !unwanted.includes(event))
+    if (placed.length > 0) say(`${args.host}: ${file}: ${verb} the hook for ${placed.join(", ")}`)
+    if (removed.length > 0) {
+      say(`${args.host}: ${file}: removed the hook for ${removed.join(", ")} (the registration selects none of them)`)
+    }
+    say(`  command: ${all[0]!.handler.command}`)
+  } else say(`${args.host}: ${file}: ${verb} the hook for ${merged.changed.join(", ")}`)
   say(backup === undefined ? "  (a new file)" : `  backup: ${backup}`)
   if (args.host === "codex" && args._tag === "Install") {
     say("  Codex runs a new or changed hook only once you trust it: review it in Codex's /hooks")

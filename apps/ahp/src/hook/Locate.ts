@@ -1,27 +1,37 @@
 /**
  * Where the command hook finds things, without loading the harness: the registration (in
- * the documented lookup order), the cache of compiled registrations, and the bridge's
- * socket. Plain Node, no Effect: this runs on every tool call before anything else.
+ * the documented lookup order, under the rules of `Trust`), the cache of compiled
+ * registrations, and the bridge's socket. Plain Node, no Effect: this runs on every tool
+ * call before anything else.
  *
  * Registration lookup order:
  * 1. `--registration FILE` (relative to the hook's working directory);
  * 2. the `AHP_REGISTRATION_FILE` environment variable;
- * 3. the project default `.ahp/registration.json`, looked for in the project directory
- *    (`CLAUDE_PROJECT_DIR`, else the payload's `cwd`, else the working directory) and then in
- *    each parent directory;
- * 4. the user default `~/.ahp/registration.json`.
+ * 3. the project registration `.ahp/registration.json`, looked for from the project
+ *    directory (`CLAUDE_PROJECT_DIR`, else the payload's `cwd`, else the working directory)
+ *    up to the project root and no further: `CLAUDE_PROJECT_DIR` when set, else the git work
+ *    tree holding the directory, else the directory itself; never in or above a shared
+ *    folder (`Trust.isShared`, as `/tmp`: one there is reported, not used). The nearest one
+ *    found is the only candidate, and
+ *    it is used only when its chain of folders passes `Trust.chainProblem` and the user
+ *    trusted its exact text (`ahp trust FILE`);
+ * 4. the user's registration `~/.ahp/registration.json`.
  *
- * A file named by 1 or 2 that cannot be read is an error, not a reason to look further.
+ * A project registration that is present but not used leaves the decision to the user's
+ * registration (or to no registration at all) and is reported in the result's `notice`,
+ * which the hook shows to the user: it is never used nor ignored silently.
+ * A file named by 1, 2 or 4 that cannot be read, or that is not the user's alone (for 4:
+ * with its folders up to the home folder), is an error, not a reason to look further.
  *
  * @since 0.1.0
  */
-import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { errorCode } from "../internal/errno.js"
 import { maxInputBytes } from "../internal/limits.js"
 import { decodeStrict } from "../internal/utf8.js"
+import * as Trust from "./Trust.js"
 
 /**
  * The environment variable naming the registration file.
@@ -46,9 +56,9 @@ export const defaultRegistration = path.join(".ahp", "registration.json")
  * @category models
  */
 export type Located =
-  | { readonly _tag: "Found"; readonly file: string; readonly text: string }
+  | { readonly _tag: "Found"; readonly file: string; readonly text: string; readonly notice?: string }
   | { readonly _tag: "Unreadable"; readonly file: string; readonly reason: string }
-  | { readonly _tag: "Missing"; readonly searched: ReadonlyArray<string> }
+  | { readonly _tag: "Missing"; readonly searched: ReadonlyArray<string>; readonly notice?: string }
 
 const describe = (error: unknown): string => {
   const code = errorCode(error) ?? ""
@@ -90,8 +100,11 @@ const readBounded = (fd: number): string | { readonly problem: string } => {
 /**
  * Reads a registration file without blocking on it: opened non-blocking (a FIFO nobody
  * writes is refused, not waited for), a regular file only, bounded in size, strict UTF-8.
+ *
+ * @since 0.1.0
+ * @category lookup
  */
-const read = (file: string): Located => {
+export const read = (file: string): Exclude<Located, { readonly _tag: "Missing" }> => {
   let fd: number | undefined
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0))
@@ -119,6 +132,42 @@ export interface Context {
   /** The `cwd` of the hook payload, when it has one. */
   readonly payloadCwd: string | undefined
   readonly home: string
+  /** The user whose files may be used (default: this process's). */
+  readonly uid?: number | undefined
+}
+
+/** Reads a file whose chain of folders up to `root` must be the user's alone. */
+const readOwned = (file: string, root: string, uid: number | undefined, noLinks: boolean): Located => {
+  if (!lexists(file)) return read(file)
+  const problem = Trust.chainProblem(file, root, uid, noLinks)
+  return problem === undefined ? read(file) : { _tag: "Unreadable", file, reason: `not used: ${problem}` }
+}
+
+/** The git work tree holding `dir`, not looked for in or above a shared folder. */
+const gitRoot = (dir: string): string | undefined => {
+  for (let current = dir; !Trust.isShared(current); current = path.dirname(current)) {
+    if (fs.existsSync(path.join(current, ".git"))) return current
+    if (path.dirname(current) === current) return undefined
+  }
+  return undefined
+}
+
+/** Why the project registration found is not used, else `undefined`. */
+const projectProblem = (located: Located, trusted: () => Readonly<Record<string, string>>): string | undefined => {
+  if (located._tag === "Missing") return undefined
+  if (located._tag === "Unreadable") {
+    return `the project registration ${located.file} is ${
+      located.reason.startsWith("not used: ") ? "" : "not used: "
+    }${located.reason}`
+  }
+  switch (Trust.status(trusted(), located.file, located.text)) {
+    case "Trusted":
+      return undefined
+    case "Changed":
+      return `the project registration ${located.file} changed since you trusted it, so it is not used; review it, then run: ahp trust ${located.file}`
+    case "Unknown":
+      return `the project registration ${located.file} is not trusted, so it is not used; review it, then run: ahp trust ${located.file}`
+  }
 }
 
 /**
@@ -128,25 +177,61 @@ export interface Context {
  * @category lookup
  */
 export const registration = (context: Context): Located => {
-  if (context.flag !== undefined) return read(path.resolve(context.cwd, context.flag))
+  const uid = context.uid ?? Trust.currentUid()
+  const explicit = (file: string) => {
+    const problem = Trust.ownershipProblem(file, uid, false)
+    return problem === undefined || !lexists(file)
+      ? read(file)
+      : { _tag: "Unreadable" as const, file, reason: `not used: ${problem}` }
+  }
+  if (context.flag !== undefined) return explicit(path.resolve(context.cwd, context.flag))
   const fromEnv = context.env[registrationVariable]
-  if (fromEnv !== undefined && fromEnv !== "") return read(path.resolve(context.cwd, fromEnv))
+  if (fromEnv !== undefined && fromEnv !== "") return explicit(path.resolve(context.cwd, fromEnv))
   const searched: Array<string> = []
-  let dir = path.resolve(context.cwd, context.env.CLAUDE_PROJECT_DIR || context.payloadCwd || ".")
-  for (;;) {
-    const candidate = path.join(dir, defaultRegistration)
-    searched.push(candidate)
-    if (fs.existsSync(candidate)) return read(candidate)
-    const parent = path.dirname(dir)
-    if (parent === dir) break
-    dir = parent
-  }
   const user = path.join(context.home, defaultRegistration)
-  if (!searched.includes(user)) {
-    searched.push(user)
-    if (fs.existsSync(user)) return read(user)
+  const start = Trust.realPath(path.resolve(context.cwd, context.env.CLAUDE_PROJECT_DIR || context.payloadCwd || "."))
+  const root = context.env.CLAUDE_PROJECT_DIR ? start : gitRoot(start) ?? start
+  let project: Located = { _tag: "Missing", searched }
+  for (let dir = start;; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, defaultRegistration)
+    if (candidate === user) break
+    if (Trust.isShared(dir)) {
+      if (lexists(candidate)) {
+        project = { _tag: "Unreadable", file: candidate, reason: `not used: ${sharedProblem(dir)}` }
+      }
+      break
+    }
+    searched.push(candidate)
+    if (lexists(candidate)) {
+      project = readOwned(candidate, root, uid, true)
+      break
+    }
+    if (dir === root || path.dirname(dir) === dir) break
   }
-  return { _tag: "Missing", searched }
+  const notice = projectProblem(project, () => Trust.read(Trust.trustFile(context.env, context.home), uid))
+  if (project._tag === "Found" && notice === undefined) return project
+  searched.push(user)
+  const personal = lexists(user) ? readOwned(user, context.home, uid, false) : { _tag: "Missing" as const, searched }
+  if (notice === undefined) return personal
+  switch (personal._tag) {
+    case "Found":
+      return { ...personal, notice }
+    case "Missing":
+      return { ...personal, notice: `${notice} (and there is no user registration ${user})` }
+    case "Unreadable":
+      return { ...personal, reason: `${personal.reason}; and ${notice}` }
+  }
+}
+
+const sharedProblem = (dir: string): string => `${dir} is a shared folder (writable by others or sticky)`
+
+const lexists = (file: string): boolean => {
+  try {
+    fs.lstatSync(file)
+    return true
+  } catch {
+    return false
+  }
 }
 
 /**
@@ -155,7 +240,7 @@ export const registration = (context: Context): Located => {
  * @since 0.1.0
  * @category digests
  */
-export const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex")
+export const sha256 = (text: string): string => Trust.digest(text)
 
 /**
  * The folder of the compiled-registration cache: `AHP_CACHE_DIR`, else

@@ -25,6 +25,8 @@ import * as ChildProcess from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { Readable } from "node:stream"
+import * as guardian from "./guardian.js"
+import { redact } from "./redact.js"
 
 /** How a child ended: its exit code, or the signal that ended it. @internal */
 export interface Status {
@@ -82,13 +84,15 @@ export interface ChildConfig {
   readonly killGrace: Duration.Duration
   /** The values to redact from stderr tails (read when a tail is rendered). */
   readonly secrets: () => ReadonlyArray<string>
+  /**
+   * The graces of the guardian that stops every child's group once this process has ended
+   * however it ended (see `guardian.ts`); none: no guardian.
+   */
+  readonly guardian: guardian.Graces | undefined
 }
 
 /** How much of the end of stderr is kept, in bytes. */
 const tailBytes = 2048
-
-/** Shorter values are not redacted (they would blank out ordinary text); nor are shorter cut-off pieces. */
-const minSecretLength = 4
 
 /** How long stdout may stay open after the child exited (a grandchild holding it) before it is closed. */
 const drainAfterExit = Duration.millis(250)
@@ -154,33 +158,6 @@ const spawnFailure = (launch: Launch, error: NodeJS.ErrnoException) => {
     ? "permission denied (EACCES)"
     : code ?? "refused by Node"
   return launchFailure(`could not start ${command}: ${why}`)
-}
-
-/**
- * Masks every secret in `text`, and a piece of one (`minSecretLength` or more characters)
- * cut off by the end of the text or, when `cutStart`, by its start.
- *
- * @internal
- */
-export const redact = (text: string, secrets: ReadonlyArray<string>, cutStart: boolean): string => {
-  let out = text
-  for (const secret of secrets) {
-    if (secret.length < minSecretLength) continue
-    out = out.split(secret).join("[redacted]")
-    for (let k = secret.length - 1; cutStart && k >= minSecretLength; k--) {
-      if (out.startsWith(secret.slice(-k))) {
-        out = "[redacted]" + out.slice(k)
-        break
-      }
-    }
-    for (let k = secret.length - 1; k >= minSecretLength; k--) {
-      if (out.endsWith(secret.slice(0, k))) {
-        out = out.slice(0, -k) + "[redacted]"
-        break
-      }
-    }
-  }
-  return out
 }
 
 /** The last `tailBytes` bytes written to a stream, and how many there were in all. */
@@ -277,21 +254,26 @@ const vanished = (handle: ChildProcess.ChildProcess, grace: Duration.Duration): 
 /**
  * Stops a child and everything left in its process group: SIGTERM to the group, then
  * SIGKILL to the group after `grace` if the child has not exited or the group is not
- * empty by then; completes once both hold (waiting at most `grace` more after SIGKILL). A
- * process that left the group (`setsid`) is out of reach. Its pipes are closed at the end,
+ * empty by then; completes once both hold (waiting at most `grace` more after SIGKILL), and
+ * takes the group off the guardian's list (`unwatch`) once it is gone. A process that left
+ * the group (`setsid`) is out of reach. Its pipes are closed at the end,
  * stderr once it has been read to its end (at most `stderrDrain`): a report of how the
  * child ended may still be waiting for its last words (`withFinalStderr`), which closing
  * stderr would throw away unread. Safe to use as a finalizer, and in a background fiber that
  * may be interrupted (see STACK.md §1.5.8 and `vanished`).
  */
-const terminate = (handle: ChildProcess.ChildProcess, grace: Duration.Duration): Effect.Effect<void> =>
+const terminate = (
+  handle: ChildProcess.ChildProcess,
+  grace: Duration.Duration,
+  unwatch: () => void
+): Effect.Effect<void> =>
   Effect.suspend(() => {
-    if (!running(handle) && !groupExists(handle.pid!)) return Effect.void
+    if (!running(handle) && !groupExists(handle.pid!)) return Effect.sync(unwatch)
     signalGroup(handle, "SIGTERM")
     return Effect.flatMap(vanished(handle, grace), (gone) => {
-      if (gone) return Effect.void
+      if (gone) return Effect.sync(unwatch)
       signalGroup(handle, "SIGKILL")
-      return Effect.asVoid(vanished(handle, grace))
+      return Effect.map(vanished(handle, grace), (gone) => gone && unwatch())
     })
   }).pipe(
     Effect.ensuring(Effect.zipRight(
@@ -431,6 +413,7 @@ const start = (
         readSinceCheck = false
         closeQuietStdout(stdout, checks - 1)
       }, { unref: true })
+    let unwatch = constVoid
     const handle = yield* Effect.async<ChildProcess.ChildProcess, TransportApi.TransportError>((resume) => {
       let started = false
       let handle: ChildProcess.ChildProcess
@@ -444,6 +427,10 @@ const start = (
       } catch (error) {
         // Arguments Node refuses outright (a NUL byte in the command, say).
         return resume(Effect.fail(spawnFailure(launch, error as NodeJS.ErrnoException)))
+      }
+      // listed at once: this process may be killed before the child's start is reported
+      if (handle.pid !== undefined && config.guardian !== undefined) {
+        unwatch = guardian.watch(handle.pid, config.guardian)
       }
       // Kept for the child's lifetime: a late error (a failed kill) must never be unhandled.
       handle.on("error", (error) => {
@@ -462,7 +449,7 @@ const start = (
         if (listening) closeQuietStdout(handle.stdout, drainChecks)
       })
     })
-    yield* Effect.addFinalizer(() => terminate(handle, config.killGrace))
+    yield* Effect.addFinalizer(() => terminate(handle, config.killGrace, unwatch))
 
     const { stderr, stdin, stdout } = handle
     const tail = new Tail()

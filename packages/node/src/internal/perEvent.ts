@@ -83,7 +83,7 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
       const splitter = Framing.makeSplitter(config.maxLineBytes)
       const judge = (frames: ReadonlyArray<Framing.Frame>) => {
         for (const frame of frames) {
-          const outcome = stdio.judge(frame, id)
+          const outcome = stdio.judge(frame, id, config.secrets)
           if (stdio.isDecisive(outcome)) return void Deferred.unsafeDone(verdict, Exit.succeed(outcome))
         }
       }

@@ -167,7 +167,7 @@ export const connect = Effect.fnUntraced(function*(config: stdio.Config) {
 
   /** Applies one frame; true when the child has now sent too many bad lines in a row. */
   const onFrame = (live: Live, frame: Framing.Frame): boolean => {
-    const outcome = stdio.judge(frame, live.pending?.id)
+    const outcome = stdio.judge(frame, live.pending?.id, config.secrets)
     switch (outcome._tag) {
       case "Response":
         live.malformed = 0

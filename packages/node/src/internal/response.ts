@@ -1,6 +1,7 @@
 /**
  * Classifies one JSON-RPC frame received while a request with a known id is pending.
- * Details never quote the frame: backend output stays out of diagnostics.
+ * Details never quote the frame: backend output stays out of diagnostics. A JSON-RPC error
+ * answer, which the harness quotes, comes out with the connection's secrets masked.
  *
  * @internal
  */
@@ -8,6 +9,7 @@ import { TransportError } from "@effect-ahp/harness/Transport"
 import { Json, JsonRpc } from "@effect-ahp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import { maskErrorAnswer } from "./redact.js"
 
 /** @internal */
 export type Verdict =
@@ -34,7 +36,11 @@ const has = (object: Json.JsonObject, key: string) => Object.prototype.hasOwnPro
  *
  * @internal
  */
-export const classify = (value: Json.JsonValue, id: Json.JsonValue | undefined): Verdict => {
+export const classify = (
+  value: Json.JsonValue,
+  id: Json.JsonValue | undefined,
+  secrets?: () => ReadonlyArray<string>
+): Verdict => {
   if (Array.isArray(value)) return malformed("received a JSON array (batches are not allowed)")
   if (!Json.isObject(value)) return malformed("received a JSON value that is not an object")
   if (has(value, "method")) return unrelated("received a request or notification instead of a response")
@@ -46,7 +52,7 @@ export const classify = (value: Json.JsonValue, id: Json.JsonValue | undefined):
   }
   if (value.jsonrpc !== "2.0") return malformed("the response is not a JSON-RPC 2.0 message")
   if (result && error) return malformed("the response carries both result and error")
-  return { _tag: "Response", value }
+  return { _tag: "Response", value: error ? maskErrorAnswer(value, secrets) : value }
 }
 
 /**
@@ -54,7 +60,11 @@ export const classify = (value: Json.JsonValue, id: Json.JsonValue | undefined):
  *
  * @internal
  */
-export const classifyBytes = (bytes: Uint8Array, id: Json.JsonValue | undefined): Verdict =>
+export const classifyBytes = (
+  bytes: Uint8Array,
+  id: Json.JsonValue | undefined,
+  secrets?: () => ReadonlyArray<string>
+): Verdict =>
   Either.match(Json.parseBytes(bytes), {
     onLeft: (error) =>
       malformed(
@@ -62,7 +72,7 @@ export const classifyBytes = (bytes: Uint8Array, id: Json.JsonValue | undefined)
           ? `received JSON nested deeper than ${Json.maxDepth} levels`
           : "received bytes that are not UTF-8 JSON"
       ),
-    onRight: (value) => classify(value, id)
+    onRight: (value) => classify(value, id, secrets)
   })
 
 /**

@@ -48,8 +48,11 @@ export type Decisive = Exclude<Outcome, { readonly _tag: "Unrelated" }>
 export const isDecisive = (outcome: Outcome): outcome is Decisive => outcome._tag !== "Unrelated"
 
 /** @internal */
-export const judge = (frame: Framing.Frame, id: Json.JsonValue | undefined): Outcome =>
-  frame._tag === "Oversized" ? frame : response.classifyBytes(frame.bytes, id)
+export const judge = (
+  frame: Framing.Frame,
+  id: Json.JsonValue | undefined,
+  secrets: () => ReadonlyArray<string>
+): Outcome => frame._tag === "Oversized" ? frame : response.classifyBytes(frame.bytes, id, secrets)
 
 /** The failure for a bad frame, with the child's stderr tail. @internal */
 export const outcomeError = (outcome: Exclude<Decisive, { readonly _tag: "Response" }>, process: child.Child) =>

@@ -7,7 +7,6 @@
  * @internal
  */
 import type * as FastCheck from "effect/FastCheck"
-import type { FlowOperation } from "../Capabilities.js"
 import type { DeliverAt, Kind, ModifyTarget } from "../HookEffect.js"
 
 type FC = typeof FastCheck
@@ -15,8 +14,8 @@ type FC = typeof FastCheck
 const subset = <A>(fc: FC, items: ReadonlyArray<A>, minLength = 0) =>
   fc.subarray(items as Array<A>, { minLength: Math.min(minLength, items.length) })
 
-/** Capabilities within the given bounds. @internal */
-export const capabilities = (
+/** Capabilities within the given bounds (the flow operations are `Capabilities.FlowOperation`s). @internal */
+export const capabilities = <FlowOperation extends string>(
   fc: FC,
   bounds: {
     readonly effects: ReadonlyArray<Kind>
@@ -40,7 +39,7 @@ export const capabilities = (
       : fc.constant(undefined)
     const flow = effects.includes("flow")
       ? subset(fc, bounds.flowOperations, 1).chain((ops) =>
-        ops.includes("continue")
+        (ops as ReadonlyArray<string>).includes("continue")
           ? fc.record({ remainingContinuations: fc.nat(5), continuationCount: fc.nat(5) }).map((allowance) => ({
             operations: ops,
             ...allowance

@@ -1,0 +1,106 @@
+/**
+ * The command line's smaller promises, each as its help states it: `validate` checks the
+ * event files `dispatch` reads (`--kind event`, inferred for a `{type: …}` document) and
+ * exits 2 for a file that is not JSON; `auth` exits 2 for a registration it cannot read and
+ * says when there is no HTTP backend to log in to; a mistyped failure policy is reported as
+ * invalid, not missing; `hook --help` (through the launcher) lists the options and exit codes.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { runInProcess } from "./inProcess.js"
+import { guardRegistration, output, registration, runCli, tempDir, toolBefore, writeFile } from "./support.js"
+
+describe("ahp command-line promises", () => {
+  it.scopedLive("validate checks event files, inferred or named with --kind event", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const event = writeFile(dir, "event.json", toolBefore("ls"))
+      const inferred = yield* runInProcess(["validate", event])
+      assert.strictEqual(inferred.code, 0, inferred.stdout)
+      assert.strictEqual(inferred.stdout, `${event}: valid (event)\n`)
+      const typo = writeFile(dir, "typo.json", { ...toolBefore("ls"), type: "tool.befor" })
+      const wrong = writeFile(dir, "wrong.json", { ...toolBefore("ls"), tool: { name: 3 } })
+      const bad = yield* runInProcess(["validate", "--kind", "event", typo, wrong, "--json"])
+      assert.strictEqual(bad.code, 1)
+      const [first, second] = output(bad).files
+      assert.deepInclude(first, { valid: false, kind: "event" })
+      assert.match(
+        first.issues[0].message,
+        /"tool\.befor" is not a catalogue event type \(did you mean "tool\.before"\?\)/
+      )
+      assert.deepInclude(second, { valid: false, kind: "event" })
+      assert.isTrue(second.issues.some((i: any) => i.path.startsWith("/tool")), JSON.stringify(second.issues))
+      const reg = writeFile(dir, "registration.json", guardRegistration)
+      const asEvent = yield* runInProcess(["validate", "--kind", "event", reg])
+      assert.strictEqual(asEvent.code, 1)
+      assert.match(asEvent.stdout, /registration\.json: invalid \(event\)\n {2}\/type: is missing/)
+    }))
+
+  it.scopedLive("validate exits 2 for a .json file that is not JSON, as its help says", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const broken = path.join(dir, "broken.json")
+      fs.writeFileSync(broken, "{\"hooks\": [")
+      const valid = writeFile(dir, "registration.json", guardRegistration)
+      const run = yield* runInProcess(["validate", valid, broken])
+      assert.strictEqual(run.code, 2)
+      assert.match(run.stdout, /broken\.json: not JSON\n {2}\S/)
+    }))
+
+  it.scopedLive("a mistyped failurePolicy is invalid-failure-policy, with did you mean", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const reg = writeFile(
+        dir,
+        "registration.json",
+        registration({
+          id: "com.example.guard",
+          transport: { type: "stdio", command: "guard", lifecycle: "persistent" },
+          subscriptions: [{
+            mode: "intercept",
+            events: ["tool.before"],
+            timeoutMs: 1000,
+            failurePolicy: "fail-close",
+            content: { default: "body" }
+          }]
+        })
+      )
+      const event = writeFile(dir, "event.json", toolBefore("ls"))
+      const run = yield* runInProcess(["dispatch", "--registration", reg, "--event", event])
+      assert.strictEqual(run.code, 2)
+      const issue = output(run).issues[0]
+      assert.deepInclude(issue, { code: "invalid-failure-policy", path: "/hooks/0/subscriptions/0/failurePolicy" })
+      assert.match(issue.message, /fail-open or fail-closed, got "fail-close" \(did you mean "fail-closed"\?\)/)
+    }))
+
+  it.scopedLive("auth: an unreadable registration exits 2; status says when no backend uses HTTP", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const missing = yield* runInProcess(["auth", "status", "--registration", path.join(dir, "missing.json")])
+      assert.strictEqual(missing.code, 2)
+      assert.deepInclude(output(missing), { error: "input" })
+      const reg = writeFile(dir, "registration.json", guardRegistration)
+      const status = yield* runInProcess(["auth", "status", "--registration", reg])
+      assert.strictEqual(status.code, 0, status.stderr)
+      assert.strictEqual(status.stdout, `${reg} has no HTTP backend: there is nothing to log in to\n`)
+      const typo = yield* runInProcess(["auth", "statu", "--registration", reg])
+      assert.strictEqual(typo.code, 2)
+      assert.match(
+        typo.stderr,
+        /^ahp auth: ACTION must be one of login, logout, status, got "statu" \(did you mean status\?\)/
+      )
+    }))
+
+  it.live("hook --help, through the launcher, has the options and exit codes of every command's help", () =>
+    Effect.gen(function*() {
+      const run = yield* runCli(["hook", "--help"])
+      assert.strictEqual(run.code, 0, run.stderr)
+      const inProcess = yield* runInProcess(["help", "hook"])
+      assert.strictEqual(run.stdout, inProcess.stdout)
+      assert.match(run.stdout, /^Usage:\n {2}ahp hook claude-code\|codex /)
+      assert.match(run.stdout, /\nOptions:\n {2}--registration FILE +the registration/)
+      assert.match(run.stdout, /\nExit codes:\n {2}0 +the hook call was answered/)
+    }))
+})
