@@ -172,6 +172,7 @@ export const runProcess = (
 const baseEnv = (workspace: Workspace): Record<string, string> => ({
   PATH: process.env.PATH ?? "/usr/bin:/bin",
   HOME: workspace.home,
+  XDG_STATE_HOME: workspace.state,
   SHELL: "/bin/bash",
   LANG: "C.UTF-8",
   TMPDIR: path.join(workspace.root, "tmp")
@@ -202,7 +203,7 @@ export const claudeCode: Host = {
   shell: (command) => tool("Bash", { command, description: "run a command" }),
   run: (workspace, model, options = {}) => {
     const debugFile = path.join(workspace.root, "claude-debug.log")
-    fs.mkdirSync(path.join(workspace.root, "tmp"), { recursive: true })
+    fs.mkdirSync(path.join(workspace.root, "tmp"), { recursive: true, mode: 0o700 })
     return runProcess(claudeBinary(), [
       "-p",
       options.prompt ?? defaultPrompt,
@@ -294,7 +295,7 @@ export const codexWith = (settings: { readonly trust?: CodexTrust; readonly appr
   vendor: OpenAi.vendor,
   shell: (command) => tool("exec_command", { cmd: command }),
   run: (workspace, model, options = {}) => {
-    fs.mkdirSync(path.join(workspace.root, "tmp"), { recursive: true })
+    fs.mkdirSync(path.join(workspace.root, "tmp"), { recursive: true, mode: 0o700 })
     fs.writeFileSync(path.join(workspace.codexHome, "config.toml"), codexConfig(model))
     return runProcess(process.execPath, [
       codexLauncher(),

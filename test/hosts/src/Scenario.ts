@@ -15,6 +15,8 @@ export interface Setup {
   readonly steps: (workspace: Workspace.Workspace) => ReadonlyArray<FakeModel.Step>
   /** The registration (default: the README's example). */
   readonly registration?: ((workspace: Workspace.Workspace) => Workspace.Registration) | undefined
+  /** Whether the user trusts the project registration with `ahp trust` (default: yes). */
+  readonly trust?: boolean | undefined
   /** Extra `ahp hook install` arguments. */
   readonly install?: ReadonlyArray<string> | undefined
   /** Changes to the workspace after the install (settings edits, files the tools read). */
@@ -46,6 +48,7 @@ export const run = async (setup: Setup): Promise<Result> => {
       (setup.registration ?? ((w) => Workspace.example(setup.bundle, w)))(workspace)
     )
     Workspace.install(setup.bundle, workspace, setup.host.name, setup.install)
+    if (setup.trust !== false) Workspace.trust(setup.bundle, workspace)
     await setup.prepare?.(workspace)
     const run = await setup.host.run(workspace, model, setup.run)
     return {

@@ -1,9 +1,13 @@
 /**
  * One host run's private world: a temporary folder holding the home (`HOME`, Codex's
- * `CODEX_HOME` below it) and the project the agent works in, with the policy installed the
- * way a user installs it — the registration in `.ahp/registration.json` (the README's
- * example with its `args` pointing at the built `dist/ahp.mjs`, or a registration of the
- * scenario's own) and `ahp hook install <host> --project` run in the project.
+ * `CODEX_HOME` below it), the user's state folder (`XDG_STATE_HOME`, where `ahp trust`
+ * keeps its record) and the project the agent works in, with the policy installed the way
+ * a user installs it — the registration in `.ahp/registration.json` (the README's example
+ * with its `args` pointing at the built `dist/ahp.mjs`, or a registration of the
+ * scenario's own), `ahp hook install <host> --project` run in the project, then `ahp trust`
+ * on the registration. Every folder is created 0700 and every file written 0600 whatever
+ * the umask, so nothing is group- or other-writable (the hook uses no registration that
+ * is).
  */
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -22,6 +26,8 @@ export interface Workspace {
   readonly root: string
   readonly home: string
   readonly codexHome: string
+  /** The user's state folder (`XDG_STATE_HOME`). */
+  readonly state: string
   readonly project: string
   /** A file in the project. */
   readonly file: (name: string) => string
@@ -35,11 +41,16 @@ export const make = (name: string): Workspace => {
   const home = path.join(dir, "home")
   const codexHome = path.join(home, ".codex")
   const project = path.join(dir, "project")
-  for (const folder of [home, codexHome, project, path.join(project, ".ahp")]) fs.mkdirSync(folder, { recursive: true })
+  const state = path.join(dir, "state")
+  for (const folder of [home, codexHome, state, project, path.join(project, ".ahp")]) {
+    fs.mkdirSync(folder, { recursive: true, mode: 0o700 })
+    fs.chmodSync(folder, 0o700)
+  }
   return {
     root: dir,
     home,
     codexHome,
+    state,
     project,
     file: (file) => path.join(project, file),
     remove: () => fs.rmSync(dir, { recursive: true, force: true })
@@ -99,9 +110,19 @@ export const scripted = (
 
 /** Writes the project's `.ahp/registration.json`. */
 export const writeRegistration = (workspace: Workspace, registration: Registration): string => {
-  const file = path.join(workspace.project, ".ahp", "registration.json")
-  fs.writeFileSync(file, `${JSON.stringify(registration, null, 2)}\n`)
+  const file = registrationFile(workspace)
+  writePrivate(file, `${JSON.stringify(registration, null, 2)}\n`)
   return file
+}
+
+/** The project's `.ahp/registration.json`. */
+export const registrationFile = (workspace: Workspace): string =>
+  path.join(workspace.project, ".ahp", "registration.json")
+
+/** Writes a file readable and writable by its owner only. */
+const writePrivate = (file: string, text: string) => {
+  fs.writeFileSync(file, text, { mode: 0o600 })
+  fs.chmodSync(file, 0o600)
 }
 
 /** What one `ahp` command printed. */
@@ -115,7 +136,12 @@ export interface Output {
 export const ahp = (bundle: string, workspace: Workspace, args: ReadonlyArray<string>): Output => {
   const run = spawnSync(process.execPath, [bundle, ...args], {
     cwd: workspace.project,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: workspace.home, CODEX_HOME: workspace.codexHome },
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: workspace.home,
+      CODEX_HOME: workspace.codexHome,
+      XDG_STATE_HOME: workspace.state
+    },
     encoding: "utf8",
     timeout: 60_000
   })
@@ -137,6 +163,16 @@ export const install = (
   return output
 }
 
+/**
+ * `ahp trust <project>/.ahp/registration.json`, as the user does once they reviewed it;
+ * throws with what it printed when it fails.
+ */
+export const trust = (bundle: string, workspace: Workspace): Output => {
+  const output = ahp(bundle, workspace, ["trust", registrationFile(workspace)])
+  if (output.status !== 0) throw new Error(`ahp trust failed: ${output.stderr}${output.stdout}`)
+  return output
+}
+
 /** The settings file `install` wrote for a host in the project. */
 export const settingsFile = (workspace: Workspace, host: "claude-code" | "codex"): string =>
   host === "claude-code"
@@ -148,8 +184,8 @@ export const readJson = (file: string): any => JSON.parse(fs.readFileSync(file, 
 
 /** Writes a JSON file. */
 export const writeJson = (file: string, value: unknown): void => {
-  fs.mkdirSync(path.dirname(file), { recursive: true })
-  fs.writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`)
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
+  writePrivate(file, `${JSON.stringify(value, null, 2)}\n`)
 }
 
 /** The JSON lines of a file (empty when it does not exist). */

@@ -9,8 +9,8 @@
  */
 import { classify } from "@effect-ahp/cli/examples/ShellGuard"
 import { Effect } from "effect"
-import { describe, expect, inject, it } from "vitest"
 import * as fs from "node:fs"
+import { describe, expect, inject, it } from "vitest"
 import * as Bridge from "../src/Bridge.js"
 import * as Hosts from "../src/Hosts.js"
 import * as Scenario from "../src/Scenario.js"
@@ -95,7 +95,9 @@ describe(`${Hosts.claudeCode.title} ${Hosts.claudeCode.version}, an http hook`, 
     try {
       blocked(host, result)
       expect(traced(bridge, host.name, "PreToolUse")).toHaveLength(1)
-      expect(Workspace.readJson(Workspace.settingsFile(result.workspace, "claude-code")).hooks.PreToolUse[0].hooks[0].type)
+      expect(
+        Workspace.readJson(Workspace.settingsFile(result.workspace, "claude-code")).hooks.PreToolUse[0].hooks[0].type
+      )
         .toBe("http")
     } finally {
       await dispose()
