@@ -2,12 +2,16 @@
  * `ahp bridge` for a workspace, as a user runs it beside the host: the project's
  * registration, an HTTP port for Claude Code's `http` hooks (`--http 0`), `--verbose`
  * (a trace line per call on stderr), and the environment the host's hooks see (the
- * workspace's `HOME` and `TMPDIR`), so the command hook finds its socket. Bounded: it is
- * ready within 30 s or killed, and `stop` ends it (SIGKILL after a 2 s grace).
+ * workspace's `HOME` and `TMPDIR`), so the command hook finds its socket, and the
+ * workspace's `AHP_BRIDGE_SECRET` (`secret`), which Claude Code hands its `http` hooks.
+ * Bounded: it is ready within 30 s or killed, and `stop` ends it (SIGKILL after a 2 s
+ * grace).
  */
 import { type ChildProcess, spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { besideTheRun } from "./Hosts.js"
 import type { Workspace } from "./Workspace.js"
 
 /** A running bridge. */
@@ -29,7 +33,7 @@ const exited = (child: ChildProcess) =>
 export const start = (bundle: string, workspace: Workspace): Promise<Bridge> =>
   new Promise((resolve, reject) => {
     const tmp = path.join(workspace.root, "tmp")
-    fs.mkdirSync(tmp, { recursive: true })
+    fs.mkdirSync(tmp, { recursive: true, mode: 0o700 })
     const child = spawn(process.execPath, [
       bundle,
       "bridge",
@@ -40,7 +44,14 @@ export const start = (bundle: string, workspace: Workspace): Promise<Bridge> =>
       "--verbose"
     ], {
       cwd: workspace.project,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: workspace.home, TMPDIR: tmp },
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: workspace.home,
+        XDG_STATE_HOME: workspace.state,
+        TMPDIR: tmp,
+        AHP_BRIDGE_SECRET: secret(workspace),
+        [besideTheRun]: "1"
+      },
       stdio: ["ignore", "pipe", "pipe"]
     })
     let stdout = ""
@@ -58,7 +69,7 @@ export const start = (bundle: string, workspace: Workspace): Promise<Bridge> =>
     }, 30_000)
     const check = () => {
       url ??= /listening on (http:\/\/\S+)/.exec(stdout)?.[1]
-      if (url !== undefined && /listening on socket /.test(stderr)) {
+      if (url !== undefined && /listening on socket /.test(stdout)) {
         clearTimeout(ready)
         resolve({ url, stderr: () => stderr, stop })
       }
@@ -77,5 +88,17 @@ export const start = (bundle: string, workspace: Workspace): Promise<Bridge> =>
     })
   })
 
-/** Claude Code's `http` hook entry for the bridge, as the README writes it. */
-export const httpEntry = (url: string, timeout = 30) => ({ type: "http", url: `${url}?timeout=${timeout}`, timeout })
+const secrets = new WeakMap<Workspace, string>()
+
+/** The workspace's bridge secret (64 random hex characters, its own per workspace). */
+export const secret = (workspace: Workspace): string => {
+  let value = secrets.get(workspace)
+  if (value === undefined) {
+    value = randomBytes(32).toString("hex")
+    secrets.set(workspace, value)
+  }
+  return value
+}
+
+/** The port of a bridge's `http://127.0.0.1:PORT/hooks/claude-code`. */
+export const port = (bridge: Bridge): number => Number(new URL(bridge.url).port)

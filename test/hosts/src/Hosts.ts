@@ -78,25 +78,58 @@ export interface RunOptions {
 
 const maxOutput = 16 * 1024 * 1024
 
-/** The processes whose environment holds `HOME=<home>`. */
+/**
+ * The variable marking processes the test started beside the host run (the bridge and the
+ * backends it starts), which are not the run's leftovers.
+ */
+export const besideTheRun = "AHP_HOST_SUITE_BESIDE_THE_RUN"
+
+/** A process's parent, or `undefined` once it ended. */
+const parentOf = (pid: number): number | undefined => {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The processes whose environment holds `HOME=<home>`, but not those marked `besideTheRun`
+ * nor their descendants.
+ */
 export const processesWithHome = (home: string): Array<Leftover> => {
   const needle = Buffer.from(`\0HOME=${home}\0`)
-  return fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid).flatMap(
-    (name) => {
-      try {
-        const environ = Buffer.concat([Buffer.from("\0"), fs.readFileSync(`/proc/${name}/environ`)])
-        if (!environ.includes(needle)) return []
-        const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8")
-        if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) return []
-        return [{
-          pid: Number(name),
-          args: fs.readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").join(" ").trim()
-        }]
-      } catch {
-        return []
+  const beside = Buffer.from(`\0${besideTheRun}=1\0`)
+  const found: Array<Leftover> = []
+  const spared = new Set<number>()
+  for (const name of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue
+    try {
+      const environ = Buffer.concat([Buffer.from("\0"), fs.readFileSync(`/proc/${name}/environ`)])
+      if (!environ.includes(needle)) continue
+      if (environ.includes(beside)) {
+        spared.add(Number(name))
+        continue
       }
+      const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8")
+      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) continue
+      found.push({
+        pid: Number(name),
+        args: fs.readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").join(" ").trim()
+      })
+    } catch {
+      // it ended meanwhile
     }
-  )
+  }
+  const besideOne = (pid: number): boolean => {
+    for (let p: number | undefined = parentOf(pid), depth = 0; p !== undefined && p > 1 && depth < 64; depth++) {
+      if (spared.has(p)) return true
+      p = parentOf(p)
+    }
+    return false
+  }
+  return found.filter((p) => !besideOne(p.pid))
 }
 
 const kill = (pid: number, signal: NodeJS.Signals) => {

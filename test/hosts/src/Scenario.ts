@@ -21,7 +21,8 @@ export interface Setup {
   readonly install?: ReadonlyArray<string> | undefined
   /** Changes to the workspace after the install (settings edits, files the tools read). */
   readonly prepare?: ((workspace: Workspace.Workspace) => void | Promise<void>) | undefined
-  readonly run?: Hosts.RunOptions | undefined
+  /** The run's options (a function receives the workspace). */
+  readonly run?: Hosts.RunOptions | ((workspace: Workspace.Workspace) => Hosts.RunOptions) | undefined
   readonly side?: FakeModel.Options["side"]
 }
 
@@ -50,7 +51,11 @@ export const run = async (setup: Setup): Promise<Result> => {
     Workspace.install(setup.bundle, workspace, setup.host.name, setup.install)
     if (setup.trust !== false) Workspace.trust(setup.bundle, workspace)
     await setup.prepare?.(workspace)
-    const run = await setup.host.run(workspace, model, setup.run)
+    const run = await setup.host.run(
+      workspace,
+      model,
+      typeof setup.run === "function" ? setup.run(workspace) : setup.run
+    )
     return {
       workspace,
       model,

@@ -14,7 +14,13 @@
  * With `--registration`, only the events the registration selects get an entry (an event
  * no subscription selects would cost a hook process per call for nothing), and an entry of
  * ours for any other event is removed; without it, every mapped event gets one (the hook
- * finds its registration when it runs). Running it twice changes nothing the second time. Before a change the file is copied to
+ * finds its registration when it runs). Running it twice changes nothing the second time.
+ * With `--bridge-http PORT` (Claude Code only), every event but SessionStart gets an `http`
+ * entry posting to `http://127.0.0.1:PORT/hooks/claude-code` with the header
+ * `X-AHP-Bridge-Secret: $AHP_BRIDGE_SECRET` (Claude Code fills it in from the environment
+ * variable `allowedEnvVars` names); SessionStart, where Claude Code skips `http` hooks,
+ * keeps the command hook. An `http` hook that cannot reach the bridge is a non-blocking
+ * error for Claude Code: the action goes ahead. Before a change the file is copied to
  * `<file>.ahp-backup-<time>`; a file that is not a JSON object is left alone (exit 1).
  * What it did is printed on stdout.
  *
@@ -48,6 +54,9 @@ const quote = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : 
  * @category predicates
  */
 export const isOurs = (handler: Json.JsonValue, host: HostEvents.HostName): boolean => {
+  if (Json.isObject(handler) && handler.type === "http" && typeof handler.url === "string") {
+    return host === "claude-code" && /^http:\/\/127\.0\.0\.1:\d+\/hooks\/claude-code(?:\?|$)/.test(handler.url)
+  }
   if (!Json.isObject(handler) || handler.type !== "command" || typeof handler.command !== "string") return false
   const match = /(?:^|[\s"'/\\])ahp(?:-hook\.mjs|\.mjs|\.cmd|\.js)?["']?(?:\s+hook)?\s+(claude-code|codex)(?:\s|$)/
     .exec(
@@ -81,10 +90,14 @@ export const entries = (
     readonly timeoutSeconds?: number | undefined
     readonly registration?: string | undefined
     readonly failClosed: boolean
+    readonly bridgeHttpPort?: number | undefined
   }
 ): ReadonlyArray<Entry> =>
   HostEvents.installed(host).map((event) => {
     const timeout = ownBudget.has(event.name) ? undefined : options.timeoutSeconds ?? defaultTimeoutSeconds
+    if (options.bridgeHttpPort !== undefined && host === "claude-code" && event.name !== "SessionStart") {
+      return { event: event.name, handler: httpHandler(options.bridgeHttpPort, timeout) }
+    }
     const command = [
       prefix,
       host,
@@ -94,6 +107,30 @@ export const entries = (
     ].join(" ")
     return { event: event.name, handler: { type: "command", command, ...(timeout !== undefined ? { timeout } : {}) } }
   })
+
+/**
+ * The bridge's secret header and the environment variable Claude Code fills it from.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const bridgeSecretHeader = { name: "X-AHP-Bridge-Secret", variable: "AHP_BRIDGE_SECRET" } as const
+
+/**
+ * Claude Code's `http` hook entry posting to `ahp bridge --http PORT` (`timeout` in
+ * seconds, also passed to the bridge so its answer is due before it; the host's own when
+ * `undefined`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const httpHandler = (port: number, timeout: number | undefined): Json.JsonObject => ({
+  type: "http",
+  url: `http://127.0.0.1:${port}/hooks/claude-code${timeout !== undefined ? `?timeout=${timeout}` : ""}`,
+  ...(timeout !== undefined ? { timeout } : {}),
+  headers: { [bridgeSecretHeader.name]: `$${bridgeSecretHeader.variable}` },
+  allowedEnvVars: [bridgeSecretHeader.variable]
+})
 
 /**
  * The host events a registration document selects: those whose AHP event some
@@ -357,7 +394,14 @@ export const main = async (args: Args.Install, command: ReadonlyArray<string>, i
     if (removed.length > 0) {
       say(`${args.host}: ${file}: removed the hook for ${removed.join(", ")} (the registration selects none of them)`)
     }
-    say(`  command: ${all[0]!.handler.command}`)
+    const command = all.find((e) => e.handler.type === "command")
+    if (command !== undefined) say(`  command: ${command.handler.command}`)
+    const http = all.find((e) => e.handler.type === "http")
+    if (http !== undefined) {
+      say(
+        `  http: ${http.handler.url} (Claude Code passes $${bridgeSecretHeader.variable} as ${bridgeSecretHeader.name})`
+      )
+    }
   } else say(`${args.host}: ${file}: ${verb} the hook for ${merged.changed.join(", ")}`)
   say(backup === undefined ? "  (a new file)" : `  backup: ${backup}`)
   if (args.host === "codex" && args._tag === "Install") {
