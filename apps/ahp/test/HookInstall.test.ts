@@ -203,6 +203,38 @@ describe("ahp hook install / uninstall", () => {
       }
     }))
 
+  it.scoped("doctor exits 1 while the hooks are missing or no registration is used, 0 once both are", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const file = path.join(dir, "hooks.json")
+      const reg = writeFile(dir, "registration.json", {
+        protocolVersion: "draft",
+        hooks: [{
+          id: "com.example.guard",
+          transport: { type: "stdio", command: "guard", lifecycle: "persistent" },
+          subscriptions: [{ mode: "intercept", events: ["tool.before"], content: { default: "body" } }]
+        }]
+      })
+      const doctor = (...extra: Array<string>) =>
+        callHook(["doctor", "codex", "--settings", file, ...extra], "", { dir, env: { HOME: dir } })
+      const nothing = yield* doctor()
+      assert.strictEqual(nothing.code, 1)
+      assert.include(nothing.stderr, "no hooks are installed")
+      assert.include(nothing.stderr, "no registration found")
+      const installed = yield* callHook(["install", "codex", "--settings", file, "--registration", reg], "", { dir })
+      assert.strictEqual(installed.code, 0, installed.stderr)
+      const unregistered = yield* doctor()
+      assert.strictEqual(unregistered.code, 1)
+      assert.notInclude(unregistered.stderr, "no hooks are installed")
+      const on = yield* doctor("--registration", reg)
+      assert.strictEqual(on.code, 0, on.stderr)
+      assert.include(on.stdout, `uses ${reg}`)
+      fs.writeFileSync(file, JSON.stringify({ hooks: {} }))
+      const removed = yield* doctor("--registration", reg)
+      assert.strictEqual(removed.code, 1)
+      assert.include(removed.stderr, "has no ahp hook for PreToolUse")
+    }))
+
   it("recognises its own entries, not others", () => {
     const ours = (command: string, host: HostEvents.HostName = "claude-code") =>
       Install.isOurs({ type: "command", command }, host)

@@ -112,6 +112,7 @@ describe(`${host.title} ${host.version} at PostToolUseFailure`, () => {
       expect(run.log).toContain(
         "Hook JSON output had unrecognized keys (ignored): hookSpecificOutput.updatedToolOutput"
       )
+      expect(host.hookProblems(run).filter((line) => !/unrecognized keys/.test(line))).toEqual([])
     } finally {
       await model.close()
       workspace.remove()

@@ -82,8 +82,10 @@ describe.each(Hosts.both)("$title $version, a fail-closed backend", (host) => {
     try {
       Workspace.writeRegistration(workspace, failing("ignore-sigterm"))
       Workspace.install(bundle, workspace, host.name, ["--timeout", "1"])
+      Workspace.trust(bundle, workspace)
       const run = await host.run(workspace, model)
       expect(run.leftovers).toEqual([])
+      console.log(JSON.stringify(host.hookProblems(run)))
     } finally {
       await model.close()
       workspace.remove()

@@ -5,7 +5,7 @@
  * `systemMessage` saying why and what to run: Claude Code shows it; `codex exec` shows
  * no hook's `systemMessage` at all (neither in its text nor in its `--json` events), so
  * on Codex the answer is read by running the installed hook as Codex runs it — the gap
- * `ahp hook doctor codex` is for.
+ * `ahp hook doctor codex` is for: it exits 1 naming the file until the user trusts it.
  */
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -39,6 +39,16 @@ describe.each(Hosts.both)("$title $version with an untrusted project registratio
     expect(result.run).toMatchObject({ timedOut: false, exitCode: 0 })
     expect(host.hookProblems(result.run)).toEqual([])
     expect(result.run.leftovers).toEqual([])
+  })
+
+  it("is what ahp hook doctor reports (exit 1) until the user trusts it (exit 0)", () => {
+    const before = Workspace.ahp(bundle, result.workspace, ["hook", "doctor", host.name])
+    expect(before.status).toBe(1)
+    expect(before.stderr).toContain(notice())
+    Workspace.trust(bundle, result.workspace)
+    const after = Workspace.ahp(bundle, result.workspace, ["hook", "doctor", host.name])
+    expect(after).toMatchObject({ status: 0, stderr: "" })
+    expect(after.stdout).toContain(`uses ${Workspace.registrationFile(result.workspace)}`)
   })
 
   if (host.name === "claude-code") {

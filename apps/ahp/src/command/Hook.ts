@@ -63,6 +63,7 @@ export const command: Command = CommandLine.external({
   },
   exitCodes: [
     [0, "the hook call was answered (whatever the decision, or no opinion), or the settings were updated"],
+    [1, "doctor: the hooks are not installed here, or the registration they would use is missing or not used"],
     [2, "a usage error, or a settings file that cannot be read as a JSON object or written"]
   ],
   run: (argv) =>

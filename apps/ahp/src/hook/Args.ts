@@ -40,7 +40,7 @@ export interface Run {
  * @category models
  */
 export interface Install {
-  readonly _tag: "Install" | "Uninstall"
+  readonly _tag: "Install" | "Uninstall" | "Doctor"
   readonly host: HostEvents.HostName
   readonly scope: "project" | "user"
   /** The settings file to edit instead of the host's default for the scope. */
@@ -80,10 +80,13 @@ export const synopsis = `Usage:
                              [--timeout SECONDS] [--registration FILE] [--fail-closed]
                              [--bridge-http PORT]
   ahp hook uninstall claude-code|codex [--project|--user] [--settings FILE]
+  ahp hook doctor claude-code|codex [--project|--user] [--settings FILE] [--registration FILE]
 
 Runs as a Claude Code or Codex command hook: reads the hook payload on stdin, dispatches
 the AHP event to the registered backends, prints the host's answer (exit code 0). As Codex's
 legacy notify program, the payload is the last argument (NOTIFY-JSON) and stdin is not read.
+\`doctor\` exits 1, saying why, unless the hook entries are installed in the settings and the
+registration the hook would use in this folder is found and used (a project one trusted).
 `
 
 /**
@@ -125,7 +128,7 @@ export const parse = (argv: ReadonlyArray<string>, env: Readonly<Record<string, 
   if (words.includes("--help") || words.includes("-h")) return { _tag: "Help" }
   const first = words.shift()
   if (first === undefined) return { _tag: "Invalid", message: "missing the host: claude-code or codex" }
-  const action = first === "install" || first === "uninstall" ? first : undefined
+  const action = first === "install" || first === "uninstall" || first === "doctor" ? first : undefined
   const hostName = action === undefined ? first : words.shift()
   if (hostName === undefined || !HostEvents.isHostName(hostName)) {
     return { _tag: "Invalid", message: `expected claude-code or codex, got ${JSON.stringify(hostName ?? "")}` }
@@ -176,7 +179,7 @@ export const parse = (argv: ReadonlyArray<string>, env: Readonly<Record<string, 
       return { _tag: "Invalid", message: "--project or --user, not both" }
     }
     return {
-      _tag: action === "install" ? "Install" : "Uninstall",
+      _tag: action === "install" ? "Install" : action === "doctor" ? "Doctor" : "Uninstall",
       host: hostName,
       scope: flags.has("--user") ? "user" : "project",
       settings: values["--settings"],

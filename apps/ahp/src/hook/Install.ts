@@ -33,6 +33,7 @@ import * as path from "node:path"
 import type { Writable } from "node:stream"
 import { errorCode } from "../internal/errno.js"
 import type * as Args from "./Args.js"
+import * as Locate from "./Locate.js"
 
 /**
  * The hook timeout written for each event when none is given (seconds); the hook answers
@@ -406,6 +407,80 @@ export const main = async (args: Args.Install, command: ReadonlyArray<string>, i
   say(backup === undefined ? "  (a new file)" : `  backup: ${backup}`)
   if (args.host === "codex" && args._tag === "Install") {
     say("  Codex runs a new or changed hook only once you trust it: review it in Codex's /hooks")
+  }
+  return 0
+}
+
+/**
+ * `ahp hook doctor <host>`: whether the policy is on for the working directory, for
+ * automation that must not run without it (`codex exec` skips hooks it does not trust
+ * without a sign, and shows no hook's message). Checks that the settings hold an entry of
+ * ours for every event the registration selects (every mapped event without one), and
+ * that the registration the hook would use here is found and used: a project registration
+ * trusted with `ahp trust`, owned by the user alone. Resolves with 0 when both hold, else
+ * 1 with every problem on stderr (2 for settings that cannot be read as a JSON object).
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const doctor = (args: Args.Install, io: InstallProcess): number => {
+  const cwd = io.cwd
+  const file = path.resolve(cwd, args.settings ?? settingsFile(args.host, args.scope, io.env, cwd, io.home))
+  const problems: Array<string> = []
+  let settings: Json.JsonObject | undefined
+  try {
+    const parsed = Json.parse(fs.readFileSync(file, "utf8"))
+    if (parsed._tag === "Left" || !Json.isObject(parsed.right)) {
+      io.stderr.write(`ahp hook doctor: ${file} is not a JSON object\n`)
+      return 2
+    }
+    settings = parsed.right
+  } catch {
+    problems.push(`no hooks are installed: ${file} cannot be read; run: ahp hook install ${args.host} --${args.scope}`)
+  }
+  const located = Locate.registration({
+    flag: args.registration,
+    env: io.env,
+    cwd,
+    payloadCwd: undefined,
+    home: io.home
+  })
+  let events: ReadonlyArray<HostEvents.HostEvent> = HostEvents.installed(args.host)
+  if (located._tag === "Found") {
+    if (located.notice !== undefined) problems.push(located.notice)
+    const read = Json.parse(located.text)
+    const chosen = read._tag === "Right" ? selected(read.right, args.host) : undefined
+    if (chosen === undefined) problems.push(`${located.file} is not a registration`)
+    else events = chosen
+  } else if (located._tag === "Unreadable") {
+    problems.push(`the registration ${located.file} cannot be used: ${located.reason}`)
+  } else {
+    problems.push(located.notice ?? `no registration found (looked for ${located.searched.join(", ")})`)
+  }
+  if (settings !== undefined) {
+    const hooks = Json.isObject(settings.hooks) ? settings.hooks : {}
+    const missing = events.filter((event) =>
+      !groupsOf(hooks, event.name).some((group) => handlersOf(group).some((h) => isOurs(h, args.host)))
+    )
+    if (missing.length > 0) {
+      problems.push(
+        `${file} has no ahp hook for ${
+          missing.map((e) => e.name).join(", ")
+        }; run: ahp hook install ${args.host} --${args.scope}`
+      )
+    }
+  }
+  if (problems.length > 0) {
+    io.stderr.write(problems.map((problem) => `ahp hook doctor: ${problem}\n`).join(""))
+    return 1
+  }
+  io.stdout.write(
+    `${args.host}: the policy is on here: ${file} runs the hook, which uses ${
+      located._tag === "Found" ? located.file : "no registration"
+    }\n`
+  )
+  if (args.host === "codex") {
+    io.stdout.write("  codex exec runs project hooks only with --trust and once you trusted the hooks in /hooks\n")
   }
   return 0
 }
