@@ -63,6 +63,7 @@ export default defineConfig({
       "packages/vitest.core.config.ts",
       "apps/*/vitest.config.ts",
       "test/vitest.config.ts",
+      "test/hosts/vitest.config.ts",
       "test/consumer/vitest.config.ts"
     ],
     // Two pools run side by side: two forked workers for the command line and the suites,

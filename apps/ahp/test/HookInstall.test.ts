@@ -159,6 +159,82 @@ describe("ahp hook install / uninstall", () => {
       assert.include(refused.stderr, "selects none of the events claude-code offers; nothing was changed")
     }))
 
+  it.scoped("claude-code --bridge-http PORT writes http entries with the bridge's secret header, SessionStart a command", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const file = path.join(dir, "settings.json")
+      const cold = yield* callHook(["install", "claude-code", "--settings", file], "", { dir })
+      assert.strictEqual(cold.code, 0, cold.stderr)
+      const run = yield* callHook(["install", "claude-code", "--settings", file, "--bridge-http", "8765"], "", { dir })
+      assert.strictEqual(run.code, 0, run.stderr)
+      const hooks = readJson(file).hooks
+      assert.deepStrictEqual(hooks.PreToolUse, [{
+        hooks: [{
+          type: "http",
+          url: "http://127.0.0.1:8765/hooks/claude-code?timeout=30",
+          timeout: 30,
+          headers: { "X-AHP-Bridge-Secret": "$AHP_BRIDGE_SECRET" },
+          allowedEnvVars: ["AHP_BRIDGE_SECRET"]
+        }]
+      }], "the command entry replaced in place, not a second hook")
+      assert.strictEqual(hooks.SessionStart[0].hooks.length, 1)
+      assert.strictEqual(hooks.SessionStart[0].hooks[0].type, "command", "Claude Code skips http hooks at SessionStart")
+      for (const event of Object.keys(hooks).filter((e) => e !== "SessionStart")) {
+        assert.deepStrictEqual(hooks[event].flatMap((g: any) => g.hooks.map((h: any) => h.type)), ["http"], event)
+      }
+      assert.include(run.stdout, "http: http://127.0.0.1:8765/hooks/claude-code?timeout=30")
+      const again = yield* callHook(["install", "claude-code", "--settings", file, "--bridge-http", "8765"], "", {
+        dir
+      })
+      assert.include(again.stdout, "already installed; nothing changed")
+      const back = yield* callHook(["install", "claude-code", "--settings", file], "", { dir })
+      assert.strictEqual(back.code, 0, back.stderr)
+      assert.strictEqual(readJson(file).hooks.PreToolUse[0].hooks[0].type, "command", "an http entry of ours is ours")
+      for (
+        const [args, message] of [
+          [["install", "codex", "--bridge-http", "8765"], "Codex has no http hook type"],
+          [["install", "claude-code", "--bridge-http", "http://x"], "takes the bridge's port"],
+          [["uninstall", "claude-code", "--bridge-http", "8765"], "is an install option"]
+        ] as const
+      ) {
+        const refused = yield* callHook([...args, "--settings", file], "", { dir })
+        assert.strictEqual(refused.code, 2, args.join(" "))
+        assert.include(refused.stderr, message)
+      }
+    }))
+
+  it.scoped("doctor exits 1 while the hooks are missing or no registration is used, 0 once both are", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const file = path.join(dir, "hooks.json")
+      const reg = writeFile(dir, "registration.json", {
+        protocolVersion: "draft",
+        hooks: [{
+          id: "com.example.guard",
+          transport: { type: "stdio", command: "guard", lifecycle: "persistent" },
+          subscriptions: [{ mode: "intercept", events: ["tool.before"], content: { default: "body" } }]
+        }]
+      })
+      const doctor = (...extra: Array<string>) =>
+        callHook(["doctor", "codex", "--settings", file, ...extra], "", { dir, env: { HOME: dir } })
+      const nothing = yield* doctor()
+      assert.strictEqual(nothing.code, 1)
+      assert.include(nothing.stderr, "no hooks are installed")
+      assert.include(nothing.stderr, "no registration found")
+      const installed = yield* callHook(["install", "codex", "--settings", file, "--registration", reg], "", { dir })
+      assert.strictEqual(installed.code, 0, installed.stderr)
+      const unregistered = yield* doctor()
+      assert.strictEqual(unregistered.code, 1)
+      assert.notInclude(unregistered.stderr, "no hooks are installed")
+      const on = yield* doctor("--registration", reg)
+      assert.strictEqual(on.code, 0, on.stderr)
+      assert.include(on.stdout, `uses ${reg}`)
+      fs.writeFileSync(file, JSON.stringify({ hooks: {} }))
+      const removed = yield* doctor("--registration", reg)
+      assert.strictEqual(removed.code, 1)
+      assert.include(removed.stderr, "has no ahp hook for PreToolUse")
+    }))
+
   it("recognises its own entries, not others", () => {
     const ours = (command: string, host: HostEvents.HostName = "claude-code") =>
       Install.isOurs({ type: "command", command }, host)
@@ -171,5 +247,8 @@ describe("ahp hook install / uninstall", () => {
     assert.isFalse(ours("node /x/dist/ahp.mjs hook codex"))
     assert.isFalse(ours("./my-guard.sh claude-code"))
     assert.isFalse(ours("echo ahp hook claude-codex"))
+    assert.isTrue(Install.isOurs(Install.httpHandler(8765, 30), "claude-code"))
+    assert.isFalse(Install.isOurs({ type: "http", url: "http://127.0.0.1:8765/other" }, "claude-code"))
+    assert.isFalse(Install.isOurs(Install.httpHandler(8765, 30), "codex"))
   })
 })

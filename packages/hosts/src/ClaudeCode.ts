@@ -8,8 +8,8 @@
  * | PreToolUse | `tool.before` | deny, allow, ask, modify(input), inject, flow stop, message | `permissionDecision` deny (the deny reason, to Claude) or allow/ask (the messages as the reason, to the user); the whole effective input as `updatedInput` (a rewrite without a permission becomes `ask`, never an approval); `additionalContext` |
  * | PermissionRequest | `tool.permission.request` | allow, deny, modify(input), flow stop, message | `decision.behavior` allow (with `updatedInput`) or deny (with `message`); a rewrite without allow is a deny |
  * | PostToolUse | `tool.after` (ok) | modify(output), inject, flow stop, message | `updatedToolOutput` in the tool's shape; `additionalContext` |
- * | PostToolUseFailure | `tool.after` (error) | inject, flow stop, message | `additionalContext` |
- * | PostToolBatch | `tool.batch.after` | flow stop, message | `continue: false` |
+ * | PostToolUseFailure | `tool.after` (error; the failure's text, `Exit code N` and the output, as `items`) | inject, message | `additionalContext` (Claude Code ignores `continue: false` and any rewrite here: the model gets the failure's text as it is) |
+ * | PostToolBatch | `tool.batch.after` (each call's outcome read from its result: a hook's denial, `Exit code N`, or ok; the results as `items`) | flow stop, message | `continue: false`, which ends the turn before the next model request: the place to keep a failed call's output from the model |
  * | UserPromptSubmit | `turn.start` | deny, inject, flow stop, message | `decision: "block"`; `additionalContext` |
  * | Stop, SubagentStop | `turn.finish.before` | flow stop/continue, message | `decision: "block"` with the instructions as `reason` (continue) |
  * | SessionStart | `session.start` | inject, message | `additionalContext` |
@@ -45,7 +45,7 @@ const allCapabilities: Readonly<Record<string, Capabilities.Capabilities>> = {
     flow: ["stop"]
   }),
   PostToolUse: Host.capabilities(["modify", "inject", "flow", "message"], { modify: "output", flow: ["stop"] }),
-  PostToolUseFailure: Host.capabilities(["inject", "flow", "message"], { flow: ["stop"] }),
+  PostToolUseFailure: Host.capabilities(["inject", "message"]),
   PostToolBatch: Host.capabilities(["flow", "message"], { flow: ["stop"] }),
   UserPromptSubmit: Host.capabilities(["deny", "inject", "flow", "message"], { flow: ["stop"] }),
   Stop: Host.capabilities(["flow", "message"], { flow: ["stop", "continue"], maxContinuations }),

@@ -124,11 +124,50 @@ describe.skipIf(hostsRoot === undefined)("mapped fields", () => {
     assert.deepStrictEqual(codex.turn, { id: "019fdd0e-01dd-7400-9c26-fa44052a22cc" })
     const failure = sample("claude-code", "PostToolUseFailure-Bash-doc.json")
     assert.strictEqual(failure.outcome, "error")
-    assert.deepStrictEqual(failure.error, {
-      class: "tool",
-      message: "Exit code 1\nError: Cannot find module 'express'"
-    })
-    assert.deepStrictEqual(failure.items, [])
+    assert.deepStrictEqual(failure.error, { class: "tool", message: "Exit code 1" })
+    assert.strictEqual(failure.items[0].role, "tool")
+    assert.strictEqual(failure.items[0].parts[0].text, "Exit code 1\nError: Cannot find module 'express'")
+  })
+
+  it("a failure's text is the event's output: the error object holds no more than `Exit code N`", () => {
+    const event = mapped(Hosts.of("claude-code"), {
+      ...payloads("claude-code").find((s) => s.file === "PostToolUseFailure-Bash-doc.json")!.value,
+      error: "Invalid token ghp_0123456789abcdefghijklmnopqrstuvwxyz"
+    }).input as any
+    assert.deepStrictEqual(event.error, { class: "tool", message: "the tool failed" })
+    assert.strictEqual(event.items[0].parts[0].text, "Invalid token ghp_0123456789abcdefghijklmnopqrstuvwxyz")
+  })
+
+  it("a batch's calls: a hook's denial is denied and skipped, `Exit code N` an error, the results its items", () => {
+    const payload = {
+      session_id: "s1",
+      hook_event_name: "PostToolBatch",
+      tool_calls: [
+        {
+          tool_name: "Bash",
+          tool_input: { command: "mkfs.ext4 /dev/sdz" },
+          tool_use_id: "toolu_1",
+          tool_response: "PreToolUse:Bash hook error: mkfs formats a file system"
+        },
+        { tool_name: "Bash", tool_input: { command: "false" }, tool_use_id: "toolu_2", tool_response: "Exit code 1" },
+        { tool_name: "Bash", tool_input: { command: "echo ok" }, tool_use_id: "toolu_3", tool_response: "ok" },
+        {
+          tool_name: "Read",
+          tool_input: { file_path: "/x" },
+          tool_use_id: "toolu_4",
+          tool_response: "PreToolUse:Bash hook error: not this tool's denial"
+        }
+      ]
+    }
+    const event = mapped(Hosts.of("claude-code"), payload).input as any
+    assert.deepStrictEqual(problems("tool.batch.after", event), [])
+    assert.deepStrictEqual(event.calls.map((c: any) => [c.outcome, c.execution]), [
+      ["denied", { status: "skipped", reason: "policy", detail: "denied by a hook" }],
+      ["error", { status: "executed" }],
+      ["ok", { status: "executed" }],
+      ["ok", { status: "executed" }]
+    ])
+    assert.deepStrictEqual(event.items.map((part: any) => part.text), payload.tool_calls.map((c) => c.tool_response))
   })
 
   it("prompts, stops, sessions, compaction and notifications", () => {

@@ -54,10 +54,16 @@ export const command: Command = CommandLine.external({
     project: CommandLine.flag("project", "install into the project's settings (the default)"),
     user: CommandLine.flag("user", "install into the user's settings"),
     settings: CommandLine.optionalText("settings", "FILE", "the settings file to edit instead"),
-    command: CommandLine.optionalText("command", "CMD", "the command the installed entries run", "default: this ahp")
+    command: CommandLine.optionalText("command", "CMD", "the command the installed entries run", "default: this ahp"),
+    bridgeHttp: CommandLine.optionalText(
+      "bridge-http",
+      "PORT",
+      "install Claude Code's http hook entries posting to `ahp bridge --http PORT` (SessionStart keeps the command hook)"
+    )
   },
   exitCodes: [
     [0, "the hook call was answered (whatever the decision, or no opinion), or the settings were updated"],
+    [1, "doctor: the hooks are not installed here, or the registration they would use is missing or not used"],
     [2, "a usage error, or a settings file that cannot be read as a JSON object or written"]
   ],
   run: (argv) =>

@@ -40,7 +40,7 @@ export interface Run {
  * @category models
  */
 export interface Install {
-  readonly _tag: "Install" | "Uninstall"
+  readonly _tag: "Install" | "Uninstall" | "Doctor"
   readonly host: HostEvents.HostName
   readonly scope: "project" | "user"
   /** The settings file to edit instead of the host's default for the scope. */
@@ -50,6 +50,11 @@ export interface Install {
   readonly timeoutSeconds: number | undefined
   readonly registration: string | undefined
   readonly failClosed: boolean
+  /**
+   * The port of the `ahp bridge --http PORT` that Claude Code's `http` hook entries post
+   * to (install only; SessionStart keeps a command hook).
+   */
+  readonly bridgeHttpPort: number | undefined
 }
 
 /**
@@ -73,11 +78,15 @@ export const synopsis = `Usage:
                              [--audit FILE [--audit-content]] [NOTIFY-JSON]
   ahp hook install claude-code|codex [--project|--user] [--settings FILE] [--command CMD]
                              [--timeout SECONDS] [--registration FILE] [--fail-closed]
+                             [--bridge-http PORT]
   ahp hook uninstall claude-code|codex [--project|--user] [--settings FILE]
+  ahp hook doctor claude-code|codex [--project|--user] [--settings FILE] [--registration FILE]
 
 Runs as a Claude Code or Codex command hook: reads the hook payload on stdin, dispatches
 the AHP event to the registered backends, prints the host's answer (exit code 0). As Codex's
 legacy notify program, the payload is the last argument (NOTIFY-JSON) and stdin is not read.
+\`doctor\` exits 1, saying why, unless the hook entries are installed in the settings and the
+registration the hook would use in this folder is found and used (a project one trusted).
 `
 
 /**
@@ -101,6 +110,9 @@ export const usage = `${synopsis}
   --project, --user    install into the project's settings (default) or the user's
   --settings FILE      the settings file to edit instead
   --command CMD        the command the installed entries run (default: this ahp)
+  --bridge-http PORT   install Claude Code's http hook entries posting to \`ahp bridge --http PORT\`
+                       (with the header X-AHP-Bridge-Secret: $AHP_BRIDGE_SECRET); SessionStart,
+                       where Claude Code skips http hooks, keeps the command hook
 `
 
 const truthy = (value: string | undefined) => value !== undefined && value !== "" && value !== "0" && value !== "false"
@@ -116,7 +128,7 @@ export const parse = (argv: ReadonlyArray<string>, env: Readonly<Record<string, 
   if (words.includes("--help") || words.includes("-h")) return { _tag: "Help" }
   const first = words.shift()
   if (first === undefined) return { _tag: "Invalid", message: "missing the host: claude-code or codex" }
-  const action = first === "install" || first === "uninstall" ? first : undefined
+  const action = first === "install" || first === "uninstall" || first === "doctor" ? first : undefined
   const hostName = action === undefined ? first : words.shift()
   if (hostName === undefined || !HostEvents.isHostName(hostName)) {
     return { _tag: "Invalid", message: `expected claude-code or codex, got ${JSON.stringify(hostName ?? "")}` }
@@ -124,7 +136,15 @@ export const parse = (argv: ReadonlyArray<string>, env: Readonly<Record<string, 
   const values: Record<string, string> = {}
   const flags = new Set<string>()
   let payload: string | undefined
-  const takesValue = new Set(["--registration", "--timeout", "--source", "--settings", "--command", "--audit"])
+  const takesValue = new Set([
+    "--registration",
+    "--timeout",
+    "--source",
+    "--settings",
+    "--command",
+    "--audit",
+    "--bridge-http"
+  ])
   const switches = new Set(["--fail-closed", "--verbose", "--no-bridge", "--project", "--user", "--audit-content"])
   while (words.length > 0) {
     const word = words.shift()!
@@ -145,19 +165,29 @@ export const parse = (argv: ReadonlyArray<string>, env: Readonly<Record<string, 
     return { _tag: "Invalid", message: "--timeout takes a positive number of seconds" }
   }
   const failClosed = flags.has("--fail-closed") || truthy(env.AHP_HOOK_FAIL_CLOSED)
+  const bridgeHttp = values["--bridge-http"]
+  const bridgeHttpPort = bridgeHttp === undefined ? undefined : Number(bridgeHttp)
+  if (bridgeHttpPort !== undefined) {
+    if (action !== "install") return { _tag: "Invalid", message: "--bridge-http is an install option" }
+    if (hostName !== "claude-code") return { _tag: "Invalid", message: "--bridge-http: Codex has no http hook type" }
+    if (!/^\d+$/.test(bridgeHttp!) || bridgeHttpPort < 1 || bridgeHttpPort > 65535) {
+      return { _tag: "Invalid", message: "--bridge-http takes the bridge's port (1-65535)" }
+    }
+  }
   if (action !== undefined) {
     if (flags.has("--project") && flags.has("--user")) {
       return { _tag: "Invalid", message: "--project or --user, not both" }
     }
     return {
-      _tag: action === "install" ? "Install" : "Uninstall",
+      _tag: action === "install" ? "Install" : action === "doctor" ? "Doctor" : "Uninstall",
       host: hostName,
       scope: flags.has("--user") ? "user" : "project",
       settings: values["--settings"],
       command: values["--command"],
       timeoutSeconds,
       registration: values["--registration"],
-      failClosed: flags.has("--fail-closed")
+      failClosed: flags.has("--fail-closed"),
+      bridgeHttpPort
     }
   }
   return {

@@ -380,6 +380,10 @@ export const main = async (
       const Install = await import("./Install.js")
       return Install.main(args, command, io)
     }
+    case "Doctor": {
+      const Install = await import("./Install.js")
+      return Install.doctor(args, io)
+    }
     case "Run":
       await hook(args, loadCold, io)
       return 0

@@ -14,7 +14,13 @@
  * With `--registration`, only the events the registration selects get an entry (an event
  * no subscription selects would cost a hook process per call for nothing), and an entry of
  * ours for any other event is removed; without it, every mapped event gets one (the hook
- * finds its registration when it runs). Running it twice changes nothing the second time. Before a change the file is copied to
+ * finds its registration when it runs). Running it twice changes nothing the second time.
+ * With `--bridge-http PORT` (Claude Code only), every event but SessionStart gets an `http`
+ * entry posting to `http://127.0.0.1:PORT/hooks/claude-code` with the header
+ * `X-AHP-Bridge-Secret: $AHP_BRIDGE_SECRET` (Claude Code fills it in from the environment
+ * variable `allowedEnvVars` names); SessionStart, where Claude Code skips `http` hooks,
+ * keeps the command hook. An `http` hook that cannot reach the bridge is a non-blocking
+ * error for Claude Code: the action goes ahead. Before a change the file is copied to
  * `<file>.ahp-backup-<time>`; a file that is not a JSON object is left alone (exit 1).
  * What it did is printed on stdout.
  *
@@ -27,6 +33,7 @@ import * as path from "node:path"
 import type { Writable } from "node:stream"
 import { errorCode } from "../internal/errno.js"
 import type * as Args from "./Args.js"
+import * as Locate from "./Locate.js"
 
 /**
  * The hook timeout written for each event when none is given (seconds); the hook answers
@@ -48,6 +55,9 @@ const quote = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : 
  * @category predicates
  */
 export const isOurs = (handler: Json.JsonValue, host: HostEvents.HostName): boolean => {
+  if (Json.isObject(handler) && handler.type === "http" && typeof handler.url === "string") {
+    return host === "claude-code" && /^http:\/\/127\.0\.0\.1:\d+\/hooks\/claude-code(?:\?|$)/.test(handler.url)
+  }
   if (!Json.isObject(handler) || handler.type !== "command" || typeof handler.command !== "string") return false
   const match = /(?:^|[\s"'/\\])ahp(?:-hook\.mjs|\.mjs|\.cmd|\.js)?["']?(?:\s+hook)?\s+(claude-code|codex)(?:\s|$)/
     .exec(
@@ -81,10 +91,14 @@ export const entries = (
     readonly timeoutSeconds?: number | undefined
     readonly registration?: string | undefined
     readonly failClosed: boolean
+    readonly bridgeHttpPort?: number | undefined
   }
 ): ReadonlyArray<Entry> =>
   HostEvents.installed(host).map((event) => {
     const timeout = ownBudget.has(event.name) ? undefined : options.timeoutSeconds ?? defaultTimeoutSeconds
+    if (options.bridgeHttpPort !== undefined && host === "claude-code" && event.name !== "SessionStart") {
+      return { event: event.name, handler: httpHandler(options.bridgeHttpPort, timeout) }
+    }
     const command = [
       prefix,
       host,
@@ -94,6 +108,30 @@ export const entries = (
     ].join(" ")
     return { event: event.name, handler: { type: "command", command, ...(timeout !== undefined ? { timeout } : {}) } }
   })
+
+/**
+ * The bridge's secret header and the environment variable Claude Code fills it from.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const bridgeSecretHeader = { name: "X-AHP-Bridge-Secret", variable: "AHP_BRIDGE_SECRET" } as const
+
+/**
+ * Claude Code's `http` hook entry posting to `ahp bridge --http PORT` (`timeout` in
+ * seconds, also passed to the bridge so its answer is due before it; the host's own when
+ * `undefined`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const httpHandler = (port: number, timeout: number | undefined): Json.JsonObject => ({
+  type: "http",
+  url: `http://127.0.0.1:${port}/hooks/claude-code${timeout !== undefined ? `?timeout=${timeout}` : ""}`,
+  ...(timeout !== undefined ? { timeout } : {}),
+  headers: { [bridgeSecretHeader.name]: `$${bridgeSecretHeader.variable}` },
+  allowedEnvVars: [bridgeSecretHeader.variable]
+})
 
 /**
  * The host events a registration document selects: those whose AHP event some
@@ -357,11 +395,92 @@ export const main = async (args: Args.Install, command: ReadonlyArray<string>, i
     if (removed.length > 0) {
       say(`${args.host}: ${file}: removed the hook for ${removed.join(", ")} (the registration selects none of them)`)
     }
-    say(`  command: ${all[0]!.handler.command}`)
+    const command = all.find((e) => e.handler.type === "command")
+    if (command !== undefined) say(`  command: ${command.handler.command}`)
+    const http = all.find((e) => e.handler.type === "http")
+    if (http !== undefined) {
+      say(
+        `  http: ${http.handler.url} (Claude Code passes $${bridgeSecretHeader.variable} as ${bridgeSecretHeader.name})`
+      )
+    }
   } else say(`${args.host}: ${file}: ${verb} the hook for ${merged.changed.join(", ")}`)
   say(backup === undefined ? "  (a new file)" : `  backup: ${backup}`)
   if (args.host === "codex" && args._tag === "Install") {
     say("  Codex runs a new or changed hook only once you trust it: review it in Codex's /hooks")
+  }
+  return 0
+}
+
+/**
+ * `ahp hook doctor <host>`: whether the policy is on for the working directory, for
+ * automation that must not run without it (`codex exec` skips hooks it does not trust
+ * without a sign, and shows no hook's message). Checks that the settings hold an entry of
+ * ours for every event the registration selects (every mapped event without one), and
+ * that the registration the hook would use here is found and used: a project registration
+ * trusted with `ahp trust`, owned by the user alone. Resolves with 0 when both hold, else
+ * 1 with every problem on stderr (2 for settings that cannot be read as a JSON object).
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const doctor = (args: Args.Install, io: InstallProcess): number => {
+  const cwd = io.cwd
+  const file = path.resolve(cwd, args.settings ?? settingsFile(args.host, args.scope, io.env, cwd, io.home))
+  const problems: Array<string> = []
+  let settings: Json.JsonObject | undefined
+  try {
+    const parsed = Json.parse(fs.readFileSync(file, "utf8"))
+    if (parsed._tag === "Left" || !Json.isObject(parsed.right)) {
+      io.stderr.write(`ahp hook doctor: ${file} is not a JSON object\n`)
+      return 2
+    }
+    settings = parsed.right
+  } catch {
+    problems.push(`no hooks are installed: ${file} cannot be read; run: ahp hook install ${args.host} --${args.scope}`)
+  }
+  const located = Locate.registration({
+    flag: args.registration,
+    env: io.env,
+    cwd,
+    payloadCwd: undefined,
+    home: io.home
+  })
+  let events: ReadonlyArray<HostEvents.HostEvent> = HostEvents.installed(args.host)
+  if (located._tag === "Found") {
+    if (located.notice !== undefined) problems.push(located.notice)
+    const read = Json.parse(located.text)
+    const chosen = read._tag === "Right" ? selected(read.right, args.host) : undefined
+    if (chosen === undefined) problems.push(`${located.file} is not a registration`)
+    else events = chosen
+  } else if (located._tag === "Unreadable") {
+    problems.push(`the registration ${located.file} cannot be used: ${located.reason}`)
+  } else {
+    problems.push(located.notice ?? `no registration found (looked for ${located.searched.join(", ")})`)
+  }
+  if (settings !== undefined) {
+    const hooks = Json.isObject(settings.hooks) ? settings.hooks : {}
+    const missing = events.filter((event) =>
+      !groupsOf(hooks, event.name).some((group) => handlersOf(group).some((h) => isOurs(h, args.host)))
+    )
+    if (missing.length > 0) {
+      problems.push(
+        `${file} has no ahp hook for ${
+          missing.map((e) => e.name).join(", ")
+        }; run: ahp hook install ${args.host} --${args.scope}`
+      )
+    }
+  }
+  if (problems.length > 0) {
+    io.stderr.write(problems.map((problem) => `ahp hook doctor: ${problem}\n`).join(""))
+    return 1
+  }
+  io.stdout.write(
+    `${args.host}: the policy is on here: ${file} runs the hook, which uses ${
+      located._tag === "Found" ? located.file : "no registration"
+    }\n`
+  )
+  if (args.host === "codex") {
+    io.stdout.write("  codex exec runs project hooks only with --trust and once you trusted the hooks in /hooks\n")
   }
   return 0
 }

@@ -235,6 +235,31 @@ const toolFields = (dialect: Dialect, p: Common, call: ToolCall): Json.JsonObjec
 const outputText = (response: Json.JsonValue | undefined): string =>
   response === undefined ? "" : typeof response === "string" ? response : Json.stringify(response)
 
+/**
+ * The event-level message of a failed call: Claude Code's first line `Exit code N` of a
+ * shell failure, else a generic one — the tool's own text (which may hold what a
+ * redactor masks) is the event's `items`, never the error object.
+ */
+const failureMessage = (error: string | null | undefined): string => {
+  const first = present(error) ? error.split("\n", 1)[0]! : ""
+  return /^Exit code \d+$/.test(first) ? first : "the tool failed"
+}
+
+/** How Claude Code words the result of a call a PreToolUse hook denied. */
+const hookDenial = (tool: string) => `PreToolUse:${tool} hook error: `
+
+/**
+ * The outcome of one call of a batch, from the result the model saw (Claude Code reports
+ * no outcome per call): a PreToolUse hook's denial, a shell failure (`Exit code N`), or ok.
+ */
+const batchOutcome = (call: ToolCall & { readonly tool_response?: Json.JsonValue | undefined }): Json.JsonObject => {
+  const result = outputText(call.tool_response)
+  if (result.startsWith(hookDenial(call.tool_name))) {
+    return { outcome: "denied", execution: { status: "skipped", reason: "policy", detail: "denied by a hook" } }
+  }
+  return { outcome: /^Exit code \d+(?:\n|$)/.test(result) ? "error" : "ok", execution: { status: "executed" } }
+}
+
 const durationOf = (value: Json.JsonValue | undefined): Json.JsonObject =>
   typeof value === "number" && Number.isFinite(value) && value >= 0 ? { durationMs: value } : {}
 
@@ -272,29 +297,28 @@ const builders: { readonly [K in keyof Payloads]: (dialect: Dialect, p: Payloads
       items: [text(`${id}.output`, "tool", outputText(p.tool_response))],
       ...durationOf(p.duration_ms)
     }),
-  PostToolUseFailure: (d, p) =>
+  PostToolUseFailure: (d, p, id) =>
     built({
       ...toolFields(d, p, p),
       outcome: p.is_interrupt === true ? "cancelled" : "error",
       execution: { status: "executed" },
-      items: [],
-      ...(p.is_interrupt === true
-        ? {}
-        : { error: { class: "tool", message: present(p.error) ? p.error : "the tool failed" } }),
+      items: present(p.error) ? [text(`${id}.output`, "tool", p.error)] : [],
+      ...(p.is_interrupt === true ? {} : { error: { class: "tool", message: failureMessage(p.error) } }),
       ...durationOf(p.duration_ms)
     }),
   PermissionDenied: (d, p) => built({ ...toolFields(d, p, p), decision: "deny", decidedBy: "classifier" }),
-  PostToolBatch: (d, p) =>
+  PostToolBatch: (d, p, id) =>
     built({
       batch: {
         id: identifier("batch", p.session_id ?? null, p.tool_calls as unknown as Json.JsonValue),
         synthesized: true
       },
-      calls: p.tool_calls.map((call) => ({
-        ...toolFields(d, p, call),
-        outcome: "ok",
-        execution: { status: "executed" }
-      }))
+      calls: p.tool_calls.map((call) => ({ ...toolFields(d, p, call), ...batchOutcome(call) })),
+      items: p.tool_calls.map((call, i) => textPart(`${id}.result.${i}`, outputText(call.tool_response))),
+      gaps: [{
+        path: "calls",
+        reason: `${d.harness} reports each call's result, not its outcome: read from the result`
+      }]
     }),
   UserPromptSubmit: (_, p, id) =>
     built({ turn: turnOf(p, p.prompt), trigger: "user", items: [text(`${id}.prompt`, "user", p.prompt)] }),

@@ -1,0 +1,24 @@
+/**
+ * Hands the real-host tests the workspace's `ahp` bundle (<repository>/dist, what
+ * `pnpm ahp` runs and the package ships), bundled first when a source is newer, as
+ * `bundle`. `AHP_TEST_BUNDLE=<file>` runs them against another build instead (an older
+ * one, to see a test fail against the behaviour it guards).
+ */
+import { join } from "node:path"
+import type { TestProject } from "vitest/node"
+import { freshBundle, root } from "../../../scripts/bundle.mjs"
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    readonly bundle: string
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const given = process.env.AHP_TEST_BUNDLE
+  if (given !== undefined && given !== "") {
+    project.provide("bundle", given)
+    return
+  }
+  project.provide("bundle", await freshBundle(join(root, "dist")))
+}
