@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either, FastCheck, Schema } from "effect"
+import { fastestMs, scaled, timeRatio } from "../../../test/support/load.js"
 import * as Decoder from "../src/Decoder.js"
 import * as Json from "../src/Json.js"
-import { fastestMs, scaled, timeRatio } from "../../../test/support/load.js"
 
 const parse = (text: string) => Either.getOrThrow(Json.parse(text))
 

@@ -85,7 +85,6 @@ describe.each(Hosts.both)("$title $version, a fail-closed backend", (host) => {
       Workspace.trust(bundle, workspace)
       const run = await host.run(workspace, model)
       expect(run.leftovers).toEqual([])
-      console.log(JSON.stringify(host.hookProblems(run)))
     } finally {
       await model.close()
       workspace.remove()
