@@ -11,6 +11,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Scope } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { scaled } from "../../../test/support/load.js"
 import { processesWith } from "../../../test/support/processes.mjs"
 import {
   hostile,
@@ -131,14 +132,17 @@ describe("stdio process groups", () => {
     () =>
       Effect.gen(function*() {
         const answering = yield* open((log) => hostile("per_event", "--grandchild", "hold", "--log", log))
-        assert.deepStrictEqual(yield* answering.endpoint.request(request(1)).pipe(withDeadline(5000)), okResponse(1))
+        assert.deepStrictEqual(
+          yield* answering.endpoint.request(request(1)).pipe(withDeadline(scaled(5000))),
+          okResponse(1)
+        )
         yield* answering.close
         for (const lifecycle of ["per_event", "persistent"] as const) {
           const exiting = yield* open((log) =>
             hostile(lifecycle, "--grandchild", "hold", "--stderr-exit", "bye", "--log", log)
           )
           assert.strictEqual(
-            yield* reasonOf(exiting.endpoint.request(request(1)).pipe(withDeadline(3000))),
+            yield* reasonOf(exiting.endpoint.request(request(1)).pipe(withDeadline(scaled(3000)))),
             "exited",
             lifecycle
           )

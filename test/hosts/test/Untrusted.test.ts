@@ -78,6 +78,8 @@ describe.each(Hosts.both)("$title $version with an untrusted project registratio
         tool_use_id: "call-1",
         tool_input: { command: "mkfs.ext4 disk.img" }
       }
+      // the doctor test trusted the file: a changed file is untrusted again
+      fs.appendFileSync(Workspace.registrationFile(result.workspace), "\n")
       const answer = spawnSync("/bin/bash", ["-c", command], {
         cwd: result.workspace.project,
         input: JSON.stringify(payload),
@@ -90,7 +92,10 @@ describe.each(Hosts.both)("$title $version with an untrusted project registratio
         timeout: 60_000
       })
       expect(answer.status).toBe(0)
-      expect(JSON.parse(answer.stdout).systemMessage).toContain(notice())
+      const file = Workspace.registrationFile(result.workspace)
+      expect(JSON.parse(answer.stdout).systemMessage).toContain(
+        `the project registration ${file} changed since you trusted it, so it is not used; review it, then run: ahp trust ${file}`
+      )
     })
   }
 })

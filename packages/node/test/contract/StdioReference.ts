@@ -36,6 +36,9 @@ const encoder = new TextEncoder()
 /** Bad lines in a row (not JSON, too long) after which the child is retired, as `StdioTransport` does by default. */
 const maxBadLines = 3
 
+/** How long a notified per-event child may take to read its message and exit, as `StdioTransport`'s default. */
+const notificationGrace = Duration.seconds(5)
+
 /** Connects the backend for the lifetime of the current scope, through the `CommandExecutor` in context. */
 export const connect = (
   transport: Registration.StdioTransport,
@@ -205,7 +208,7 @@ export const connect = (
             send(running, message).pipe(
               Effect.zipRight(Queue.offer(running.stdin, new Uint8Array(0))),
               // what it read is delivered once it ends (its stdout ends with it), or after a grace
-              Effect.zipRight(Effect.timeout(drain(running), options.killGrace)),
+              Effect.zipRight(Effect.timeout(drain(running), notificationGrace)),
               Effect.ignore
             )
           )
