@@ -7,13 +7,13 @@
  */
 import type * as TransportApi from "@effect-ahp/harness/Transport"
 import { Credentials, HttpTransport } from "@effect-ahp/node"
-import type { Json } from "@effect-ahp/protocol"
 import { NodeHttpClient } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Either, Exit, FastCheck as fc, Fiber, Layer, Scope } from "effect"
+import { Deferred, Effect, Exit, FastCheck as fc, Fiber, Layer, Scope } from "effect"
 import * as net from "node:net"
 import { httpBackend, notification, okResponse, readLog, request, waitForLog } from "../utils.js"
 import * as HttpReference from "./HttpReference.js"
+import { type Outcome, outcomeOf } from "./outcome.js"
 
 const maxBodyBytes = 64 * 1024
 const token = "contract-token"
@@ -39,19 +39,6 @@ const transports: Record<"fast" | "reference", (url: string) => Effect.Effect<Tr
     ),
   reference: (url: string) => HttpReference.connect({ type: "http", url }, { maxBodyBytes, bearer: token })
 }
-
-type Outcome = { readonly ok: Json.JsonValue | undefined } | { readonly reason: string; readonly status?: number }
-
-const outcomeOf = <A extends Json.JsonValue | void>(
-  exchange: Effect.Effect<A, TransportApi.TransportError>
-): Effect.Effect<Outcome> =>
-  Effect.map(
-    Effect.either(exchange),
-    Either.match({
-      onLeft: (e): Outcome => e.status === undefined ? { reason: e.reason } : { reason: e.reason, status: e.status },
-      onRight: (value): Outcome => ({ ok: value ?? undefined })
-    })
-  )
 
 interface Case {
   readonly name: string

@@ -8,10 +8,10 @@
  */
 import type * as TransportApi from "@effect-ahp/harness/Transport"
 import { StdioTransport } from "@effect-ahp/node"
-import type { Json, Registration } from "@effect-ahp/protocol"
+import type { Registration } from "@effect-ahp/protocol"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Either, Exit, FastCheck as fc, Fiber, Scope } from "effect"
+import { Deferred, Effect, Exit, FastCheck as fc, Fiber, Scope } from "effect"
 import {
   isAlive,
   notification,
@@ -24,6 +24,7 @@ import {
   waitForLog,
   waitUntil
 } from "../utils.js"
+import { type Outcome, outcomeOf } from "./outcome.js"
 import * as StdioReference from "./StdioReference.js"
 
 const maxLineBytes = 64 * 1024
@@ -39,19 +40,6 @@ const transports: Record<
   fast: (transport) => StdioTransport.connect(transport, { killGrace, exitGrace: "1500 millis", maxLineBytes }),
   reference: (transport) => StdioReference.connect(transport, { killGrace, maxLineBytes })
 }
-
-type Outcome = { readonly ok: Json.JsonValue | undefined } | { readonly reason: string }
-
-const outcomeOf = <A extends Json.JsonValue | void>(
-  exchange: Effect.Effect<A, TransportApi.TransportError>
-): Effect.Effect<Outcome> =>
-  Effect.map(
-    Effect.either(exchange),
-    Either.match({
-      onLeft: (e): Outcome => ({ reason: e.reason }),
-      onRight: (value): Outcome => ({ ok: value ?? undefined })
-    })
-  )
 
 /** The scripted backend, logging and counting requests across its children, so `--sequence` spans restarts. */
 const scriptedAs = (lifecycle: Registration.StdioTransport["lifecycle"], args: ReadonlyArray<string>) =>
