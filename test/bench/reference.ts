@@ -70,7 +70,11 @@ export const run = async (pace: Pace): Promise<Array<Row>> => {
     return [
       ...await endpoints("stdio transport 1 KiB, vs the reference transport (CommandExecutor + Semaphore)", pace, {
         ours: StdioTransport.connect(stdio, {}),
-        reference: StdioReference.connect(stdio, { maxLineBytes: maxBytes, killGrace: "1 second" })
+        reference: StdioReference.connect(stdio, {
+          maxLineBytes: maxBytes,
+          killGrace: "1 second",
+          env: StdioTransport.childEnvironment()
+        })
       }, message()),
       ...await endpoints("http transport 1 KiB, vs the reference transport (HttpClient over undici)", pace, {
         ours: HttpTransport.connect({ type: "http", url: server.url }, undefined, {}, {}),

@@ -53,6 +53,7 @@
 //   stderr-flood       write 1 MiB to stderr, then answer ok
 //   introspect         answer ok with extra result members "env" (the names of the
 //                      environment variables it received) and "cwd"
+//   error-echo-env=<N> answer with a JSON-RPC error quoting the value of environment variable N
 //   ignore-sigterm     ignore SIGTERM (installed at startup if named anywhere) and hang
 //   allow-exit=<code>  answer with an allow effect, then exit with <code> (default 1)
 // http only:
@@ -219,6 +220,10 @@ function backend(args, fail) {
         return { jsonrpc: "2.0", id, error: { code: Number(behaviour.arg ?? -32603), message: "scripted error" } }
       case "result-and-error":
         return { jsonrpc: "2.0", id, result: okResult(message), error: { code: -32603, message: "scripted error" } }
+      case "error-echo-env": {
+        const said = `refused ${process.env[behaviour.arg] ?? "nothing"}`
+        return { jsonrpc: "2.0", id, error: { code: -32001, message: said, data: { said } } }
+      }
       case "batch":
         return [result(okResult(message))]
       case "wrong-id":

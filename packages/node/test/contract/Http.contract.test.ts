@@ -59,6 +59,18 @@ const cases: ReadonlyArray<Case> = [
     call: "request",
     expected: { ok: okResponse(1) }
   },
+  {
+    name: "a JSON-RPC error quoting the bearer token (masked)",
+    behaviour: "error-echo-auth",
+    call: "request",
+    expected: {
+      ok: {
+        jsonrpc: "2.0",
+        id: 1,
+        error: { code: -32001, message: "refused Bearer [redacted]", data: { said: "refused Bearer [redacted]" } }
+      }
+    }
+  },
   { name: "another id", behaviour: "wrong-id", call: "request", expected: { reason: "malformed" } },
   { name: "result and error", behaviour: "result-and-error", call: "request", expected: { reason: "malformed" } },
   { name: "a batch", behaviour: "batch", call: "request", expected: { reason: "malformed" } },
@@ -148,6 +160,21 @@ describe("the HTTP transport contract", () => {
         const exit = yield* Fiber.interrupt(fiber)
         assert.isTrue(Exit.isInterrupted(exit), name)
         yield* waitForLog(server.log, (e) => e.event === "closed")
+      }
+    }).pipe(Effect.provide(platform)))
+
+  it.scopedLive("an answer arriving after its request was interrupted reaches no one; the next request gets its own", () =>
+    Effect.gen(function*() {
+      for (const [name, connect] of Object.entries(transports)) {
+        const server = yield* httpBackend("ok", "--sequence", "late=300,ok")
+        const endpoint = yield* connect(server.url)
+        const fiber = yield* Effect.fork(endpoint.request(request(1)))
+        yield* waitForLog(server.log, (e) => e.event === "request")
+        assert.isTrue(Exit.isInterrupted(yield* Fiber.interrupt(fiber)), name)
+        assert.deepStrictEqual(yield* outcomeOf(endpoint.request(request(2))), { ok: okResponse(2) }, name)
+        // the late answer to request 1 is written after request 2 was answered, and is not a third outcome
+        yield* Effect.sleep("400 millis")
+        assert.deepStrictEqual(yield* outcomeOf(endpoint.request(request(3))), { ok: okResponse(3) }, name)
       }
     }).pipe(Effect.provide(platform)))
 

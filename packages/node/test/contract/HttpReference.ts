@@ -2,8 +2,8 @@
  * A reference HTTP transport on `@effect/platform`'s `HttpClient` (over undici): the
  * contract's yardstick for `HttpTransport`, which drives an undici dispatcher directly. It
  * implements the binding plainly — one `POST` per message, status and content type checked,
- * the body read up to a bound, the JSON-RPC answer classified — with no authorization
- * other than a fixed bearer token.
+ * the body read up to a bound, the JSON-RPC answer classified (a JSON-RPC error answer with
+ * the token masked) — with no authorization other than a fixed bearer token.
  */
 import * as TransportApi from "@effect-ahp/harness/Transport"
 import { Json } from "@effect-ahp/protocol"
@@ -59,6 +59,7 @@ export const connect = (
     const inFlight = yield* FiberSet.make<unknown, TransportApi.TransportError>()
     const closed = yield* Ref.make(false)
     yield* Effect.addFinalizer(() => Ref.set(closed, true))
+    const secrets = options.bearer === undefined ? [] : [options.bearer]
     const url = Option.getOrUndefined(Option.liftThrowable(() => new URL(transport.url))())
     const supported = url !== undefined &&
       (url.protocol === "https:" || (url.protocol === "http:" && loopback.has(url.hostname)))
@@ -97,7 +98,7 @@ export const connect = (
             const body = yield* boundedBody(incoming, options.maxBodyBytes)
             const parsed = Json.parseBytes(body)
             if (Either.isLeft(parsed)) return yield* failure("malformed", "not UTF-8 JSON")
-            const verdict = response.classify(parsed.right, message["id"] ?? null, () => [])
+            const verdict = response.classify(parsed.right, message["id"] ?? null, () => secrets)
             return verdict._tag === "Response" ? verdict.value : yield* failure("malformed", verdict.detail)
           })),
       notify: (message) =>

@@ -2,13 +2,14 @@
  * The stdio transport's contract, both lifecycles: tables of cases — answers,
  * JSON-RPC errors, frames with other ids, duplicates, unsolicited frames, lines that are not
  * JSON, invalid UTF-8, multi-line JSON, oversized lines, a child exiting mid-request, a
- * command that cannot start — then interruption, reaping and closing, run against
+ * command that cannot start — then credentials (the environment a child receives, a JSON-RPC
+ * error quoting a passed value), interruption, reaping and closing, run against
  * `StdioTransport` and against the reference on `@effect/platform`'s `CommandExecutor`. Each
  * case states its outcomes and the two transports must agree on them.
  */
 import type * as TransportApi from "@effect-ahp/harness/Transport"
 import { StdioTransport } from "@effect-ahp/node"
-import type { Registration } from "@effect-ahp/protocol"
+import { Registration } from "@effect-ahp/protocol"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, FastCheck as fc, Fiber, Scope } from "effect"
@@ -38,7 +39,12 @@ const transports: Record<
   (transport: Registration.StdioTransport) => Effect.Effect<TransportApi.Endpoint, never, Needs>
 > = {
   fast: (transport) => StdioTransport.connect(transport, { killGrace, exitGrace: "1500 millis", maxLineBytes }),
-  reference: (transport) => StdioReference.connect(transport, { killGrace, maxLineBytes })
+  reference: (transport) =>
+    StdioReference.connect(transport, {
+      killGrace,
+      maxLineBytes,
+      env: StdioTransport.childEnvironment({}, transport[Registration.environmentKey])
+    })
 }
 
 /** The scripted backend, logging and counting requests across its children, so `--sequence` spans restarts. */
@@ -150,6 +156,50 @@ describe("the stdio transport contract (persistent)", () => {
         assert.deepStrictEqual(yield* outcomeOf(endpoint.request(request(3))), ok(3), name)
         const messages = (yield* readLog(log)).flatMap((e) => e.event === "message" && e.message ? [e.message] : [])
         assert.deepStrictEqual(messages.map((m) => m["params"] ?? m["id"]), [{ n: 1 }, { n: 2 }, {}], name)
+      }
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("a child receives PATH, HOME and what the registration passes, nothing else of this process's environment", () =>
+    Effect.gen(function*() {
+      process.env["AHP_CONTRACT_INHERITED"] = "inherited value"
+      process.env["AHP_CONTRACT_NOT_PASSED"] = "a secret of the harness"
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          delete process.env["AHP_CONTRACT_INHERITED"]
+          delete process.env["AHP_CONTRACT_NOT_PASSED"]
+        })
+      )
+      const expected = ["AHP_CONTRACT_INHERITED", "AHP_CONTRACT_SET", "HOME", "PATH"].filter((name) =>
+        name.startsWith("AHP") || process.env[name] !== undefined
+      )
+      for (const [name, connect] of Object.entries(transports)) {
+        const { transport } = yield* scripted("introspect")
+        const endpoint = yield* connect({
+          ...transport,
+          [Registration.environmentKey]: { inherit: ["AHP_CONTRACT_INHERITED"], set: { AHP_CONTRACT_SET: "set value" } }
+        })
+        const outcome = yield* outcomeOf(endpoint.request(request(1)))
+        assert.property(outcome, "ok", name)
+        const answer = (outcome as { readonly ok: { readonly result: { readonly env: ReadonlyArray<string> } } }).ok
+        assert.deepStrictEqual(answer.result.env, expected, name)
+      }
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("a JSON-RPC error answer quoting a value the registration passed comes out masked", () =>
+    Effect.gen(function*() {
+      const secret = "contract-secret-passed-to-the-child"
+      for (const [name, connect] of Object.entries(transports)) {
+        const { transport } = yield* scripted("error-echo-env=AHP_CONTRACT_TOKEN")
+        const endpoint = yield* connect({
+          ...transport,
+          [Registration.environmentKey]: { set: { AHP_CONTRACT_TOKEN: secret } }
+        })
+        const said = "refused [redacted]"
+        assert.deepStrictEqual(
+          yield* outcomeOf(endpoint.request(request(1))),
+          { ok: { jsonrpc: "2.0", id: 1, error: { code: -32001, message: said, data: { said } } } },
+          name
+        )
       }
     }).pipe(Effect.provide(NodeContext.layer)))
 

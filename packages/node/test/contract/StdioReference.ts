@@ -19,6 +19,8 @@ import * as response from "../../src/internal/response.js"
 export interface Options {
   readonly maxLineBytes: number
   readonly killGrace: Duration.DurationInput
+  /** The child's whole environment (nothing of this process's is added); its values beyond `PATH` and `HOME` are masked in JSON-RPC error answers. */
+  readonly env: Readonly<Record<string, string>>
 }
 
 const failure = (reason: TransportApi.TransportFailure, detail: string) =>
@@ -46,6 +48,9 @@ export const connect = (
 ): Effect.Effect<TransportApi.Endpoint, never, CommandExecutor.CommandExecutor | Scope.Scope> =>
   Effect.gen(function*() {
     const outer = yield* Effect.scope
+    const secrets = Object.entries(options.env).filter(([name]) => name !== "PATH" && name !== "HOME").map((
+      [, value]
+    ) => value)
     const semaphore = yield* Effect.makeSemaphore(1)
     const current = yield* Ref.make(Option.none<Child>())
     const closed = yield* Ref.make(false)
@@ -63,6 +68,7 @@ export const connect = (
       yield* Scope.addFinalizer(scope, Queue.offer(lines, Option.none()))
       const command = Command.make(transport.command, ...(transport.args ?? [])).pipe(
         // an empty chunk ends stdin (shutting the queue down would drop what it still holds)
+        Command.env(options.env, { extendEnv: false }),
         Command.stdin(Stream.takeWhile(Stream.fromQueue(stdin), (bytes) => bytes.length > 0)),
         transport.cwd === undefined ? (c) => c : Command.workingDirectory(transport.cwd)
       )
@@ -135,7 +141,7 @@ export const connect = (
         }
         const parsed = Json.parseBytes(line.value)
         if (Either.isLeft(parsed)) return Effect.fail(failure("malformed", "a line is not JSON"))
-        const verdict = response.classify(parsed.right, id, () => [])
+        const verdict = response.classify(parsed.right, id, () => secrets)
         return verdict._tag === "Response"
           ? Effect.succeed(verdict.value)
           : verdict._tag === "Unrelated"
