@@ -229,9 +229,9 @@ export const AbsoluteUri = Schema.String.pipe(
 ).annotations({ arbitrary: () => (fc) => fc.webUrl() })
 
 /**
- * A lowercase hex SHA-256 digest. Its arbitrary draws 32 bytes: fast-check's generator for
- * the pattern costs about 2 ms to build, and an event's arbitrary holds the digest hundreds
- * of times.
+ * A lowercase hex SHA-256 digest. Its arbitrary draws 32 bytes rather than matching the
+ * pattern: an event's arbitrary holds the digest hundreds of times, and fast-check's
+ * generator for a pattern is slow to build.
  *
  * @since 0.1.0
  * @category schemas

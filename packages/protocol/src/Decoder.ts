@@ -108,7 +108,7 @@ export const acceptOrDecode = <A, I>(
 /**
  * Builds a check reporting exactly the issues `make(schema)` reports (an empty array
  * when the input is valid) without building the decoded value. A valid input is accepted
- * by a plain predicate compiled once from the schema, several times faster than decoding;
+ * by a plain predicate compiled once from the schema, cheaper than decoding;
  * anything that predicate does not accept is decoded (without copying the unknown members
  * of open objects) for its issues. For where only validity matters.
  *

@@ -1,7 +1,6 @@
 /**
- * Per-route deadlines for the chain's fiber, cheaper than `Effect.timeoutFail` per route
- * (which forks the exchange and a sleeper and races them: about 18 µs per route against
- * half a microsecond here, measured on the project VM).
+ * Per-route deadlines for the chain's fiber, cheaper than `Effect.timeoutFail` per route,
+ * which forks the exchange and a sleeper and races them (docs/performance.md).
  *
  * At most one deadline is armed at a time: it is armed when an exchange starts and then
  * either settled by the exchange's outcome, or it expires first — the index of its route is

@@ -5,7 +5,7 @@
  *   and looks at what lies between them: the nesting depth and the number literals. It tells
  *   whether `JSON.parse` may read the text (nesting within the limit, every number literal
  *   plain) before any value is built: `JSON.parse` itself is iterative but slow on deep
- *   nesting (about 1 µs per level), so an over-deep text must never reach it.
+ *   nesting, so an over-deep text must never reach it.
  * - `parseLossless` is an iterative parser (explicit stack) for texts with number literals
  *   that are not plain: they become `LosslessNumber`s. It also locates errors: the first
  *   syntax error or the first bracket beyond the nesting limit, whichever comes first.
