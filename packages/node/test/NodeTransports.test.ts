@@ -22,22 +22,27 @@ const backend = (id: string, transport: unknown, authentication?: unknown) =>
     }]
   })
 
+/** The scripted backend over stdio, answering ok. */
+const scriptedStdio = backend("com.example.stdio", {
+  type: "stdio",
+  command: process.execPath,
+  args: [script, "stdio", "ok"],
+  lifecycle: "persistent"
+})
+
+/** An HTTP backend at `url` whose bearer token is resolved from `tokenRef` "policy". */
+const bearerHttp = (url: string) =>
+  backend("com.example.http", { type: "http", url }, { type: "bearer", tokenRef: "policy" })
+
 describe("NodeTransports", () => {
   it.scopedLive("connects stdio and http backends by transport type, with credentials from the resolver", () =>
     Effect.gen(function*() {
       const transports = yield* Transport.Transports
-      const stdio = yield* transports.connect(backend("com.example.stdio", {
-        type: "stdio",
-        command: process.execPath,
-        args: [script, "stdio", "ok"],
-        lifecycle: "persistent"
-      }))
+      const stdio = yield* transports.connect(scriptedStdio)
       assert.deepStrictEqual(yield* stdio.request(request(1)), okResponse(1))
 
       const server = yield* httpBackend("require-bearer=token-from-ref")
-      const http = yield* transports.connect(
-        backend("com.example.http", { type: "http", url: server.url }, { type: "bearer", tokenRef: "policy" })
-      )
+      const http = yield* transports.connect(bearerHttp(server.url))
       assert.deepStrictEqual(yield* http.request(request(2)), okResponse(2))
       assert.deepStrictEqual((yield* httpRequests(server.log)).map((e) => e.authorization), [[
         "Bearer token-from-ref"
@@ -56,9 +61,7 @@ describe("NodeTransports", () => {
     Effect.gen(function*() {
       const server = yield* httpBackend("require-bearer=bundled")
       const transports = yield* Transport.Transports
-      const http = yield* transports.connect(
-        backend("com.example.http", { type: "http", url: server.url }, { type: "bearer", tokenRef: "policy" })
-      )
+      const http = yield* transports.connect(bearerHttp(server.url))
       assert.deepStrictEqual(yield* http.request(request(3)), okResponse(3))
     }).pipe(
       Effect.provide(Layer.merge(
@@ -70,18 +73,11 @@ describe("NodeTransports", () => {
   it.scopedLive("layerOnDemand needs nothing: stdio at once, http with its dispatcher and the given tokenRef map built on first use", () =>
     Effect.gen(function*() {
       const transports = yield* Transport.Transports
-      const stdio = yield* transports.connect(backend("com.example.stdio", {
-        type: "stdio",
-        command: process.execPath,
-        args: [script, "stdio", "ok"],
-        lifecycle: "persistent"
-      }))
+      const stdio = yield* transports.connect(scriptedStdio)
       assert.deepStrictEqual(yield* stdio.request(request(4)), okResponse(4))
       const server = yield* httpBackend("require-bearer=on-demand")
       for (const id of [5, 6]) {
-        const http = yield* transports.connect(
-          backend("com.example.http", { type: "http", url: server.url }, { type: "bearer", tokenRef: "policy" })
-        )
+        const http = yield* transports.connect(bearerHttp(server.url))
         assert.deepStrictEqual(yield* http.request(request(id)), okResponse(id))
       }
       assert.deepStrictEqual((yield* httpRequests(server.log)).map((e) => e.authorization), [
