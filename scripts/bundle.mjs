@@ -1,7 +1,7 @@
 // Bundles the `ahp` command line with esbuild: `ahp.mjs` (the launcher, the package's bin)
 // and the chunks it loads on demand (the command line as one CommonJS file, the command
 // hook's entry as ES modules). The workspace's `ahp` (apps/ahp/bin/ahp.mjs), the tests
-// (apps/ahp/test/globalSetup.ts) and the package build (scripts/build.mjs) share one bundle,
+// (test/support/bundleSetup.ts) and the package build (scripts/build.mjs) share one bundle,
 // <repository>/dist, rebuilt when a source is newer (`freshBundle`).
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"

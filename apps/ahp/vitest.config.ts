@@ -4,7 +4,7 @@ import shared from "../../vitest.shared.js"
 export default mergeConfig(shared, {
   test: {
     name: "ahp",
-    globalSetup: ["test/globalSetup.ts"],
+    globalSetup: ["../../test/support/bundleSetup.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000
   }

@@ -4,6 +4,7 @@
  */
 import * as floor from "./floor.js"
 import * as hook from "./hook.js"
+import * as hosts from "./hosts.js"
 import * as http from "./http.js"
 import * as inProcess from "./inProcess.js"
 import type { Pace } from "./measure.js"
@@ -41,7 +42,9 @@ const families: ReadonlyArray<readonly [string, () => Promise<Array<Row>>]> = [
   // hiccup under load decided a round.
   ["sessions", () => sessions.run({ warmup: 5, warmupMillis: 2000, rounds: 10, ops: 1000 })],
   ["memory", () => memory.run()],
-  ["hook", () => hook.run({ warmup: 3, rounds: 20, ops: 1 })]
+  ["hook", () => hook.run({ warmup: 3, rounds: 20, ops: 1 })],
+  // each host run starts a whole host: 4 runs of 6 tool calls per variant and host
+  ["hosts", () => hosts.run({ rounds: 4, calls: 6 })]
 ]
 
 const only = (() => {

@@ -8,7 +8,7 @@ import shared from "../../vitest.shared.js"
 export default mergeConfig(shared, {
   test: {
     name: "hosts",
-    globalSetup: ["test/globalSetup.ts"],
+    globalSetup: ["../../test/support/bundleSetup.ts"],
     sequence: { concurrent: false },
     testTimeout: 180_000,
     hookTimeout: 60_000

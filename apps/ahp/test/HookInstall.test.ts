@@ -203,7 +203,7 @@ describe("ahp hook install / uninstall", () => {
       }
     }))
 
-  it.scoped("doctor exits 1 while the hooks are missing or no registration is used, 0 once both are", () =>
+  it.scoped("doctor exits 1 while the hooks are missing, no registration is used or Codex does not trust the project, 0 once all hold", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
       const file = path.join(dir, "hooks.json")
@@ -226,6 +226,25 @@ describe("ahp hook install / uninstall", () => {
       const unregistered = yield* doctor()
       assert.strictEqual(unregistered.code, 1)
       assert.notInclude(unregistered.stderr, "no hooks are installed")
+      const untrustedProject = yield* doctor("--registration", reg)
+      assert.strictEqual(untrustedProject.code, 1)
+      const config = path.join(dir, ".codex", "config.toml")
+      assert.strictEqual(
+        untrustedProject.stderr,
+        `ahp hook doctor: Codex does not trust this project, so it runs none of its hooks: ${config} has no` +
+          ` [projects.${JSON.stringify(dir)}] trust_level = "trusted"; run codex exec --trust here once\n`
+      )
+      fs.mkdirSync(path.dirname(config))
+      fs.writeFileSync(config, `model = "m"\n\n[projects.${JSON.stringify(dir)}]\ntrust_level = "untrusted"\n`)
+      const distrusted = yield* doctor("--registration", reg)
+      assert.strictEqual(distrusted.code, 1)
+      assert.include(distrusted.stderr, `has trust_level = "untrusted"; change it to "trusted"`)
+      fs.writeFileSync(
+        config,
+        `[projects.'/elsewhere']\ntrust_level = "trusted"\n\n[projects.${
+          JSON.stringify(dir)
+        }]\ntrust_level = "trusted" # by codex\n`
+      )
       const on = yield* doctor("--registration", reg)
       assert.strictEqual(on.code, 0, on.stderr)
       assert.include(on.stdout, `uses ${reg}`)

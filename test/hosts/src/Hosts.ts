@@ -19,28 +19,60 @@ import type { Workspace } from "./Workspace.js"
 
 const require = createRequire(import.meta.url)
 
-/** The package folder of an installed package (resolved from this package, or from `from`). */
-const packageDir = (name: string, from?: string): string =>
-  path.dirname(require.resolve(`${name}/package.json`, from === undefined ? undefined : { paths: [from] }))
+/**
+ * The variable naming a folder whose `node_modules` holds other versions of the hosts
+ * (`@anthropic-ai/claude-code`, `@openai/codex` and their platform packages), which the
+ * suite then runs instead of the versions this package pins; `rerun.mjs` installs them
+ * into a temporary folder and runs the suite with it.
+ */
+export const hostsFromVariable = "AHP_HOSTS_FROM"
 
-/** The versions the suite proves, as this package pins them. */
-export const versions = {
-  claudeCode: (require("@anthropic-ai/claude-code/package.json") as { version: string }).version,
-  codex: (require("@openai/codex/package.json") as { version: string }).version
+/** The host packages the suite runs: their versions, Claude Code's binary and Codex's launcher. */
+export interface HostPackages {
+  readonly versions: { readonly claudeCode: string; readonly codex: string }
+  /**
+   * Claude Code's native binary: the platform package `@anthropic-ai/claude-code` depends on
+   * (its `bin/claude.exe` is a placeholder until a postinstall script copies the binary in;
+   * the suite does not need that script).
+   */
+  readonly claudeBinary: string
+  /** Codex's launcher script (it starts the native binary of `@openai/codex-<platform>`). */
+  readonly codexLauncher: string
 }
 
 /**
- * Claude Code's native binary: the platform package `@anthropic-ai/claude-code` depends on
- * (its `bin/claude.exe` is a placeholder until a postinstall script copies the binary in;
- * the suite does not need that script).
+ * The host packages installed in `from` (a folder with `node_modules`), or those this
+ * package pins when `from` is undefined; throws naming the folder when one is missing.
  */
-export const claudeBinary = (): string => {
+export const hostPackages = (from: string | undefined): HostPackages => {
+  const packageDir = (name: string, base: string | undefined): string => {
+    try {
+      return path.dirname(require.resolve(`${name}/package.json`, base === undefined ? undefined : { paths: [base] }))
+    } catch {
+      throw new Error(
+        `${name} is not installed${from === undefined ? "" : ` in ${from} (${hostsFromVariable})`}`
+      )
+    }
+  }
+  const version = (dir: string): string =>
+    (JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")) as { version: string }).version
+  const claude = packageDir("@anthropic-ai/claude-code", from)
+  const codex = packageDir("@openai/codex", from)
   const platform = `@anthropic-ai/claude-code-${process.platform}-${process.arch}`
-  return path.join(packageDir(platform, packageDir("@anthropic-ai/claude-code")), "claude")
+  return {
+    versions: { claudeCode: version(claude), codex: version(codex) },
+    claudeBinary: path.join(packageDir(platform, claude), "claude"),
+    codexLauncher: path.join(codex, "bin", "codex.js")
+  }
 }
 
-/** Codex's launcher script (it starts the native binary of `@openai/codex-<platform>`). */
-export const codexLauncher = (): string => path.join(packageDir("@openai/codex"), "bin", "codex.js")
+const given = process.env[hostsFromVariable]
+
+/** The host packages this run uses: `AHP_HOSTS_FROM`'s when set, else the pinned ones. */
+export const packages: HostPackages = hostPackages(given === undefined || given === "" ? undefined : given)
+
+/** The versions the suite proves in this run. */
+export const versions = packages.versions
 
 /** A process seen running. */
 export interface Leftover {
@@ -237,7 +269,7 @@ export const claudeCode: Host = {
   run: (workspace, model, options = {}) => {
     const debugFile = path.join(workspace.root, "claude-debug.log")
     fs.mkdirSync(path.join(workspace.root, "tmp"), { recursive: true, mode: 0o700 })
-    return runProcess(claudeBinary(), [
+    return runProcess(packages.claudeBinary, [
       "-p",
       options.prompt ?? defaultPrompt,
       "--output-format",
@@ -286,11 +318,17 @@ export const streamEvents = (run: Run): Array<any> =>
 export const hookEvents = (run: Run): Array<any> =>
   streamEvents(run).filter((e) => e.type === "system" && String(e.subtype).startsWith("hook_"))
 
-/** How Codex trusts the project and its hooks for a run. */
-export type CodexTrust = "none" | "project" | "project-and-hooks"
+/**
+ * How Codex trusts the project and its hooks for a run: `project` with `--trust`,
+ * `config` with the project's `[projects."<path>"] trust_level = "trusted"` entry in
+ * `config.toml` (what Codex records when a user trusts a project), `hooks` with
+ * `--dangerously-bypass-hook-trust` for the run (the hooks' trust is otherwise recorded by
+ * their hash in `/hooks`).
+ */
+export type CodexTrust = "none" | "hooks" | "project" | "project-and-hooks" | "config-and-hooks"
 
 /** The Codex configuration of a run: the fake model as the provider, no update check, analytics or telemetry. */
-export const codexConfig = (model: FakeModel): string =>
+export const codexConfig = (model: FakeModel, trustedProject?: string): string =>
   [
     "model = \"gpt-test\"",
     "model_provider = \"fake\"",
@@ -309,12 +347,19 @@ export const codexConfig = (model: FakeModel): string =>
     "wire_api = \"responses\"",
     "request_max_retries = 0",
     "stream_max_retries = 0",
-    ""
+    "",
+    ...(trustedProject === undefined
+      ? []
+      : [`[projects.${JSON.stringify(trustedProject)}]`, "trust_level = \"trusted\"", ""])
   ].join("\n")
 
 /** Codex's command-line flags for a trust setting. */
-export const codexTrustArgs = (trust: CodexTrust): ReadonlyArray<string> =>
-  trust === "none" ? [] : trust === "project" ? ["--trust"] : ["--trust", "--dangerously-bypass-hook-trust"]
+export const codexTrustArgs = (trust: CodexTrust): ReadonlyArray<string> => [
+  ...(trust === "project" || trust === "project-and-hooks" ? ["--trust"] : []),
+  ...(trust === "hooks" || trust === "project-and-hooks" || trust === "config-and-hooks"
+    ? ["--dangerously-bypass-hook-trust"]
+    : [])
+]
 
 /**
  * The Codex CLI, run as `codex exec` with approvals and the sandbox bypassed (pass
@@ -329,9 +374,12 @@ export const codexWith = (settings: { readonly trust?: CodexTrust; readonly appr
   shell: (command) => tool("exec_command", { cmd: command }),
   run: (workspace, model, options = {}) => {
     fs.mkdirSync(path.join(workspace.root, "tmp"), { recursive: true, mode: 0o700 })
-    fs.writeFileSync(path.join(workspace.codexHome, "config.toml"), codexConfig(model))
+    fs.writeFileSync(
+      path.join(workspace.codexHome, "config.toml"),
+      codexConfig(model, settings.trust === "config-and-hooks" ? workspace.project : undefined)
+    )
     return runProcess(process.execPath, [
-      codexLauncher(),
+      packages.codexLauncher,
       "exec",
       "--skip-git-repo-check",
       "--color",

@@ -50,7 +50,9 @@ describe.each(Hosts.both)("$title $version with the example registration", (host
     async () => {
       const { reason } = await Effect.runPromise(classify(risky("m")))
       expect(fs.existsSync(result.workspace.file("risky-ran"))).toBe(false)
-      expect(Scenario.resultOf(result, result.call(2)).text).toContain(reason)
+      const seen = Scenario.resultOf(result, result.call(2))
+      expect(seen.text).toContain(reason)
+      if (host.name === "claude-code") expect(seen).toMatchObject({ isError: true })
     }
   )
 

@@ -31,6 +31,7 @@ import { Json, Registration } from "@effect-ahp/protocol"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { Writable } from "node:stream"
+import { projectTrust } from "../internal/codexTrust.js"
 import { errorCode } from "../internal/errno.js"
 import type * as Args from "./Args.js"
 import * as Locate from "./Locate.js"
@@ -417,7 +418,8 @@ export const main = async (args: Args.Install, command: ReadonlyArray<string>, i
  * without a sign, and shows no hook's message). Checks that the settings hold an entry of
  * ours for every event the registration selects (every mapped event without one), and
  * that the registration the hook would use here is found and used: a project registration
- * trusted with `ahp trust`, owned by the user alone. Resolves with 0 when both hold, else
+ * trusted with `ahp trust`, owned by the user alone; for Codex's project hooks, that Codex
+ * trusts the project (`$CODEX_HOME/config.toml`). Resolves with 0 when all hold, else
  * 1 with every problem on stderr (2 for settings that cannot be read as a JSON object).
  *
  * @since 0.1.0
@@ -470,6 +472,21 @@ export const doctor = (args: Args.Install, io: InstallProcess): number => {
       )
     }
   }
+  if (args.host === "codex" && args.scope === "project") {
+    const trust = projectTrust(io.env.CODEX_HOME || path.join(io.home, ".codex"), cwd)
+    if (trust._tag === "NotRecorded") {
+      problems.push(
+        `Codex does not trust this project, so it runs none of its hooks: ${trust.file} has no` +
+          ` [projects.${JSON.stringify(trust.folders[0])}] trust_level = "trusted"; run codex exec --trust here once`
+      )
+    } else if (trust.level !== "trusted") {
+      problems.push(
+        `Codex does not trust this project, so it runs none of its hooks: [projects.${
+          JSON.stringify(trust.folder)
+        }] has trust_level = ${JSON.stringify(trust.level)}; change it to "trusted"`
+      )
+    }
+  }
   if (problems.length > 0) {
     io.stderr.write(problems.map((problem) => `ahp hook doctor: ${problem}\n`).join(""))
     return 1
@@ -480,7 +497,7 @@ export const doctor = (args: Args.Install, io: InstallProcess): number => {
     }\n`
   )
   if (args.host === "codex") {
-    io.stdout.write("  codex exec runs project hooks only with --trust and once you trusted the hooks in /hooks\n")
+    io.stdout.write("  Codex runs a new or changed hook only once you trusted it in /hooks\n")
   }
   return 0
 }
