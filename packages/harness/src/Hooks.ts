@@ -28,7 +28,16 @@
  *
  * @since 0.1.0
  */
-import { Capabilities, Decoder, type Elicitation, Event, Intercept, Issue, Json } from "@effect-ahp/protocol"
+import {
+  Capabilities,
+  Decoder,
+  type Elicitation,
+  Event,
+  Intercept,
+  Issue,
+  Json,
+  type Registration
+} from "@effect-ahp/protocol"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
@@ -401,8 +410,8 @@ const build = <E, R>(served: Served<E, R>): Effect.Effect<InProcessBackend, E, R
   Effect.isEffect(served) ? served : Effect.succeed(served)
 
 /**
- * Builds the service from a registration document (any JSON value, or one built with the
- * `Registration` builders), reaching each backend registered `in-process` through the
+ * Builds the service from a registration document (typed: a `Registration.Registration`,
+ * as the `Registration` builders make; `makeUnknown` takes an untyped JSON one), reaching each backend registered `in-process` through the
  * backend served by its id (`options.backends`) and every other one through the
  * `Transports` service, connecting every backend for the lifetime of the scope and starting what they keep running (persistent
  * children), so that start-up does not count against the first call's deadline; a backend
@@ -415,6 +424,20 @@ const build = <E, R>(served: Served<E, R>): Effect.Effect<InProcessBackend, E, R
  * @category constructors
  */
 export const make = <E = never, R = never>(
+  registration: Registration.Registration,
+  options?: ServingOptions<E, R>
+): Effect.Effect<Hooks["Type"], Registry.ConfigurationError | E, Transports | Scope.Scope | R> =>
+  makeUnknown(registration, options)
+
+/**
+ * `make` from an untyped registration document (parsed JSON, a configuration value): it
+ * is decoded and checked against the registry's rules, and a document that is not a valid
+ * registration fails with a typed `ConfigurationError` naming every problem.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeUnknown = <E = never, R = never>(
   registration: unknown,
   options?: ServingOptions<E, R>
 ): Effect.Effect<Hooks["Type"], Registry.ConfigurationError | E, Transports | Scope.Scope | R> =>
@@ -701,10 +724,24 @@ export const make = <E = never, R = never>(
  * @category layers
  */
 export const layer = <E = never, R = never>(
-  registration: unknown,
+  registration: Registration.Registration,
   options?: ServingOptions<E, R>
 ): Layer.Layer<Hooks, Registry.ConfigurationError | E, Transports | Exclude<R, Scope.Scope>> =>
   Layer.scoped(Hooks, make(registration, options))
+
+/**
+ * `layer` from an untyped registration document (parsed JSON, a configuration value),
+ * decoded when the layer is built: a document that is not a valid registration fails with
+ * a typed `ConfigurationError` naming every problem.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerUnknown = <E = never, R = never>(
+  registration: unknown,
+  options?: ServingOptions<E, R>
+): Layer.Layer<Hooks, Registry.ConfigurationError | E, Transports | Exclude<R, Scope.Scope>> =>
+  Layer.scoped(Hooks, makeUnknown(registration, options))
 
 /**
  * The construction options as configuration, for `layerConfig`: the registration document
@@ -777,7 +814,7 @@ export const layerJson = <E = never, R = never>(
       Layer.fail(
         new Registry.ConfigurationError({ issues: [{ code: "invalid-document", path: "", message: error.message }] })
       ),
-    onRight: (document) => layer(document, options)
+    onRight: (document) => layerUnknown(document, options)
   })
 
 /**
@@ -792,7 +829,7 @@ export const layerTest = (
   backends: Readonly<Record<string, InProcessBackend>>,
   options?: Options
 ): Layer.Layer<Hooks, Registry.ConfigurationError> =>
-  layer(registration, options).pipe(Layer.provide(layerInProcess(backends)))
+  layerUnknown(registration, options).pipe(Layer.provide(layerInProcess(backends)))
 
 /**
  * Dispatches a boundary through the service in context, typed by its event type:

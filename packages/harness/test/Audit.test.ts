@@ -22,7 +22,7 @@ const audited = <A>(
     const records: Array<Audit.Record> = []
     const result = yield* Effect.scoped(Effect.gen(function*() {
       const audit = yield* Audit.make((batch) => Effect.sync(() => records.push(...batch)), options)
-      const hooks = yield* Hooks.make(reg).pipe(Effect.provideService(Audit.Audit, audit), Effect.provide(layer))
+      const hooks = yield* Hooks.makeUnknown(reg).pipe(Effect.provideService(Audit.Audit, audit), Effect.provide(layer))
       return yield* dispatch(hooks)
     }))
     return { records, result }
@@ -159,7 +159,9 @@ describe("Audit", () => {
           (batch) => Effect.zipRight(Deferred.await(gate), Effect.sync(() => records.push(...batch))),
           { capacity: 2 }
         )
-        const hooks = yield* Hooks.make(registration([{ id: "a.modify", subscriptions: [intercept(["tool.before"])] }]))
+        const hooks = yield* Hooks.makeUnknown(
+          registration([{ id: "a.modify", subscriptions: [intercept(["tool.before"])] }])
+        )
           .pipe(
             Effect.provideService(Audit.Audit, audit),
             Effect.provide(layer)
@@ -177,7 +179,7 @@ describe("Audit", () => {
   it.effect("without an Audit service nothing is recorded and the decision is the same", () =>
     Effect.gen(function*() {
       const { layer } = scripts()
-      const hooks = yield* Hooks.make(reg("fail-open")).pipe(Effect.provide(layer))
+      const hooks = yield* Hooks.makeUnknown(reg("fail-open")).pipe(Effect.provide(layer))
       const result = yield* hooks.dispatch("tool.before", toolBefore())
       assert.strictEqual(result.decision.permission, "deny")
     }).pipe(Effect.scoped))
@@ -197,7 +199,9 @@ describe("Audit.combine", () => {
         const first = yield* Audit.make((batch) => Effect.sync(() => a.push(...batch)))
         const second = yield* Audit.make((batch) => Effect.sync(() => b.push(...batch)), { capacity: 1 })
         const both = Audit.combine([first, second])
-        const hooks = yield* Hooks.make(registration([{ id: "a.quiet", subscriptions: [intercept(["tool.before"])] }]))
+        const hooks = yield* Hooks.makeUnknown(
+          registration([{ id: "a.quiet", subscriptions: [intercept(["tool.before"])] }])
+        )
           .pipe(
             Effect.provideService(Audit.Audit, both),
             Effect.provide(backends({ "a.quiet": answer() }).layer)
