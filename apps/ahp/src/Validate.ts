@@ -12,8 +12,9 @@
  *
  * @since 0.1.0
  */
-import { Decoder, Event, Json, Wire } from "@effect-ahp/protocol"
-import { Console, Effect, Either, Option, type Schema } from "effect"
+import { Grant, Registry } from "@effect-ahp/harness"
+import { Event, Json, Wire } from "@effect-ahp/protocol"
+import { Console, Effect, Either, Option } from "effect"
 import { didYouMean } from "./internal/suggest.js"
 import * as Io from "./Io.js"
 
@@ -55,17 +56,6 @@ type Problem = { readonly path: string; readonly message: string }
 /** The envelope members `ahp dispatch` fills in, as stand-ins while an event file is checked. */
 const envelope = { id: "evt_validate", time: "1970-01-01T00:00:00.000Z", source: "urn:effect-ahp:harness" }
 
-const eventValidators = new Map<Event.EventType, (input: unknown) => ReadonlyArray<Problem>>()
-
-const validatorFor = (type: Event.EventType) => {
-  let validate = eventValidators.get(type)
-  if (validate === undefined) {
-    validate = Decoder.validator(Event.schemaFor(type) as Schema.Schema<unknown, unknown>)
-    eventValidators.set(type, validate)
-  }
-  return validate
-}
-
 /** The problems of an event file's document, as `ahp dispatch` finds them. */
 const eventIssues = (value: Json.JsonValue): ReadonlyArray<Problem> => {
   if (!Json.isObject(value)) return [{ path: "", message: "an event file holds a JSON object" }]
@@ -80,16 +70,37 @@ const eventIssues = (value: Json.JsonValue): ReadonlyArray<Problem> => {
   const event = { ...envelope, ...value }
   return Json.exceedsDepth(event, Event.maxDepth)
     ? [{ path: "", message: `nests deeper than ${Event.maxDepth} levels` }]
-    : validatorFor(type)(event)
+    : Event.validatorFor(type)(event)
 }
 
 /** Whether a document reads as an event file: an object with a `type` and no `jsonrpc`. */
 const isEventFile = (value: Json.JsonValue): boolean => Json.isObject(value) && "type" in value && !("jsonrpc" in value)
 
-const validateValue = (value: Json.JsonValue, kind: Kind | undefined): { kind: Kind; issues: ReadonlyArray<Problem> } =>
-  kind === "event" || (kind === undefined && isEventFile(value))
-    ? { kind: "event", issues: eventIssues(value) }
-    : Wire.validate(value, kind)
+/**
+ * The problems of a registration: the document schema's, then the rules a harness adds
+ * (the registry's, for a host offering every event and serving nothing in process), so a
+ * document `validate` passes is one `Hooks` accepts.
+ */
+const registrationIssues = (value: Json.JsonValue, schemaIssues: ReadonlyArray<Problem>): ReadonlyArray<Problem> => {
+  const compiled = Registry.compile(value, Grant.full())
+  if (Either.isRight(compiled)) return schemaIssues
+  const seen = new Set(schemaIssues.map((i) => `${i.path}\n${i.message}`))
+  const added = compiled.left.issues.filter((i) => !seen.has(`${i.path}\n${i.message}`))
+  return [...schemaIssues, ...added.map((i) => ({ path: i.path, message: i.message }))]
+}
+
+const validateValue = (
+  value: Json.JsonValue,
+  kind: Kind | undefined
+): { kind: Kind; issues: ReadonlyArray<Problem> } => {
+  if (kind === "event" || (kind === undefined && isEventFile(value))) {
+    return { kind: "event", issues: eventIssues(value) }
+  }
+  const verdict = Wire.validate(value, kind)
+  return verdict.kind === "registration"
+    ? { kind: verdict.kind, issues: registrationIssues(value, verdict.issues) }
+    : verdict
+}
 
 /** JSON lines of event files, framed as `Wire.validateText` frames messages. */
 const eventLines = (text: string): { kinds: Array<Kind>; issues: Array<Problem> } => {

@@ -27,4 +27,18 @@ describe("ahp validate", () => {
       const usage = yield* runInProcess(["validate"])
       assert.strictEqual(usage.code, 2)
     }))
+
+  it.scopedLive("refuses what Hooks refuses: a timeoutMs beyond the longest timer delay", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const long = structuredClone(guardRegistration) as any
+      long.hooks[0].subscriptions[0].timeoutMs = 3_000_000_000
+      const file = writeFile(dir, "long.json", long)
+      const run = yield* runInProcess(["validate", file, "--json"])
+      assert.strictEqual(run.code, 1, run.stdout)
+      assert.deepStrictEqual(output(run).files[0].issues, [{
+        path: "/hooks/0/subscriptions/0/timeoutMs",
+        message: "timeoutMs must be an integer from 1 to 2147483647"
+      }])
+    }))
 })

@@ -28,16 +28,7 @@
  *
  * @since 0.1.0
  */
-import {
-  Capabilities,
-  Decoder,
-  type Elicitation,
-  Event,
-  Intercept,
-  Issue,
-  Json,
-  type Registration
-} from "@effect-ahp/protocol"
+import { Capabilities, type Elicitation, Event, Intercept, Json, type Registration } from "@effect-ahp/protocol"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
@@ -347,16 +338,6 @@ type Ran = { readonly interrupted: true } | { readonly interrupted: false; reado
 
 const stopped: Ran = { interrupted: true }
 
-const eventValidators = new Map<string, (u: unknown) => Array<Issue.Issue>>()
-const validatorFor = (type: Event.EventType) => {
-  let validate = eventValidators.get(type)
-  if (validate === undefined) {
-    validate = Decoder.validator(Event.schemaFor(type) as Schema.Schema<unknown, unknown>)
-    eventValidators.set(type, validate)
-  }
-  return validate
-}
-
 const newId = Effect.map(
   Effect.zip(Random.nextInt, Random.nextInt),
   ([a, b]) => `evt_${(a >>> 0).toString(36)}${(b >>> 0).toString(36)}`
@@ -385,7 +366,7 @@ const validate = (
   if ("type" in input && input.type !== type) {
     return Either.left(new InvalidEvent({ type, issues: [{ path: "/type", message: `must be ${type}` }] }))
   }
-  const issues = validatorFor(type)(event)
+  const issues = Event.validatorFor(type)(event)
   return issues.length > 0 ? Either.left(new InvalidEvent({ type, issues })) : Either.right(event)
 }
 
