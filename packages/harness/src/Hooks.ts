@@ -446,26 +446,29 @@ export const makeUnknown = <E = never, R = never>(
       endpoints.set(backend.id, yield* connected)
     }
     yield* startAll(endpoints)
-    // Without an Audit service in context a call does no audit work at all.
-    const audit = Option.getOrUndefined(yield* Effect.serviceOption(Audit.Audit))
+    // The Audit the service was built with, else the calling fiber's (an Audit merged
+    // beside Hooks instead of provided to it); with neither, a call does no audit work.
+    const built = yield* Audit.Audit
+    const current: Effect.Effect<Audit.Service> = built === Audit.none ? Audit.Audit : Effect.succeed(built)
     const record = (
       before: Json.JsonObject,
       final: Chain.Progress,
       result: Pick<DispatchResult, "decision" | "observations" | "interrupted">
     ) =>
-      audit === undefined ? Effect.void : Effect.flatMap(
-        Effect.clockWith((clock) => clock.currentTimeMillis),
-        (settledAt) =>
-          audit.record({
-            before,
-            after: final.event,
-            steps: final.steps,
-            decision: result.decision,
-            observations: result.observations,
-            interrupted: result.interrupted,
-            settledAt
-          })
-      )
+      Effect.flatMap(current, (audit) =>
+        audit === Audit.none ? Effect.void : Effect.flatMap(
+          Effect.clockWith((clock) => clock.currentTimeMillis),
+          (settledAt) =>
+            audit.record({
+              before,
+              after: final.event,
+              steps: final.steps,
+              decision: result.decision,
+              observations: result.observations,
+              interrupted: result.interrupted,
+              settledAt
+            })
+        ))
     const endpoint = (route: Registry.Route): Effect.Effect<Endpoint, TransportError> =>
       endpoints.get(route.backend.id) ??
         Effect.fail(
@@ -569,7 +572,7 @@ export const makeUnknown = <E = never, R = never>(
           interrupted,
           observationsDone: Effect.succeed(observations)
         } satisfies DispatchResult
-        if (audit !== undefined) yield* record(event, final, result)
+        yield* record(event, final, result)
         return result
       }
       const observers = dispatchOptions?.observers
@@ -612,7 +615,7 @@ export const makeUnknown = <E = never, R = never>(
         interrupted: delivered.interrupted,
         observationsDone: Effect.succeed(delivered.observations)
       } satisfies DispatchResult
-      if (audit !== undefined) yield* record(event, final, result)
+      yield* record(event, final, result)
       return result
     })
 

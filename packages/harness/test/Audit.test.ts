@@ -6,7 +6,7 @@
 import { Audit, AuditTelemetry, Hooks, Tracing, Transport } from "@effect-ahp/harness"
 import { Json } from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, JSONSchema, type Layer, Option, Schema } from "effect"
+import { Deferred, Effect, JSONSchema, Layer, Option, Schema } from "effect"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import { answer, backends, intercept, observe, registration, toolBefore } from "./support.js"
@@ -250,4 +250,24 @@ describe("AuditTelemetry.parentOf", () => {
     assert.isTrue(Option.isNone(AuditTelemetry.parentOf("00-XYZ-b7ad6b7169203331-01")))
     assert.isTrue(Option.isNone(AuditTelemetry.parentOf(undefined)))
   })
+})
+
+describe("Audit as a reference", () => {
+  it.effect("an Audit merged beside Hooks instead of provided to it records too", () =>
+    Effect.gen(function*() {
+      const records: Array<Audit.Record> = []
+      const { layer } = backends({ "a.modify": answer(edit) })
+      const hooksLive = Hooks.layerUnknown(registration([
+        { id: "a.modify", subscriptions: [intercept(["tool.before"])] }
+      ])).pipe(Layer.provide(layer))
+      const auditLive = Audit.layer((batch) => Effect.sync(() => records.push(...batch)))
+      yield* Hooks.dispatch("tool.before", toolBefore()).pipe(
+        Effect.provide(Layer.merge(hooksLive, auditLive))
+      )
+      assert.lengthOf(records, 1)
+      assert.deepStrictEqual(records[0]!.interceptors.map((i) => [i.backend, i.outcome]), [["a.modify", "accepted"]])
+      // Without any Audit, the reference's default records nothing and costs nothing.
+      assert.strictEqual(yield* Effect.flatMap(Audit.Audit, (audit) => audit.dropped), 0)
+      assert.strictEqual(yield* Audit.Audit, Audit.none)
+    }))
 })
