@@ -803,7 +803,9 @@ export const layerJson = <E = never, R = never>(
 
 /**
  * A test double: the real service over in-process backends (plain Effect functions keyed
- * by backend id), so tests and examples need no processes or sockets.
+ * by backend id), so tests and examples need no processes or sockets. A backend registered
+ * `in-process` (`Registration.inProcess`) is served as the host serves it; any other stands
+ * in for its transport. The document may be typed or untyped JSON (decoded when built).
  *
  * @since 0.1.0
  * @category layers
@@ -812,8 +814,24 @@ export const layerTest = (
   registration: unknown,
   backends: Readonly<Record<string, InProcessBackend>>,
   options?: Options
-): Layer.Layer<Hooks, Registry.ConfigurationError> =>
-  layerUnknown(registration, options).pipe(Layer.provide(layerInProcess(backends)))
+): Layer.Layer<Hooks, Registry.ConfigurationError> => {
+  const served: Record<string, InProcessBackend> = {}
+  for (const id of inProcessIds(registration)) {
+    if (Object.prototype.hasOwnProperty.call(backends, id)) served[id] = backends[id]!
+  }
+  return layerUnknown(registration, { ...options, backends: served }).pipe(Layer.provide(layerInProcess(backends)))
+}
+
+/** The ids of the backends a document registers `in-process`. */
+const inProcessIds = (document: unknown): ReadonlyArray<string> =>
+  Json.isObject(document) && Array.isArray(document.hooks)
+    ? document.hooks.flatMap((backend: unknown) =>
+      Json.isObject(backend) && typeof backend.id === "string" && Json.isObject(backend.transport) &&
+        backend.transport.type === "in-process"
+        ? [backend.id]
+        : []
+    )
+    : []
 
 /**
  * Dispatches a boundary through the service in context, typed by its event type:
