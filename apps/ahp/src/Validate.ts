@@ -49,6 +49,8 @@ export interface FileVerdict {
   readonly unreadable: boolean
   /** A `.json` file that is not JSON. */
   readonly notJson: boolean
+  /** What is valid but not portable: a backend registered with the `in-process` extension. */
+  readonly notes: ReadonlyArray<{ readonly path: string; readonly message: string }>
 }
 
 type Problem = { readonly path: string; readonly message: string }
@@ -88,6 +90,22 @@ const registrationIssues = (value: Json.JsonValue, schemaIssues: ReadonlyArray<P
   const added = compiled.left.issues.filter((i) => !seen.has(`${i.path}\n${i.message}`))
   return [...schemaIssues, ...added.map((i) => ({ path: i.path, message: i.message }))]
 }
+
+/**
+ * The registration's backends registered `in-process`: an effect-ahp extension served by
+ * the embedding host, which no other harness can reach, so the document is not portable.
+ */
+const portabilityNotes = (value: Json.JsonValue): ReadonlyArray<Problem> =>
+  Json.isObject(value) && Array.isArray(value.hooks)
+    ? value.hooks.flatMap((backend, b) =>
+      Json.isObject(backend) && Json.isObject(backend.transport) && backend.transport.type === "in-process"
+        ? [{
+          path: `/hooks/${b}/transport`,
+          message: "in-process is an effect-ahp extension served by the embedding host: the document is not portable"
+        }]
+        : []
+    )
+    : []
 
 const validateValue = (
   value: Json.JsonValue,
@@ -132,14 +150,13 @@ const lineValues = (text: string): Json.JsonValue =>
  * @category validation
  */
 export const validateFile = (file: string, text: string, kind: Kind | undefined): FileVerdict => {
-  const verdict = (valid: boolean, kinds: ReadonlyArray<Kind>, issues: ReadonlyArray<Problem>, notJson = false) => ({
-    file,
-    valid,
-    kinds,
-    issues,
-    unreadable: false,
-    notJson
-  })
+  const verdict = (
+    valid: boolean,
+    kinds: ReadonlyArray<Kind>,
+    issues: ReadonlyArray<Problem>,
+    notJson = false,
+    notes: ReadonlyArray<Problem> = []
+  ): FileVerdict => ({ file, valid, kinds, issues, unreadable: false, notJson, notes })
   if (file.endsWith(".jsonl")) {
     const lines = kind === "event" ? eventLines(text) : Wire.validateText(text, { framing: "jsonl", kind })
     const issues = lines.issues.length === 0 ? [] : Io.withHints(lineValues(text), lines.issues)
@@ -149,7 +166,8 @@ export const validateFile = (file: string, text: string, kind: Kind | undefined)
   if (Either.isLeft(parsed)) return verdict(false, [], [{ path: "", message: parsed.left.message }], true)
   const one = validateValue(parsed.right, kind)
   const issues = one.issues.length === 0 ? [] : Io.withHints(parsed.right, one.issues)
-  return verdict(issues.length === 0, [one.kind], issues)
+  const notes = one.kind === "registration" ? portabilityNotes(parsed.right) : []
+  return verdict(issues.length === 0, [one.kind], issues, false, notes)
 }
 
 const readVerdict = (file: string, kind: Kind | undefined) =>
@@ -162,14 +180,16 @@ const readVerdict = (file: string, kind: Kind | undefined) =>
         kinds: [],
         issues: [{ path: "", message: error.message }],
         unreadable: true,
-        notJson: false
+        notJson: false,
+        notes: []
       })
     )
   )
 
 const render = (v: FileVerdict): string => {
   const kind = v.kinds.length > 0 ? ` (${[...new Set(v.kinds)].join(", ")})` : ""
-  if (v.valid) return `${v.file}: valid${kind}`
+  const notes = v.notes.map((n) => `  note ${n.path}: ${n.message}`)
+  if (v.valid) return [`${v.file}: valid${kind}`, ...notes].join("\n")
   if (v.unreadable) return `${v.file}: unreadable\n  ${v.issues[0]?.message ?? ""}`
   if (v.notJson) return `${v.file}: not JSON\n  ${v.issues[0]?.message ?? ""}`
   return [`${v.file}: invalid${kind}`, ...v.issues.map((i) => `  ${i.path || "/"}: ${i.message}`)].join("\n")
@@ -197,7 +217,13 @@ export const run = ({ files, json, kind }: Options): Effect.Effect<void, never, 
   Effect.gen(function*() {
     const verdicts = yield* Effect.forEach(files, (file) => readVerdict(file, Option.getOrUndefined(kind)))
     if (json) {
-      const out = verdicts.map((v) => ({ file: v.file, valid: v.valid, kind: v.kinds[0] ?? null, issues: v.issues }))
+      const out = verdicts.map((v) => ({
+        file: v.file,
+        valid: v.valid,
+        kind: v.kinds[0] ?? null,
+        issues: v.issues,
+        ...(v.notes.length > 0 ? { notes: v.notes } : {})
+      }))
       yield* Io.printJson({ files: out })
     } else {
       for (const v of verdicts) yield* Console.log(render(v))

@@ -41,4 +41,23 @@ describe("ahp validate", () => {
         message: "timeoutMs must be an integer from 1 to 2147483647"
       }])
     }))
+
+  it.scopedLive("says a registration using the in-process extension is valid but not portable", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const local = structuredClone(guardRegistration) as any
+      local.hooks[0].transport = { type: "in-process" }
+      const file = writeFile(dir, "local.json", local)
+      const text = yield* runInProcess(["validate", file])
+      assert.strictEqual(text.code, 0, text.stdout)
+      assert.strictEqual(
+        text.stdout.trim(),
+        `${file}: valid (registration)\n  note /hooks/0/transport: in-process is an effect-ahp extension served by ` +
+          "the embedding host: the document is not portable"
+      )
+      const json = yield* runInProcess(["validate", file, "--json"])
+      assert.deepStrictEqual(output(json).files[0].notes.map((n: any) => n.path), ["/hooks/0/transport"])
+      const portable = yield* runInProcess(["validate", writeFile(dir, "portable.json", guardRegistration), "--json"])
+      assert.notProperty(output(portable).files[0], "notes")
+    }))
 })
