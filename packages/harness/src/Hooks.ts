@@ -396,10 +396,11 @@ const build = <E, R>(served: Served<E, R>): Effect.Effect<InProcessBackend, E, R
  * backend served by its id (`options.backends`) and every other one through the
  * `Transports` service, connecting every backend for the lifetime of the scope and starting what they keep running (persistent
  * children), so that start-up does not count against the first call's deadline; a backend
- * that cannot be started is logged and fails again on each call that needs it. The
- * `Uploads` and `Attachment.Files` services are used when present in context (without
- * them, body-selected attachments fail with `upload-unavailable`, and file sources with
- * `attachment-unreadable`).
+ * that cannot be started is logged and fails again on each call that needs it. `Audit`,
+ * `Uploads` and `Attachment.Files` are `Context.Reference`s read when the service is built,
+ * with explicit no-op defaults (`Audit.none`: nothing recorded, unless the calling fiber
+ * has an Audit; `Uploads.none`: body-selected attachments fail with `upload-unavailable`;
+ * `Attachment.noFiles`: file sources fail with `attachment-unreadable`).
  *
  * @since 0.1.0
  * @category constructors
@@ -426,8 +427,10 @@ export const makeUnknown = <E = never, R = never>(
     const grant = options?.grant ?? Grant.full()
     const source = options?.source ?? "urn:effect-ahp:harness"
     const observationTimeoutMs = options?.observationTimeoutMs ?? 5000
-    const uploads = yield* Effect.serviceOption(Uploads.Uploads)
-    const files = yield* Effect.serviceOption(Attachment.Files)
+    const client = yield* Uploads.Uploads
+    const uploads = client === Uploads.none ? Option.none() : Option.some(client)
+    const reader = yield* Attachment.Files
+    const files = reader === Attachment.noFiles ? Option.none() : Option.some(reader)
     const permits = yield* Effect.makeSemaphore(options?.uploadConcurrency ?? attachmentDefaults.uploadConcurrency)
     // Owns exchanges and deliveries ended at a deadline or an interruption until they have
     // retired their I/O; closing the service's scope awaits them.
