@@ -111,7 +111,7 @@ export const inProcessHooks = (registration: unknown, backends: Readonly<Record<
 
 /** The Hooks service over the Node transports, as a runtime (close it to stop every child). */
 export const nodeHooks = (registration: unknown) =>
-  ManagedRuntime.make(Hooks.layer(registration).pipe(Layer.provide(NodeTransports.layerNode())))
+  ManagedRuntime.make(Hooks.layerUnknown(registration).pipe(Layer.provide(NodeTransports.layerNode())))
 
 /** The JSON-RPC request line ours sends for `event` at `tool.before` (the raw baselines send it too). */
 export const requestLine = (event: Json.JsonObject): string =>

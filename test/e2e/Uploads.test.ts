@@ -31,7 +31,7 @@ const nodeLayer = Layer.mergeAll(NodeTransports.layer({}), HttpUpload.layer(), A
 )
 
 const hooksFor = (reg: unknown) =>
-  Effect.map(Layer.build(Hooks.layer(reg).pipe(Layer.provide(nodeLayer))), Context.get(Hooks.Hooks))
+  Effect.map(Layer.build(Hooks.layerUnknown(reg).pipe(Layer.provide(nodeLayer))), Context.get(Hooks.Hooks))
 
 /**
  * A vision guard: denies a model request whose first attachment is a PNG, reading its bytes

@@ -375,7 +375,7 @@ export const run = async (ctx: Context): Promise<void> => {
   try {
     const registration = await register(ctx, backends, servers, endpoint)
     const runtime = ManagedRuntime.make(
-      Hooks.layer(registration, { observationTimeoutMs: plan.timeoutMs }).pipe(
+      Hooks.layerUnknown(registration, { observationTimeoutMs: plan.timeoutMs }).pipe(
         Layer.provide(NodeTransports.layerNode())
       )
     )

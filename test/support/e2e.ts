@@ -273,9 +273,10 @@ export const openHooks = (
 ) =>
   Effect.gen(function*() {
     const scope = yield* Effect.acquireRelease(Scope.make(), (scope, exit) => Scope.close(scope, exit))
-    const context = yield* Layer.buildWithScope(Hooks.layer(reg, options).pipe(Layer.provide(transports)), scope).pipe(
-      Effect.orDie
-    )
+    const context = yield* Layer.buildWithScope(Hooks.layerUnknown(reg, options).pipe(Layer.provide(transports)), scope)
+      .pipe(
+        Effect.orDie
+      )
     return { hooks: Context.get(context, Hooks.Hooks), close: Scope.close(scope, Exit.void) }
   })
 

@@ -1,9 +1,10 @@
 import { Hooks } from "@effect-ahp/harness"
 import { NodeTransports } from "@effect-ahp/node"
+import type { Registration } from "@effect-ahp/protocol"
 import { Effect, Layer } from "effect"
 
 // One backend guarding shell commands: the shell-guard example over stdio.
-export const registration = {
+export const registration: Registration.Registration = {
   protocolVersion: "draft",
   hooks: [{
     id: "com.example.shell-guard",

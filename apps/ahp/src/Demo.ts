@@ -248,7 +248,7 @@ export const demo = (options: Options) =>
 
     const dispatchAll = (heading: string, registration: unknown, steps: ReadonlyArray<Step>) =>
       Effect.scoped(Effect.gen(function*() {
-        const hooks = yield* Hooks.make(registration)
+        const hooks = yield* Hooks.makeUnknown(registration)
         yield* Console.log(`\n${s.bold(heading)}`)
         for (const step of steps) {
           const before = (yield* recorder.exchanges).length

@@ -188,7 +188,7 @@ export const run = (options: Options): Effect.Effect<void, never, Io.ExitCode> =
     const interrupt = yield* Deferred.make<void>()
     yield* listenForSignals(interrupt)
     const inputs = yield* load(options)
-    const hooks = yield* Hooks.make(inputs.registration, {
+    const hooks = yield* Hooks.makeUnknown(inputs.registration, {
       grant: inputs.grant,
       source: Option.getOrUndefined(options.source),
       observationTimeoutMs: options.observationTimeoutMs

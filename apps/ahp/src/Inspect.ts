@@ -218,7 +218,7 @@ export const inspect = (options: Options) =>
     const event = yield* Io.readEvent(options.event)
     const { subscription, timeoutMs } = subscriptionFor(backend, event.type, options.mode, options.timeout)
     const registration = { protocolVersion: "draft", hooks: [{ ...backend, subscriptions: [subscription] }] }
-    const hooks = yield* Hooks.make(registration, { grant: Grant.full(), observationTimeoutMs: timeoutMs }).pipe(
+    const hooks = yield* Hooks.makeUnknown(registration, { grant: Grant.full(), observationTimeoutMs: timeoutMs }).pipe(
       Effect.mapError((error) =>
         new Io.ConfigError({ file: options.backend, issues: Io.withHints(registration, error.issues) })
       )

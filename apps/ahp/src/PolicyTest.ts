@@ -244,7 +244,7 @@ export const runCase = (file: string, value: Case, transports: TransportsFor): E
   Effect.gen(function*() {
     const registration = yield* registrationOf(file, value)
     const host = value.host === undefined ? undefined : Hosts.of(value.host)
-    const hooks = yield* Hooks.make(
+    const hooks = yield* Hooks.makeUnknown(
       registration.document,
       host === undefined ? {} : { grant: host.grant, source: host.source }
     ).pipe(

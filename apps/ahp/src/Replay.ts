@@ -188,7 +188,7 @@ const replay = (options: Options, file: string) =>
   Effect.gen(function*() {
     const registration = yield* Io.readJson(file, "registration")
     const last = yield* Ref.make<Audit.Entry | undefined>(undefined)
-    const hooks = yield* Hooks.make(registration, { grant: Grant.full() }).pipe(
+    const hooks = yield* Hooks.makeUnknown(registration, { grant: Grant.full() }).pipe(
       Effect.provideService(
         Audit.Audit,
         Audit.Audit.of({ record: (entry) => Ref.set(last, entry), dropped: Effect.succeed(0) })

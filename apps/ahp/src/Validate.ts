@@ -12,8 +12,9 @@
  *
  * @since 0.1.0
  */
-import { Decoder, Event, Json, Wire } from "@effect-ahp/protocol"
-import { Console, Effect, Either, Option, type Schema } from "effect"
+import { Grant, Registry } from "@effect-ahp/harness"
+import { Event, Json, Wire } from "@effect-ahp/protocol"
+import { Console, Effect, Either, Option } from "effect"
 import { didYouMean } from "./internal/suggest.js"
 import * as Io from "./Io.js"
 
@@ -48,23 +49,14 @@ export interface FileVerdict {
   readonly unreadable: boolean
   /** A `.json` file that is not JSON. */
   readonly notJson: boolean
+  /** What is valid but not portable: a backend registered with the `in-process` extension. */
+  readonly notes: ReadonlyArray<{ readonly path: string; readonly message: string }>
 }
 
 type Problem = { readonly path: string; readonly message: string }
 
 /** The envelope members `ahp dispatch` fills in, as stand-ins while an event file is checked. */
 const envelope = { id: "evt_validate", time: "1970-01-01T00:00:00.000Z", source: "urn:effect-ahp:harness" }
-
-const eventValidators = new Map<Event.EventType, (input: unknown) => ReadonlyArray<Problem>>()
-
-const validatorFor = (type: Event.EventType) => {
-  let validate = eventValidators.get(type)
-  if (validate === undefined) {
-    validate = Decoder.validator(Event.schemaFor(type) as Schema.Schema<unknown, unknown>)
-    eventValidators.set(type, validate)
-  }
-  return validate
-}
 
 /** The problems of an event file's document, as `ahp dispatch` finds them. */
 const eventIssues = (value: Json.JsonValue): ReadonlyArray<Problem> => {
@@ -80,16 +72,53 @@ const eventIssues = (value: Json.JsonValue): ReadonlyArray<Problem> => {
   const event = { ...envelope, ...value }
   return Json.exceedsDepth(event, Event.maxDepth)
     ? [{ path: "", message: `nests deeper than ${Event.maxDepth} levels` }]
-    : validatorFor(type)(event)
+    : Event.validatorFor(type)(event)
 }
 
 /** Whether a document reads as an event file: an object with a `type` and no `jsonrpc`. */
 const isEventFile = (value: Json.JsonValue): boolean => Json.isObject(value) && "type" in value && !("jsonrpc" in value)
 
-const validateValue = (value: Json.JsonValue, kind: Kind | undefined): { kind: Kind; issues: ReadonlyArray<Problem> } =>
-  kind === "event" || (kind === undefined && isEventFile(value))
-    ? { kind: "event", issues: eventIssues(value) }
-    : Wire.validate(value, kind)
+/**
+ * The problems of a registration: the document schema's, then the rules a harness adds
+ * (the registry's, for a host offering every event and serving nothing in process), so a
+ * document `validate` passes is one `Hooks` accepts.
+ */
+const registrationIssues = (value: Json.JsonValue, schemaIssues: ReadonlyArray<Problem>): ReadonlyArray<Problem> => {
+  const compiled = Registry.compile(value, Grant.full())
+  if (Either.isRight(compiled)) return schemaIssues
+  const seen = new Set(schemaIssues.map((i) => `${i.path}\n${i.message}`))
+  const added = compiled.left.issues.filter((i) => !seen.has(`${i.path}\n${i.message}`))
+  return [...schemaIssues, ...added.map((i) => ({ path: i.path, message: i.message }))]
+}
+
+/**
+ * The registration's backends registered `in-process`: an effect-ahp extension served by
+ * the embedding host, which no other harness can reach, so the document is not portable.
+ */
+const portabilityNotes = (value: Json.JsonValue): ReadonlyArray<Problem> =>
+  Json.isObject(value) && Array.isArray(value.hooks)
+    ? value.hooks.flatMap((backend, b) =>
+      Json.isObject(backend) && Json.isObject(backend.transport) && backend.transport.type === "in-process"
+        ? [{
+          path: `/hooks/${b}/transport`,
+          message: "in-process is an effect-ahp extension served by the embedding host: the document is not portable"
+        }]
+        : []
+    )
+    : []
+
+const validateValue = (
+  value: Json.JsonValue,
+  kind: Kind | undefined
+): { kind: Kind; issues: ReadonlyArray<Problem> } => {
+  if (kind === "event" || (kind === undefined && isEventFile(value))) {
+    return { kind: "event", issues: eventIssues(value) }
+  }
+  const verdict = Wire.validate(value, kind)
+  return verdict.kind === "registration"
+    ? { kind: verdict.kind, issues: registrationIssues(value, verdict.issues) }
+    : verdict
+}
 
 /** JSON lines of event files, framed as `Wire.validateText` frames messages. */
 const eventLines = (text: string): { kinds: Array<Kind>; issues: Array<Problem> } => {
@@ -121,14 +150,13 @@ const lineValues = (text: string): Json.JsonValue =>
  * @category validation
  */
 export const validateFile = (file: string, text: string, kind: Kind | undefined): FileVerdict => {
-  const verdict = (valid: boolean, kinds: ReadonlyArray<Kind>, issues: ReadonlyArray<Problem>, notJson = false) => ({
-    file,
-    valid,
-    kinds,
-    issues,
-    unreadable: false,
-    notJson
-  })
+  const verdict = (
+    valid: boolean,
+    kinds: ReadonlyArray<Kind>,
+    issues: ReadonlyArray<Problem>,
+    notJson = false,
+    notes: ReadonlyArray<Problem> = []
+  ): FileVerdict => ({ file, valid, kinds, issues, unreadable: false, notJson, notes })
   if (file.endsWith(".jsonl")) {
     const lines = kind === "event" ? eventLines(text) : Wire.validateText(text, { framing: "jsonl", kind })
     const issues = lines.issues.length === 0 ? [] : Io.withHints(lineValues(text), lines.issues)
@@ -138,7 +166,8 @@ export const validateFile = (file: string, text: string, kind: Kind | undefined)
   if (Either.isLeft(parsed)) return verdict(false, [], [{ path: "", message: parsed.left.message }], true)
   const one = validateValue(parsed.right, kind)
   const issues = one.issues.length === 0 ? [] : Io.withHints(parsed.right, one.issues)
-  return verdict(issues.length === 0, [one.kind], issues)
+  const notes = one.kind === "registration" ? portabilityNotes(parsed.right) : []
+  return verdict(issues.length === 0, [one.kind], issues, false, notes)
 }
 
 const readVerdict = (file: string, kind: Kind | undefined) =>
@@ -151,14 +180,16 @@ const readVerdict = (file: string, kind: Kind | undefined) =>
         kinds: [],
         issues: [{ path: "", message: error.message }],
         unreadable: true,
-        notJson: false
+        notJson: false,
+        notes: []
       })
     )
   )
 
 const render = (v: FileVerdict): string => {
   const kind = v.kinds.length > 0 ? ` (${[...new Set(v.kinds)].join(", ")})` : ""
-  if (v.valid) return `${v.file}: valid${kind}`
+  const notes = v.notes.map((n) => `  note ${n.path}: ${n.message}`)
+  if (v.valid) return [`${v.file}: valid${kind}`, ...notes].join("\n")
   if (v.unreadable) return `${v.file}: unreadable\n  ${v.issues[0]?.message ?? ""}`
   if (v.notJson) return `${v.file}: not JSON\n  ${v.issues[0]?.message ?? ""}`
   return [`${v.file}: invalid${kind}`, ...v.issues.map((i) => `  ${i.path || "/"}: ${i.message}`)].join("\n")
@@ -186,7 +217,13 @@ export const run = ({ files, json, kind }: Options): Effect.Effect<void, never, 
   Effect.gen(function*() {
     const verdicts = yield* Effect.forEach(files, (file) => readVerdict(file, Option.getOrUndefined(kind)))
     if (json) {
-      const out = verdicts.map((v) => ({ file: v.file, valid: v.valid, kind: v.kinds[0] ?? null, issues: v.issues }))
+      const out = verdicts.map((v) => ({
+        file: v.file,
+        valid: v.valid,
+        kind: v.kinds[0] ?? null,
+        issues: v.issues,
+        ...(v.notes.length > 0 ? { notes: v.notes } : {})
+      }))
       yield* Io.printJson({ files: out })
     } else {
       for (const v of verdicts) yield* Console.log(render(v))

@@ -30,7 +30,7 @@ const newPolicy = registration(backend(guardId, "fail-open"), backend("com.examp
 /** Writes an audit file by dispatching the commands through the old policy. */
 const record = (file: string, content: boolean, commands: ReadonlyArray<string>) =>
   Effect.scoped(Effect.gen(function*() {
-    const hooks = yield* Hooks.make(oldPolicy)
+    const hooks = yield* Hooks.makeUnknown(oldPolicy)
     for (const command of commands) yield* hooks.dispatch("tool.before", toolBefore(command) as any)
   })).pipe(Effect.provide(AuditFile.layer(file, { content })), Effect.provide(guardTransports))
 

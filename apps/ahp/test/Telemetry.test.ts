@@ -88,7 +88,7 @@ describe("OpenTelemetry", () => {
           OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
           OTEL_EXPORTER_OTLP_PROTOCOL: "http/json"
         }, {})
-        const hooks = yield* Hooks.make(reg).pipe(
+        const hooks = yield* Hooks.makeUnknown(reg).pipe(
           Effect.provideService(Audit.Audit, telemetry.audit),
           Effect.provide(guardTransports)
         )

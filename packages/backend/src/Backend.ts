@@ -22,7 +22,7 @@
  *
  * @since 0.1.0
  */
-import type { Capabilities, Event, HookEffect, Intercept, Json, JsonRpc } from "@effect-ahp/protocol"
+import type { Boundaries, Capabilities, Event, HookEffect, Intercept, Json, JsonRpc } from "@effect-ahp/protocol"
 import { Registration } from "@effect-ahp/protocol"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -166,10 +166,41 @@ export const makeHandlers: Effect.Effect<Context.Tag.Service<Handlers>> = Effect
 export const layer: Layer.Layer<Handlers> = Layer.effect(Handlers, makeHandlers)
 
 /**
+ * The effects an intercept handler may answer at the interceptable event `T`
+ * (`Boundaries.EffectAt<T>` of the protocol package): its allowed kinds, modify targets with
+ * their value types, flow operations and supplied-result type.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type EffectAt<T extends InterceptableType> = Boundaries.EffectAt<T>
+
+const registerIntercept = <T extends InterceptableType, E, R>(
+  eventType: T,
+  handler: (request: InterceptRequest<T>) => Effect.Effect<ReadonlyArray<HookEffect.HookEffect>, E, R>
+): Layer.Layer<never, never, Handlers | Exclude<R, Scope.Scope>> =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const handlers = yield* Handlers
+    const context = yield* Effect.context<Exclude<R, Scope.Scope>>()
+    yield* handlers.register({
+      _tag: "Intercept",
+      eventType,
+      run: (request) =>
+        handler(request as unknown as InterceptRequest<T>).pipe(
+          Effect.scoped,
+          Effect.provide(context),
+          Effect.withSpan("Backend.intercept", { attributes: { eventType } })
+        )
+    })
+  }))
+
+/**
  * A layer that contributes an intercept handler for one interceptable event type. The
  * handler receives the typed event and the request's capabilities and returns the ordered
- * effects (an empty list means "no change", never permission). It runs with the services
- * of the layer's own context; each call gets its own `Scope`, closed when it returns.
+ * effects (an empty list means "no change", never permission). Its result is typed by the
+ * boundary (`EffectAt<T>`): an effect kind, modify target, value type or flow operation the
+ * event does not accept does not compile. It runs with the services of the layer's own
+ * context; each call gets its own `Scope`, closed when it returns.
  *
  * A failure or defect of the handler is answered with `backend_internal_error` (-32004),
  * without its text. Effects the request did not grant are never sent: the whole response
@@ -191,24 +222,23 @@ export const layer: Layer.Layer<Handlers> = Layer.effect(Handlers, makeHandlers)
  * @since 0.1.0
  * @category constructors
  */
-export const intercept = <T extends InterceptableType, E, R>(
+export const intercept: <T extends InterceptableType, E, R>(
+  eventType: T,
+  handler: (request: InterceptRequest<T>) => Effect.Effect<ReadonlyArray<EffectAt<T>>, E, R>
+) => Layer.Layer<never, never, Handlers | Exclude<R, Scope.Scope>> = registerIntercept as never
+
+/**
+ * `intercept` with an untyped result: the handler may return any wire effect, whatever the
+ * boundary accepts. For backends that relay effects they do not choose (a scripted or
+ * replaying backend, a conformance probe); the grant check before sending still applies.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const interceptAny: <T extends InterceptableType, E, R>(
   eventType: T,
   handler: (request: InterceptRequest<T>) => Effect.Effect<ReadonlyArray<HookEffect.HookEffect>, E, R>
-): Layer.Layer<never, never, Handlers | Exclude<R, Scope.Scope>> =>
-  Layer.effectDiscard(Effect.gen(function*() {
-    const handlers = yield* Handlers
-    const context = yield* Effect.context<Exclude<R, Scope.Scope>>()
-    yield* handlers.register({
-      _tag: "Intercept",
-      eventType,
-      run: (request) =>
-        handler(request as unknown as InterceptRequest<T>).pipe(
-          Effect.scoped,
-          Effect.provide(context),
-          Effect.withSpan("Backend.intercept", { attributes: { eventType } })
-        )
-    })
-  }))
+) => Layer.Layer<never, never, Handlers | Exclude<R, Scope.Scope>> = registerIntercept
 
 /**
  * A layer that contributes an observe handler for the events a selector matches: one event

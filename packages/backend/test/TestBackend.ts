@@ -36,12 +36,12 @@ export const audit = Backend.observe(
 
 /** Returns the effects listed in `tool.input.effects` (for grant tests), at `tool.before` and `tool.after`. */
 export const echo = Layer.mergeAll(
-  Backend.intercept(
+  Backend.interceptAny(
     "tool.before",
     (request) =>
       Effect.succeed((request.event.tool.input["effects"] ?? []) as unknown as ReadonlyArray<HookEffect.HookEffect>)
   ),
-  Backend.intercept(
+  Backend.interceptAny(
     "tool.after",
     (request) =>
       Effect.succeed((request.event.tool.input["effects"] ?? []) as unknown as ReadonlyArray<HookEffect.HookEffect>)

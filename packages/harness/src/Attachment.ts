@@ -14,7 +14,6 @@
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 
@@ -154,14 +153,34 @@ export class AttachmentError extends Schema.TaggedError<AttachmentError>("@effec
 }
 
 /**
- * Reads files for `file` sources: a stream of the file's chunks.
+ * What reads files for `file` sources: a stream of the file's chunks.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FileReader {
+  readonly stream: (path: string) => Stream.Stream<Uint8Array, unknown>
+}
+
+/**
+ * No file access: the `Files` reference's default, under which a `file` source fails with
+ * `attachment-unreadable` ("this runtime has no file access") without reading anything.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const noFiles: FileReader = { stream: () => Stream.fail("no file access") }
+
+/**
+ * Reads files for `file` sources: a `Context.Reference` whose default is `noFiles` (the
+ * Node layer, `AttachmentFiles.layer`, provides real access).
  *
  * @since 0.1.0
  * @category tags
  */
-export class Files extends Context.Tag("@effect-ahp/harness/Attachment/Files")<Files, {
-  readonly stream: (path: string) => Stream.Stream<Uint8Array, unknown>
-}>() {}
+export class Files extends Context.Reference<Files>()("@effect-ahp/harness/Attachment/Files", {
+  defaultValue: (): FileReader => noFiles
+}) {}
 
 const hex = (digest: ArrayBuffer): string => {
   let out = ""
@@ -230,10 +249,10 @@ export const snapshot = (
     ? Effect.sync(() => source.bytes.length > options.maxBytes ? undefined : source.bytes.slice())
     : source._tag === "Stream"
     ? Effect.mapError(collect(source.stream, options.maxBytes), unreadable)
-    : Effect.flatMap(Effect.serviceOption(Files), (files) =>
-      Option.isNone(files)
+    : Effect.flatMap(Files, (files) =>
+      files === noFiles
         ? fail("attachment-unreadable", `attachment ${id} is a file, and this runtime has no file access`)
-        : Effect.mapError(collect(files.value.stream(source.path), options.maxBytes), unreadable))
+        : Effect.mapError(collect(files.stream(source.path), options.maxBytes), unreadable))
   return read.pipe(
     Effect.timeoutFail({
       duration: Duration.millis(options.timeoutMs),

@@ -1,6 +1,7 @@
 /**
  * The decision audit: one `Record` per settled call, handed to an `Audit` service after
- * the decision is settled. Hooks built without the service do no audit work at all.
+ * the decision is settled. Hooks with no Audit (the reference's default, `none`) do no
+ * audit work at all.
  *
  * The service built by `make` keeps the audit off the decision's critical path: a call
  * only offers its entry to a bounded queue (`capacity`, default 1024 entries), which never
@@ -18,6 +19,7 @@ import { Common, HookEffect, Intercept, Json } from "@effect-ahp/protocol"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
@@ -152,16 +154,37 @@ export interface Entry {
 }
 
 /**
- * The Audit service: `record` never waits and never fails.
+ * What an audit service does: `record` never waits and never fails.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  readonly record: (entry: Entry) => Effect.Effect<void>
+  /** How many entries were dropped because the queue was full. */
+  readonly dropped: Effect.Effect<number>
+}
+
+/**
+ * The audit that records nothing: the `Audit` reference's default.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const none: Service = { record: () => Effect.void, dropped: Effect.succeed(0) }
+
+/**
+ * The Audit service, a `Context.Reference` whose default (`none`) records nothing, so that
+ * `Hooks` needs no audit. `Hooks` uses the Audit it was built with (provided to its layer)
+ * or, when it was built without one, the Audit in the calling fiber's context, so an Audit
+ * merged beside `Hooks` records too.
  *
  * @since 0.1.0
  * @category tags
  */
-export class Audit extends Context.Tag("@effect-ahp/harness/Audit")<Audit, {
-  readonly record: (entry: Entry) => Effect.Effect<void>
-  /** How many entries were dropped because the queue was full. */
-  readonly dropped: Effect.Effect<number>
-}>() {}
+export class Audit extends Context.Reference<Audit>()("@effect-ahp/harness/Audit", {
+  defaultValue: (): Service => none
+}) {}
 
 /**
  * The SHA-256 of a JSON value's text, as `sha256:<hex>`.
@@ -302,6 +325,18 @@ export const make = Effect.fn("Audit.make")(function*(
     dropped: Ref.get(dropped)
   })
 })
+
+/**
+ * The Audit layer of `make`: records written through `write` on a background fiber owned
+ * by the layer's scope (closing it writes what is still queued).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  write: (records: ReadonlyArray<Record>) => Effect.Effect<void>,
+  options?: Options
+): Layer.Layer<Audit> => Layer.scoped(Audit, make(write, options))
 
 /**
  * One audit service writing to several: each call is handed to every one of them (none

@@ -89,7 +89,7 @@ export const make = async (
   transports: Layer.Layer<Transports>,
   options?: Hooks.Options
 ): Promise<HooksClient> => {
-  const runtime = ManagedRuntime.make(Hooks.layer(registration, options).pipe(Layer.provide(transports)))
+  const runtime = ManagedRuntime.make(Hooks.layerUnknown(registration, options).pipe(Layer.provide(transports)))
   const started = await runtime.runPromiseExit(Effect.void)
   if (Exit.isFailure(started)) {
     await runtime.dispose()

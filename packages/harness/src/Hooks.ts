@@ -28,7 +28,7 @@
  *
  * @since 0.1.0
  */
-import { Capabilities, Decoder, type Elicitation, Event, Intercept, Issue, Json } from "@effect-ahp/protocol"
+import { Capabilities, type Elicitation, Event, Intercept, Json, type Registration } from "@effect-ahp/protocol"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
@@ -338,16 +338,6 @@ type Ran = { readonly interrupted: true } | { readonly interrupted: false; reado
 
 const stopped: Ran = { interrupted: true }
 
-const eventValidators = new Map<string, (u: unknown) => Array<Issue.Issue>>()
-const validatorFor = (type: Event.EventType) => {
-  let validate = eventValidators.get(type)
-  if (validate === undefined) {
-    validate = Decoder.validator(Event.schemaFor(type) as Schema.Schema<unknown, unknown>)
-    eventValidators.set(type, validate)
-  }
-  return validate
-}
-
 const newId = Effect.map(
   Effect.zip(Random.nextInt, Random.nextInt),
   ([a, b]) => `evt_${(a >>> 0).toString(36)}${(b >>> 0).toString(36)}`
@@ -376,7 +366,7 @@ const validate = (
   if ("type" in input && input.type !== type) {
     return Either.left(new InvalidEvent({ type, issues: [{ path: "/type", message: `must be ${type}` }] }))
   }
-  const issues = validatorFor(type)(event)
+  const issues = Event.validatorFor(type)(event)
   return issues.length > 0 ? Either.left(new InvalidEvent({ type, issues })) : Either.right(event)
 }
 
@@ -401,20 +391,35 @@ const build = <E, R>(served: Served<E, R>): Effect.Effect<InProcessBackend, E, R
   Effect.isEffect(served) ? served : Effect.succeed(served)
 
 /**
- * Builds the service from a registration document (any JSON value, or one built with the
- * `Registration` builders), reaching each backend registered `in-process` through the
+ * Builds the service from a registration document (typed: a `Registration.Registration`,
+ * as the `Registration` builders make; `makeUnknown` takes an untyped JSON one), reaching each backend registered `in-process` through the
  * backend served by its id (`options.backends`) and every other one through the
  * `Transports` service, connecting every backend for the lifetime of the scope and starting what they keep running (persistent
  * children), so that start-up does not count against the first call's deadline; a backend
- * that cannot be started is logged and fails again on each call that needs it. The
- * `Uploads` and `Attachment.Files` services are used when present in context (without
- * them, body-selected attachments fail with `upload-unavailable`, and file sources with
- * `attachment-unreadable`).
+ * that cannot be started is logged and fails again on each call that needs it. `Audit`,
+ * `Uploads` and `Attachment.Files` are `Context.Reference`s read when the service is built,
+ * with explicit no-op defaults (`Audit.none`: nothing recorded, unless the calling fiber
+ * has an Audit; `Uploads.none`: body-selected attachments fail with `upload-unavailable`;
+ * `Attachment.noFiles`: file sources fail with `attachment-unreadable`).
  *
  * @since 0.1.0
  * @category constructors
  */
 export const make = <E = never, R = never>(
+  registration: Registration.Registration,
+  options?: ServingOptions<E, R>
+): Effect.Effect<Hooks["Type"], Registry.ConfigurationError | E, Transports | Scope.Scope | R> =>
+  makeUnknown(registration, options)
+
+/**
+ * `make` from an untyped registration document (parsed JSON, a configuration value): it
+ * is decoded and checked against the registry's rules, and a document that is not a valid
+ * registration fails with a typed `ConfigurationError` naming every problem.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeUnknown = <E = never, R = never>(
   registration: unknown,
   options?: ServingOptions<E, R>
 ): Effect.Effect<Hooks["Type"], Registry.ConfigurationError | E, Transports | Scope.Scope | R> =>
@@ -422,8 +427,10 @@ export const make = <E = never, R = never>(
     const grant = options?.grant ?? Grant.full()
     const source = options?.source ?? "urn:effect-ahp:harness"
     const observationTimeoutMs = options?.observationTimeoutMs ?? 5000
-    const uploads = yield* Effect.serviceOption(Uploads.Uploads)
-    const files = yield* Effect.serviceOption(Attachment.Files)
+    const client = yield* Uploads.Uploads
+    const uploads = client === Uploads.none ? Option.none() : Option.some(client)
+    const reader = yield* Attachment.Files
+    const files = reader === Attachment.noFiles ? Option.none() : Option.some(reader)
     const permits = yield* Effect.makeSemaphore(options?.uploadConcurrency ?? attachmentDefaults.uploadConcurrency)
     // Owns exchanges and deliveries ended at a deadline or an interruption until they have
     // retired their I/O; closing the service's scope awaits them.
@@ -442,26 +449,29 @@ export const make = <E = never, R = never>(
       endpoints.set(backend.id, yield* connected)
     }
     yield* startAll(endpoints)
-    // Without an Audit service in context a call does no audit work at all.
-    const audit = Option.getOrUndefined(yield* Effect.serviceOption(Audit.Audit))
+    // The Audit the service was built with, else the calling fiber's (an Audit merged
+    // beside Hooks instead of provided to it); with neither, a call does no audit work.
+    const built = yield* Audit.Audit
+    const current: Effect.Effect<Audit.Service> = built === Audit.none ? Audit.Audit : Effect.succeed(built)
     const record = (
       before: Json.JsonObject,
       final: Chain.Progress,
       result: Pick<DispatchResult, "decision" | "observations" | "interrupted">
     ) =>
-      audit === undefined ? Effect.void : Effect.flatMap(
-        Effect.clockWith((clock) => clock.currentTimeMillis),
-        (settledAt) =>
-          audit.record({
-            before,
-            after: final.event,
-            steps: final.steps,
-            decision: result.decision,
-            observations: result.observations,
-            interrupted: result.interrupted,
-            settledAt
-          })
-      )
+      Effect.flatMap(current, (audit) =>
+        audit === Audit.none ? Effect.void : Effect.flatMap(
+          Effect.clockWith((clock) => clock.currentTimeMillis),
+          (settledAt) =>
+            audit.record({
+              before,
+              after: final.event,
+              steps: final.steps,
+              decision: result.decision,
+              observations: result.observations,
+              interrupted: result.interrupted,
+              settledAt
+            })
+        ))
     const endpoint = (route: Registry.Route): Effect.Effect<Endpoint, TransportError> =>
       endpoints.get(route.backend.id) ??
         Effect.fail(
@@ -565,7 +575,7 @@ export const make = <E = never, R = never>(
           interrupted,
           observationsDone: Effect.succeed(observations)
         } satisfies DispatchResult
-        if (audit !== undefined) yield* record(event, final, result)
+        yield* record(event, final, result)
         return result
       }
       const observers = dispatchOptions?.observers
@@ -608,7 +618,7 @@ export const make = <E = never, R = never>(
         interrupted: delivered.interrupted,
         observationsDone: Effect.succeed(delivered.observations)
       } satisfies DispatchResult
-      if (audit !== undefined) yield* record(event, final, result)
+      yield* record(event, final, result)
       return result
     })
 
@@ -701,10 +711,24 @@ export const make = <E = never, R = never>(
  * @category layers
  */
 export const layer = <E = never, R = never>(
-  registration: unknown,
+  registration: Registration.Registration,
   options?: ServingOptions<E, R>
 ): Layer.Layer<Hooks, Registry.ConfigurationError | E, Transports | Exclude<R, Scope.Scope>> =>
   Layer.scoped(Hooks, make(registration, options))
+
+/**
+ * `layer` from an untyped registration document (parsed JSON, a configuration value),
+ * decoded when the layer is built: a document that is not a valid registration fails with
+ * a typed `ConfigurationError` naming every problem.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerUnknown = <E = never, R = never>(
+  registration: unknown,
+  options?: ServingOptions<E, R>
+): Layer.Layer<Hooks, Registry.ConfigurationError | E, Transports | Exclude<R, Scope.Scope>> =>
+  Layer.scoped(Hooks, makeUnknown(registration, options))
 
 /**
  * The construction options as configuration, for `layerConfig`: the registration document
@@ -777,12 +801,14 @@ export const layerJson = <E = never, R = never>(
       Layer.fail(
         new Registry.ConfigurationError({ issues: [{ code: "invalid-document", path: "", message: error.message }] })
       ),
-    onRight: (document) => layer(document, options)
+    onRight: (document) => layerUnknown(document, options)
   })
 
 /**
  * A test double: the real service over in-process backends (plain Effect functions keyed
- * by backend id), so tests and examples need no processes or sockets.
+ * by backend id), so tests and examples need no processes or sockets. A backend registered
+ * `in-process` (`Registration.inProcess`) is served as the host serves it; any other stands
+ * in for its transport. The document may be typed or untyped JSON (decoded when built).
  *
  * @since 0.1.0
  * @category layers
@@ -791,8 +817,24 @@ export const layerTest = (
   registration: unknown,
   backends: Readonly<Record<string, InProcessBackend>>,
   options?: Options
-): Layer.Layer<Hooks, Registry.ConfigurationError> =>
-  layer(registration, options).pipe(Layer.provide(layerInProcess(backends)))
+): Layer.Layer<Hooks, Registry.ConfigurationError> => {
+  const served: Record<string, InProcessBackend> = {}
+  for (const id of inProcessIds(registration)) {
+    if (Object.prototype.hasOwnProperty.call(backends, id)) served[id] = backends[id]!
+  }
+  return layerUnknown(registration, { ...options, backends: served }).pipe(Layer.provide(layerInProcess(backends)))
+}
+
+/** The ids of the backends a document registers `in-process`. */
+const inProcessIds = (document: unknown): ReadonlyArray<string> =>
+  Json.isObject(document) && Array.isArray(document.hooks)
+    ? document.hooks.flatMap((backend: unknown) =>
+      Json.isObject(backend) && typeof backend.id === "string" && Json.isObject(backend.transport) &&
+        backend.transport.type === "in-process"
+        ? [backend.id]
+        : []
+    )
+    : []
 
 /**
  * Dispatches a boundary through the service in context, typed by its event type:

@@ -240,7 +240,7 @@ const servingIssues = (hooks: ReadonlyArray<unknown>, served: ReadonlyArray<stri
   return issues
 }
 
-const maxTimeoutMs = 2_147_483_647
+const maxTimeoutMs = Registration.maxTimeoutMs
 
 /** Whether a value is a positive integer beyond what a timer can hold (the schema reports any other invalid value). */
 const beyondTimers = (timeout: unknown): boolean =>

@@ -269,3 +269,24 @@ export const layerInProcess = (backends: Readonly<Record<string, InProcessBacken
       }
     })
   )
+
+/**
+ * No transports: for a host whose registrations are all `in-process` (served by id through
+ * `Hooks` options), which never connects through `Transports`. Connecting any backend
+ * fails with `unsupported`, naming its transport.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerNone: Layer.Layer<Transports> = Layer.succeed(
+  Transports,
+  Transports.of({
+    connect: (backend) =>
+      Effect.fail(
+        new TransportError({
+          reason: "unsupported",
+          detail: `this host has no transports: ${backend.id} is registered with ${backend.transport.type}`
+        })
+      )
+  })
+)

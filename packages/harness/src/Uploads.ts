@@ -93,14 +93,36 @@ export interface Request {
 }
 
 /**
- * The upload service.
+ * What an upload client does.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Client {
+  readonly upload: (request: Request) => Effect.Effect<Upload.Receipt, UploadError>
+}
+
+/**
+ * No upload client: the `Uploads` reference's default, under which a subscription that
+ * selects attachments as `body` fails with `upload-unavailable`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const none: Client = {
+  upload: () => Effect.fail(new UploadError({ reason: "upload-unavailable", detail: "no upload client is available" }))
+}
+
+/**
+ * The upload service: a `Context.Reference` whose default is `none` (the Node layers
+ * provide an HTTP client).
  *
  * @since 0.1.0
  * @category tags
  */
-export class Uploads extends Context.Tag("@effect-ahp/harness/Uploads")<Uploads, {
-  readonly upload: (request: Request) => Effect.Effect<Upload.Receipt, UploadError>
-}>() {}
+export class Uploads extends Context.Reference<Uploads>()("@effect-ahp/harness/Uploads", {
+  defaultValue: (): Client => none
+}) {}
 
 /**
  * Checks a receipt against the bytes sent: same size, same SHA-256.

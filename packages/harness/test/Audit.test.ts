@@ -6,7 +6,7 @@
 import { Audit, AuditTelemetry, Hooks, Tracing, Transport } from "@effect-ahp/harness"
 import { Json } from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, JSONSchema, type Layer, Option, Schema } from "effect"
+import { Deferred, Effect, JSONSchema, Layer, Option, Schema } from "effect"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import { answer, backends, intercept, observe, registration, toolBefore } from "./support.js"
@@ -22,7 +22,7 @@ const audited = <A>(
     const records: Array<Audit.Record> = []
     const result = yield* Effect.scoped(Effect.gen(function*() {
       const audit = yield* Audit.make((batch) => Effect.sync(() => records.push(...batch)), options)
-      const hooks = yield* Hooks.make(reg).pipe(Effect.provideService(Audit.Audit, audit), Effect.provide(layer))
+      const hooks = yield* Hooks.makeUnknown(reg).pipe(Effect.provideService(Audit.Audit, audit), Effect.provide(layer))
       return yield* dispatch(hooks)
     }))
     return { records, result }
@@ -159,7 +159,9 @@ describe("Audit", () => {
           (batch) => Effect.zipRight(Deferred.await(gate), Effect.sync(() => records.push(...batch))),
           { capacity: 2 }
         )
-        const hooks = yield* Hooks.make(registration([{ id: "a.modify", subscriptions: [intercept(["tool.before"])] }]))
+        const hooks = yield* Hooks.makeUnknown(
+          registration([{ id: "a.modify", subscriptions: [intercept(["tool.before"])] }])
+        )
           .pipe(
             Effect.provideService(Audit.Audit, audit),
             Effect.provide(layer)
@@ -177,7 +179,7 @@ describe("Audit", () => {
   it.effect("without an Audit service nothing is recorded and the decision is the same", () =>
     Effect.gen(function*() {
       const { layer } = scripts()
-      const hooks = yield* Hooks.make(reg("fail-open")).pipe(Effect.provide(layer))
+      const hooks = yield* Hooks.makeUnknown(reg("fail-open")).pipe(Effect.provide(layer))
       const result = yield* hooks.dispatch("tool.before", toolBefore())
       assert.strictEqual(result.decision.permission, "deny")
     }).pipe(Effect.scoped))
@@ -197,7 +199,9 @@ describe("Audit.combine", () => {
         const first = yield* Audit.make((batch) => Effect.sync(() => a.push(...batch)))
         const second = yield* Audit.make((batch) => Effect.sync(() => b.push(...batch)), { capacity: 1 })
         const both = Audit.combine([first, second])
-        const hooks = yield* Hooks.make(registration([{ id: "a.quiet", subscriptions: [intercept(["tool.before"])] }]))
+        const hooks = yield* Hooks.makeUnknown(
+          registration([{ id: "a.quiet", subscriptions: [intercept(["tool.before"])] }])
+        )
           .pipe(
             Effect.provideService(Audit.Audit, both),
             Effect.provide(backends({ "a.quiet": answer() }).layer)
@@ -246,4 +250,24 @@ describe("AuditTelemetry.parentOf", () => {
     assert.isTrue(Option.isNone(AuditTelemetry.parentOf("00-XYZ-b7ad6b7169203331-01")))
     assert.isTrue(Option.isNone(AuditTelemetry.parentOf(undefined)))
   })
+})
+
+describe("Audit as a reference", () => {
+  it.effect("an Audit merged beside Hooks instead of provided to it records too", () =>
+    Effect.gen(function*() {
+      const records: Array<Audit.Record> = []
+      const { layer } = backends({ "a.modify": answer(edit) })
+      const hooksLive = Hooks.layerUnknown(registration([
+        { id: "a.modify", subscriptions: [intercept(["tool.before"])] }
+      ])).pipe(Layer.provide(layer))
+      const auditLive = Audit.layer((batch) => Effect.sync(() => records.push(...batch)))
+      yield* Hooks.dispatch("tool.before", toolBefore()).pipe(
+        Effect.provide(Layer.merge(hooksLive, auditLive))
+      )
+      assert.lengthOf(records, 1)
+      assert.deepStrictEqual(records[0]!.interceptors.map((i) => [i.backend, i.outcome]), [["a.modify", "accepted"]])
+      // Without any Audit, the reference's default records nothing and costs nothing.
+      assert.strictEqual(yield* Effect.flatMap(Audit.Audit, (audit) => audit.dropped), 0)
+      assert.strictEqual(yield* Audit.Audit, Audit.none)
+    }))
 })

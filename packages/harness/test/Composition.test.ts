@@ -50,6 +50,42 @@ describe("Hooks: backends served in process beside transports", () => {
       assert.deepStrictEqual(result.decision.messages, ["guard"])
     }))
 
+  it.effect("layerTest serves a registration written with Registration.inProcess, beside a transported one", () =>
+    Effect.gen(function*() {
+      const guard = servedBackend(answer({ type: "message", text: "guard" }))
+      const remote = servedBackend(answer({ type: "deny", reason: "remote" }))
+      const result = yield* Hooks.dispatch("tool.before", toolBefore()).pipe(
+        Effect.provide(Hooks.layerTest(mixed, { [GUARD]: guard.backend, [REMOTE]: remote.backend }))
+      )
+      assert.deepStrictEqual([guard.state.requests, remote.state.requests], [1, 1])
+      assert.strictEqual(result.decision.denial?.reason, "remote")
+      assert.deepStrictEqual(result.decision.messages, ["guard"])
+    }))
+
+  it.effect("an all-in-process registration needs no transports: Transport.layerNone", () =>
+    Effect.gen(function*() {
+      const guard = servedBackend(answer({ type: "deny", reason: "guarded" }))
+      const only = Registration.make([Registration.inProcess(GUARD, [interceptTool])])
+      const result = yield* Hooks.dispatch("tool.before", toolBefore()).pipe(
+        Effect.provide(
+          Hooks.layer(only, { backends: { [GUARD]: guard.backend } }).pipe(Layer.provide(Transport.layerNone))
+        )
+      )
+      assert.strictEqual(result.decision.denial?.reason, "guarded")
+      // A transported backend under layerNone is a route failure naming its transport, never a crash.
+      const quiet = servedBackend(answer())
+      const mixedResult = yield* Hooks.dispatch("tool.before", toolBefore()).pipe(
+        Effect.provide(
+          Hooks.layer(mixed, { backends: { [GUARD]: quiet.backend } }).pipe(Layer.provide(Transport.layerNone))
+        )
+      )
+      assert.deepStrictEqual(mixedResult.errors.map((e) => e.backend), [REMOTE])
+      assert.match(
+        mixedResult.errors[0]?.detail ?? "",
+        /this host has no transports: com\.example\.remote is registered with http/
+      )
+    }))
+
   it.effect("builds a served effect in the service's scope and releases it with the service", () =>
     Effect.gen(function*() {
       const events = yield* Ref.make<ReadonlyArray<string>>([])

@@ -49,7 +49,7 @@ describe("Transport.startAll through Hooks", () => {
       )
       const logger = Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => lines.push(String(message))))
       yield* Effect.scoped(
-        Layer.build(Hooks.layer(doc, { observationTimeoutMs: 1234 }).pipe(Layer.provide(transports)))
+        Layer.build(Hooks.layerUnknown(doc, { observationTimeoutMs: 1234 }).pipe(Layer.provide(transports)))
       )
         .pipe(Effect.provide(logger))
       assert.deepStrictEqual(started, ["com.example.started"])

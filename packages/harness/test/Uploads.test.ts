@@ -44,7 +44,7 @@ const dispatch = (
 ) =>
   Effect.provide(
     Hooks.dispatchUnknown("user.message.inbound", input, options),
-    Hooks.layer(reg, hooksOptions).pipe(
+    Hooks.layerUnknown(reg, hooksOptions).pipe(
       Layer.provide(layers.uploads === undefined ? layers.transports : Layer.merge(layers.transports, layers.uploads))
     )
   )

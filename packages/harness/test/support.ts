@@ -99,7 +99,7 @@ export const withHooks = <A, E>(
   layer: Layer.Layer<Transport.Transports>,
   effect: Effect.Effect<A, E, Hooks.Hooks>,
   options?: Hooks.Options
-) => Effect.provide(effect, Hooks.layer(reg, options).pipe(Layer.provide(layer)))
+) => Effect.provide(effect, Hooks.layerUnknown(reg, options).pipe(Layer.provide(layer)))
 
 /** The failure of `within`. */
 export class Held extends Data.TaggedError("Held")<{ readonly what: string }> {}
@@ -115,7 +115,7 @@ export const within = <A, E, R>(millis: number, what: string, effect: Effect.Eff
 export const openHooks = (reg: unknown, layer: Layer.Layer<Transport.Transports>, options?: Hooks.Options) =>
   Effect.gen(function*() {
     const scope = yield* Scope.make()
-    const hooks = yield* Layer.buildWithScope(Hooks.layer(reg, options).pipe(Layer.provide(layer)), scope)
+    const hooks = yield* Layer.buildWithScope(Hooks.layerUnknown(reg, options).pipe(Layer.provide(layer)), scope)
     const dispatch = (dispatchOptions?: Hooks.DispatchOptions) =>
       Effect.provide(Hooks.dispatch("tool.before", toolBefore(), dispatchOptions), hooks)
     return { scope, dispatch }

@@ -390,7 +390,7 @@ const portableHooks = (w: World, edit: (backend: Record<string, unknown>) => Rec
   const transports = NodeTransports.layer({ http: { clients: [client] } }).pipe(
     Layer.provide(Layer.merge(Secrets, w.dispatcherLayer))
   )
-  return Hooks.layer(reg).pipe(Layer.provide(transports))
+  return Hooks.layerUnknown(reg).pipe(Layer.provide(transports))
 }
 
 const toolBefore = Hooks.dispatch("tool.before", {

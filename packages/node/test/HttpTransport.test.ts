@@ -481,7 +481,7 @@ describe("OAuth metadata cannot downgrade", () => {
           tool: { name: "bash", input: { command: "ls" }, origin: "native" },
           call: { id: "call-1" },
           path: "main"
-        }).pipe(Effect.provide(Hooks.layer(reg).pipe(Layer.provide(transports))))
+        }).pipe(Effect.provide(Hooks.layerUnknown(reg).pipe(Layer.provide(transports))))
         assert.deepStrictEqual(result.errors.map((e) => [e.code, e.policy, e.syntheticDenial]), [[
           "credential",
           policy,

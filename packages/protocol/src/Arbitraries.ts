@@ -5,7 +5,7 @@
  * - `event(type)`: valid events of one boundary, typed by it;
  * - `capabilities(type)`: capabilities within an interceptable event's bounds;
  * - `effects`: lists of effects valid for an event and granted by given capabilities
- *   (`Capabilities.grantProblem` finds nothing in them);
+ *   (`Capabilities.grantProblem` finds nothing in them), typed by the boundary;
  * - `ungrantedEffect`: well-formed effects the capabilities do not grant;
  * - `response` / `invalidResponse`: intercept responses, and responses a harness must
  *   reject as a whole (bad shapes, unknown or ungranted effects, nesting deeper than
@@ -19,6 +19,7 @@
 import * as Arbitrary from "effect/Arbitrary"
 import * as FastCheck from "effect/FastCheck"
 import type * as Schema from "effect/Schema"
+import * as Boundaries from "./Boundaries.js"
 import * as Capabilities from "./Capabilities.js"
 import * as Event from "./Event.js"
 import type * as EventType from "./EventType.js"
@@ -141,7 +142,11 @@ const grantedChoices = (
   options?: EffectOptions
 ): Array<FastCheck.Arbitrary<Json.JsonObject>> => {
   const choices: Array<FastCheck.Arbitrary<Json.JsonObject>> = []
+  const boundary = Boundaries.entryOf(type)
+  if (boundary === undefined) return choices
+  const targets: ReadonlyArray<string> = Object.keys(boundary.targets)
   for (const kind of granted.effects) {
+    if (!(boundary.effects as ReadonlyArray<string>).includes(kind)) continue
     switch (kind) {
       case "deny":
         choices.push(FastCheck.record({ type: FastCheck.constant("deny"), reason: text }))
@@ -157,7 +162,7 @@ const grantedChoices = (
         choices.push(FastCheck.record({ type: FastCheck.constant("return"), value: options?.returnValue ?? smallJson }))
         break
       case "modify": {
-        const ops = HookEffect.modifyTargets.flatMap((target) =>
+        const ops = HookEffect.modifyTargets.filter((target) => targets.includes(target)).flatMap((target) =>
           (["replace", "merge"] as const).filter((op) => granted.modify?.[target]?.[op] === true).map((op) =>
             [target, op] as const
           )
@@ -172,7 +177,7 @@ const grantedChoices = (
         break
       }
       case "flow": {
-        const operations = granted.flow?.operations ?? []
+        const operations = (granted.flow?.operations ?? []).filter((op) => boundary.flow.includes(op))
         if (operations.includes("stop")) {
           choices.push(
             FastCheck.record({ type: FastCheck.constant("flow"), operation: FastCheck.constant("stop"), reason: text })
@@ -206,26 +211,36 @@ const grantedChoices = (
 
 /**
  * Lists of effects valid at an event type and granted by `capabilities` (possibly empty;
- * always empty when nothing is grantable). Modify values are valid for their target; a
- * `flow continue` appears only while the allowance is positive.
+ * always empty when nothing is grantable), typed by the boundary (`EffectsAt<T>`): only
+ * kinds, targets and flow operations of the boundary's table entry are drawn, whatever the
+ * capabilities advertise. Modify values are valid for their target; a `flow continue`
+ * appears only while the allowance is positive.
  *
  * @since 0.1.0
  * @category effects
  */
-export const effects = (
-  type: EventType.EventType,
+export const effects = <T extends EventType.EventType>(
+  type: T,
   granted: Capabilities.Capabilities,
   options?: EffectOptions & { readonly maxLength?: number | undefined }
-): FastCheck.Arbitrary<Array<HookEffect.HookEffect>> => {
+): FastCheck.Arbitrary<Array<EffectsAt<T>>> => {
   const choices = grantedChoices(type, granted, options)
   return (choices.length === 0
     ? FastCheck.constant([])
     : FastCheck.array(FastCheck.oneof(...choices), {
       maxLength: options?.maxLength ?? 4
-    })) as unknown as FastCheck.Arbitrary<
-      Array<HookEffect.HookEffect>
-    >
+    })) as unknown as FastCheck.Arbitrary<Array<EffectsAt<T>>>
 }
+
+/**
+ * The effects `effects` draws at `T`: `Boundaries.EffectAt<T>` for an interceptable event
+ * (distributed over a union of event types), none for an observation-only one.
+ *
+ * @since 0.1.0
+ * @category effects
+ */
+export type EffectsAt<T extends EventType.EventType> = T extends Boundaries.Interceptable ? Boundaries.EffectAt<T>
+  : never
 
 /** A well-formed value for a modify target, whatever the event. */
 const genericValue = (target: HookEffect.ModifyTarget): FastCheck.Arbitrary<Json.JsonValue> =>

@@ -68,6 +68,7 @@ export { isInterceptable } from "./EventType.js"
 export { family } from "./EventType.js"
 
 import * as Schema from "effect/Schema"
+import * as Decoder from "./Decoder.js"
 import * as Elicitation from "./Elicitation.js"
 import type { EventType } from "./EventType.js"
 import * as fields from "./internal/events/fields.js"
@@ -78,6 +79,7 @@ import * as shared from "./internal/events/shared.js"
 import * as task from "./internal/events/task.js"
 import * as tool from "./internal/events/tool.js"
 import * as turn from "./internal/events/turn.js"
+import type * as Issue from "./Issue.js"
 import * as Json from "./Json.js"
 
 /**
@@ -1232,6 +1234,25 @@ export type EventOf<T extends EventType> = Extract<Event, { readonly type: T }>
  * @category accessors
  */
 export const schemaFor = <T extends EventType>(type: T): (typeof schemas)[T] => schemas[type]
+
+const validators = new Map<EventType, (input: unknown) => Array<Issue.Issue>>()
+
+/**
+ * The validator of one event type's schema (`Decoder.validator`), built once per type and
+ * shared by every caller: the harness checks each dispatched event with it, and
+ * `ahp validate` each event file, so both find the same problems.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const validatorFor = (type: EventType): (input: unknown) => Array<Issue.Issue> => {
+  let validate = validators.get(type)
+  if (validate === undefined) {
+    validate = Decoder.validator(schemas[type] as Schema.Schema<unknown, unknown>)
+    validators.set(type, validate)
+  }
+  return validate
+}
 
 /**
  * The pinned MCP `elicitation/create` params.

@@ -525,6 +525,16 @@ const subscriptionRules = (mode: "intercept" | "observe") => (sub: unknown): Rea
 }
 
 /**
+ * The longest intercept deadline a harness can hold: the longest timer delay, 2^31 - 1
+ * milliseconds. The document schema accepts any positive integer; a harness refuses a
+ * longer `timeoutMs` (`invalid-timeout`), so the schema's arbitrary draws within it.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxTimeoutMs = 2_147_483_647
+
+/**
  * An intercept subscription: explicit deadline and failure policy, interceptable events only.
  *
  * @since 0.1.0
@@ -537,7 +547,10 @@ export const InterceptSubscription = struct({
     Schema.filter(unique)
   ).annotations({ arbitrary: () => (fc) => arbitraries.selectors(fc, EventType.interceptableEventTypes) }),
   mode: Schema.Literal("intercept"),
-  timeoutMs: PositiveInt.annotations({ [Issue.CodeAnnotationId]: "invalid-timeout" }),
+  timeoutMs: PositiveInt.annotations({
+    [Issue.CodeAnnotationId]: "invalid-timeout",
+    arbitrary: () => (fc) => fc.integer({ min: 1, max: maxTimeoutMs })
+  }),
   failurePolicy: FailurePolicy
 }).pipe(rules(subscriptionRules("intercept"))).annotations({ identifier: "InterceptSubscription" })
 

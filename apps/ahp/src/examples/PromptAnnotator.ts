@@ -59,9 +59,9 @@ export const annotation = (eventId: string, note: string): Content.Message => ({
 export const layer = Backend.intercept(
   "turn.start",
   (request) =>
-    Effect.sync((): ReadonlyArray<HookEffect.HookEffect> => {
+    Effect.sync((): ReadonlyArray<Backend.EffectAt<"turn.start">> => {
       const note = noteFor(Brief.textOf(request.event.items as never))
-      const candidates = (["now", "next_turn"] as const).map((deliverAt): HookEffect.HookEffect => ({
+      const candidates = (["now", "next_turn"] as const).map((deliverAt): HookEffect.Inject => ({
         type: "inject",
         target: "context",
         operation: "append",

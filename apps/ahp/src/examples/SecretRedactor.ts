@@ -110,12 +110,17 @@ const describe = (kinds: ReadonlyArray<string>): string => {
 export const layer = Backend.intercept(
   "tool.after",
   (request) =>
-    Effect.sync((): ReadonlyArray<HookEffect.HookEffect> => {
+    Effect.sync((): ReadonlyArray<Backend.EffectAt<"tool.after">> => {
       const { kinds, messages } = redactMessages(request.event.items)
       if (kinds.length === 0) return []
-      const edit: HookEffect.HookEffect = { type: "modify", target: "output", operation: "replace", value: messages }
+      const edit: Backend.EffectAt<"tool.after"> = {
+        type: "modify",
+        target: "output",
+        operation: "replace",
+        value: messages
+      }
       if (!Grant.isGranted(request.capabilities, edit)) return []
-      const note: HookEffect.HookEffect = {
+      const note: HookEffect.Message = {
         type: "message",
         text: `Masked ${describe(kinds)} in the output of ${request.event.tool.name}.`
       }

@@ -79,17 +79,17 @@ export const destructiveCode = "com.example.shell-guard.destructive"
 export const effectsFor = (
   verdict: Verdict,
   capabilities: Capabilities.Capabilities
-): ReadonlyArray<HookEffect.HookEffect> => {
-  const granted = (effect: HookEffect.HookEffect) => Grant.isGranted(capabilities, effect)
+): ReadonlyArray<Backend.EffectAt<"tool.before">> => {
+  const granted = (effect: Backend.EffectAt<"tool.before">) => Grant.isGranted(capabilities, effect)
   switch (verdict.kind) {
     case "deny": {
-      const deny: HookEffect.HookEffect = { type: "deny", reason: verdict.reason, code: destructiveCode }
+      const deny: HookEffect.Deny = { type: "deny", reason: verdict.reason, code: destructiveCode }
       return granted(deny) ? [deny] : []
     }
     case "ask": {
-      const message: HookEffect.HookEffect = { type: "message", text: `Approval needed: ${verdict.reason}.` }
+      const message: HookEffect.Message = { type: "message", text: `Approval needed: ${verdict.reason}.` }
       if (granted({ type: "ask" })) return granted(message) ? [{ type: "ask" }, message] : [{ type: "ask" }]
-      const deny: HookEffect.HookEffect = { type: "deny", reason: `${verdict.reason} (approval is not available here)` }
+      const deny: HookEffect.Deny = { type: "deny", reason: `${verdict.reason} (approval is not available here)` }
       return granted(deny) ? [deny] : []
     }
     case "allow":

@@ -49,7 +49,7 @@ export const make = (
   registration: Json.JsonValue
 ): Effect.Effect<Policy, Registry.ConfigurationError, Transport.Transports | Scope.Scope> =>
   Effect.map(
-    Hooks.make(registration, { grant: host.grant, source: host.source }),
+    Hooks.makeUnknown(registration, { grant: host.grant, source: host.source }),
     (hooks) => ({ host, hooks })
   )
 
