@@ -3,14 +3,25 @@
  * event files `dispatch` reads (`--kind event`, inferred for a `{type: …}` document) and
  * exits 2 for a file that is not JSON; `auth` exits 2 for a registration it cannot read and
  * says when there is no HTTP backend to log in to; a mistyped failure policy is reported as
- * invalid, not missing; `hook --help` (through the launcher) lists the options and exit codes.
+ * invalid, not missing; `hook --help` (through the launcher) lists the options and exit codes;
+ * an unreachable HTTP backend's failure names its URL (never its query) and the error code.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
+import * as net from "node:net"
 import * as path from "node:path"
 import { runInProcess } from "./inProcess.js"
-import { guardRegistration, output, registration, runCli, tempDir, toolBefore, writeFile } from "./support.js"
+import {
+  guardRegistration,
+  intercept,
+  output,
+  registration,
+  runCli,
+  tempDir,
+  toolBefore,
+  writeFile
+} from "./support.js"
 
 describe("ahp command-line promises", () => {
   it.scopedLive("validate checks event files, inferred or named with --kind event", () =>
@@ -102,5 +113,42 @@ describe("ahp command-line promises", () => {
       assert.match(run.stdout, /^Usage:\n {2}ahp hook claude-code\|codex /)
       assert.match(run.stdout, /\nOptions:\n {2}--registration FILE +the registration/)
       assert.match(run.stdout, /\nExit codes:\n {2}0 +the hook call was answered/)
+    }))
+
+  it.scopedLive("an unreachable HTTP backend's failure names its URL, without the query, and the errno", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const port = yield* Effect.async<number>((resume) => {
+        const server = net.createServer().listen(0, "127.0.0.1", () => {
+          const { port } = server.address() as net.AddressInfo
+          server.close(() => resume(Effect.succeed(port)))
+        })
+      })
+      const http = (id: string, url: string) => ({
+        id,
+        transport: { type: "http", url },
+        subscriptions: [intercept(["tool.before"], { timeoutMs: 10_000 })]
+      })
+      const reg = writeFile(
+        dir,
+        "registration.json",
+        registration(
+          http("com.example.refused", `http://127.0.0.1:${port}/hooks?token=query-secret`),
+          http("com.example.nowhere", "https://ahp-backend.invalid/hooks")
+        )
+      )
+      const event = writeFile(dir, "event.json", toolBefore("ls"))
+      const run = yield* runInProcess(["dispatch", "--registration", reg, "--event", event])
+      assert.strictEqual(run.code, 0, run.stdout)
+      const [refused, nowhere] = output(run).errors
+      assert.strictEqual(
+        refused.detail,
+        `the backend at http://127.0.0.1:${port}/hooks could not be reached (ECONNREFUSED)`
+      )
+      assert.match(
+        nowhere.detail,
+        /^the backend at https:\/\/ahp-backend\.invalid\/hooks could not be reached \(E[A-Z_]+\)$/
+      )
+      assert.notInclude(run.stdout + run.stderr, "query-secret")
     }))
 })
