@@ -4,7 +4,9 @@
  * exits 2 for a file that is not JSON; `auth` exits 2 for a registration it cannot read and
  * says when there is no HTTP backend to log in to; a mistyped failure policy is reported as
  * invalid, not missing; `hook --help` (through the launcher) lists the options and exit codes;
- * an unreachable HTTP backend's failure names its URL (never its query) and the error code.
+ * an unreachable HTTP backend's failure names its URL (never its query) and the error code;
+ * `--log-level debug` logs each call's per-route trace in `dispatch`, `inspect`, `test` and
+ * `replay`, without a backend's error text.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -18,6 +20,7 @@ import {
   output,
   registration,
   runCli,
+  scriptedHttp,
   tempDir,
   toolBefore,
   writeFile
@@ -150,5 +153,87 @@ describe("ahp command-line promises", () => {
         /^the backend at https:\/\/ahp-backend\.invalid\/hooks could not be reached \(E[A-Z_]+\)$/
       )
       assert.notInclude(run.stdout + run.stderr, "query-secret")
+    }))
+
+  it.scopedLive("--log-level debug logs the per-route trace in dispatch, inspect, test and replay", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const broken = yield* scriptedHttp(dir, "broken", "error")
+      const deny = yield* scriptedHttp(dir, "deny", "deny=no rm")
+      const denyBackend = {
+        id: "com.example.deny",
+        transport: { type: "http", url: deny.url },
+        subscriptions: [intercept(["tool.before"], { id: "s" })]
+      }
+      const reg = writeFile(
+        dir,
+        "registration.json",
+        registration(
+          {
+            id: "com.example.broken",
+            transport: { type: "http", url: broken.url },
+            subscriptions: [intercept(["tool.before"], { id: "s" })]
+          },
+          denyBackend
+        )
+      )
+      const event = writeFile(dir, "event.json", toolBefore("rm -rf /"))
+      const audit = path.join(dir, "audit.jsonl")
+      const routes = [
+        /level=DEBUG .*tool\.before: .*rm -rf .*\(2 intercept, 0 observe\)/,
+        /→ com\.example\.broken\/s \(intercept, fail-open, 20000 ms, http\): answered in \d+ ms with something that is not an intercept result; protocol failure jsonrpc-error; fail-open: recorded/,
+        /→ com\.example\.deny\/s \(intercept, fail-open, 20000 ms, http\): answered in \d+ ms: deny/,
+        /⇒ deny, \\"no rm\\" \(by com\.example\.deny\/s\)/
+      ]
+      const traced = (run: { readonly stderr: string }) => {
+        for (const line of routes) assert.match(run.stderr, line, run.stderr)
+        assert.notInclude(run.stderr, "scripted error")
+      }
+      const quiet = yield* runInProcess(["dispatch", "--registration", reg, "--event", event])
+      assert.strictEqual(quiet.code, 0, quiet.stderr)
+      assert.strictEqual(quiet.stderr, "")
+      const dispatched = yield* runInProcess([
+        "dispatch",
+        "--registration",
+        reg,
+        "--event",
+        event,
+        "--audit",
+        audit,
+        "--audit-content",
+        "--log-level",
+        "debug"
+      ])
+      assert.strictEqual(dispatched.code, 0, dispatched.stderr)
+      traced(dispatched)
+      const tested = yield* runInProcess([
+        "--log-level",
+        "debug",
+        "test",
+        writeFile(dir, "case.json", {
+          name: "rm is denied",
+          registration: "registration.json",
+          event: toolBefore("rm -rf /"),
+          expect: { decision: "deny" }
+        })
+      ])
+      assert.strictEqual(tested.code, 0, tested.stdout + tested.stderr)
+      traced(tested)
+      const replayed = yield* runInProcess(["replay", audit, "--registration", reg, "--log-level", "debug"])
+      assert.strictEqual(replayed.code, 0, replayed.stdout + replayed.stderr)
+      traced(replayed)
+      const inspected = yield* runInProcess([
+        "inspect",
+        "--backend",
+        writeFile(dir, "backend.json", denyBackend),
+        "--event",
+        event,
+        "--log-level",
+        "debug"
+      ])
+      assert.strictEqual(inspected.code, 0, inspected.stdout + inspected.stderr)
+      assert.match(inspected.stderr, /level=DEBUG .*tool\.before: .*\(1 intercept, 0 observe\)/)
+      assert.match(inspected.stderr, /→ com\.example\.deny\/\S+ \(intercept, .+, http\): answered in \d+ ms: deny/)
+      assert.match(inspected.stderr, /⇒ deny, \\"no rm\\" \(by com\.example\.deny\/\S+\)/)
     }))
 })
