@@ -66,21 +66,11 @@ describe("ahp command-line promises", () => {
   it.scopedLive("a mistyped failurePolicy is invalid-failure-policy, with did you mean", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
-      const reg = writeFile(
-        dir,
-        "registration.json",
-        registration({
-          id: "com.example.guard",
-          transport: { type: "stdio", command: "guard", lifecycle: "persistent" },
-          subscriptions: [{
-            mode: "intercept",
-            events: ["tool.before"],
-            timeoutMs: 1000,
-            failurePolicy: "fail-close",
-            content: { default: "body" }
-          }]
-        })
-      )
+      const mistyped = {
+        ...guardRegistration.hooks[0],
+        subscriptions: [intercept(["tool.before"], { failurePolicy: "fail-close" })]
+      }
+      const reg = writeFile(dir, "registration.json", registration(mistyped))
       const event = writeFile(dir, "event.json", toolBefore("ls"))
       const run = yield* runInProcess(["dispatch", "--registration", reg, "--event", event])
       assert.strictEqual(run.code, 2)
