@@ -4,6 +4,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Either, FastCheck as fc } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
+import { scaled } from "../../../test/support/load.js"
 
 const fixtures = join(__dirname, "..", "..", "..", "..", "shared", "ahp", "fixtures", "draft")
 const hasFixtures = existsSync(join(fixtures, "manifest.json"))
@@ -324,7 +325,7 @@ describe("Staging effects", () => {
     // Applied one by one, each edit copied the whole target: about a minute for 10 000 edits.
     assert.isBelow(objectMillis, 5000)
     assert.isBelow(listMillis, 5000)
-  }, 30_000)
+  }, scaled(30_000))
 
   const effectArb = fc.oneof(
     fc.constant<Json.JsonValue>({ type: "deny", reason: "r" }),
