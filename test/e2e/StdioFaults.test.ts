@@ -115,7 +115,8 @@ const cases: ReadonlyArray<Case> = [
   },
   {
     name: "reply after the deadline",
-    fault: "late=6000",
+    // past both deadlines of `short`, scaled alike
+    fault: `late=${scaled(6000)}`,
     lifecycles: both,
     timeoutMs: short,
     failure: timeout,
