@@ -1,5 +1,5 @@
 import { mergeConfig } from "vitest/config"
-import shared from "../../vitest.shared.js"
+import shared, { timeouts } from "../../vitest.shared.js"
 
 // The consumer check: a project of its own, so that `pnpm test` can run it beside the
 // other projects (it mostly waits: on the build, on npm, on child processes). The global
@@ -9,7 +9,6 @@ export default mergeConfig(shared, {
     name: "consumer",
     include: ["*.test.ts"],
     globalSetup: ["globalSetup.ts"],
-    testTimeout: 300_000,
-    hookTimeout: 600_000
+    ...timeouts(300_000, 600_000)
   }
 })

@@ -10,6 +10,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import ts from "typescript"
+import { scaled } from "../support/load.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const root = path.resolve(here, "..", "..")
@@ -95,12 +96,12 @@ describe("doc comment examples", () => {
       assert.match(example.code, /^import /m, `${example.where}: an example imports what it uses`)
     }
     assert.deepStrictEqual(check(examples), [])
-  }, 120_000)
+  }, scaled(120_000))
 
   it("reports an example that does not type-check, with where it is", () => {
     const broken = { where: "packages/x/src/X.ts line 1", code: "import { Effect } from \"effect\"\nEffect.nope\n" }
     const [diagnostic, ...more] = check([broken])
     assert.deepStrictEqual(more, [])
     assert.match(diagnostic!, /^packages\/x\/src\/X\.ts line 1 \(example line 2\): Property 'nope' does not exist/)
-  }, 120_000)
+  }, scaled(120_000))
 })

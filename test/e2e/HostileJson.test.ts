@@ -23,6 +23,7 @@ import {
   toolBefore,
   tracked
 } from "../support/e2e.js"
+import { scaled } from "../support/load.js"
 import * as RawBackend from "./fixtures/rawBackend.mjs"
 
 const fixture = fileURLToPath(new URL("./fixtures/rawBackend.mjs", import.meta.url))
@@ -153,7 +154,7 @@ describe("hostile answers nested beyond the limit", () => {
               }
               yield* close
             }),
-          { timeout: 60_000 }
+          { timeout: scaled(60_000) }
         )
       }
     }
@@ -256,7 +257,7 @@ describe("requests that cannot be written", () => {
           }
           assert.deepStrictEqual(received(backend.log), [], "nothing was sent")
         }),
-      { timeout: 60_000 }
+      { timeout: scaled(60_000) }
     )
   }
 })
@@ -281,7 +282,7 @@ describe("values at the limit", () => {
         assert.isTrue(Json.exceedsDepth(Either.getOrThrow(parsed), 511))
         yield* close
       }),
-    { timeout: 60_000 }
+    { timeout: scaled(60_000) }
   )
 })
 
@@ -325,7 +326,7 @@ describe("host events", () => {
         assert.isTrue(Either.isRight(Json.parse(received(second)[0]!)))
         yield* close
       }),
-    { timeout: 60_000 }
+    { timeout: scaled(60_000) }
   )
 })
 
@@ -363,7 +364,7 @@ describe("lossless numbers end to end", () => {
           assert.strictEqual(Json.stringify((result.event as any).tool.input), expectedInput)
           yield* close
         }),
-      { timeout: 60_000 }
+      { timeout: scaled(60_000) }
     )
   }
 })
@@ -388,7 +389,7 @@ describe("time linear in the answer", () => {
         assert.isBelow(elapsed, timeoutMs)
         yield* close
       }),
-    { timeout: 120_000 }
+    { timeout: scaled(120_000) }
   )
 })
 
@@ -443,6 +444,6 @@ describe("the CLI", () => {
         assert.strictEqual(output.error, "input")
         assert.match(String(output.message), /nested deeper than 512 levels at line 1 column \d+/)
       }),
-    { timeout: 120_000 }
+    { timeout: scaled(120_000) }
   )
 })

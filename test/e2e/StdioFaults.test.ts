@@ -27,6 +27,7 @@ import {
   waitForLog,
   waitUntil
 } from "../support/e2e.js"
+import { scaled } from "../support/load.js"
 import { processesWith } from "../support/processes.mjs"
 
 type Lifecycle = "persistent" | "per_event"
@@ -37,8 +38,8 @@ const HEALTHY = "com.example.healthy"
 
 const killGrace = 300
 const maxLineBytes = 64 * 1024
-/** Slack for a loaded 2-core machine on top of the deadline. */
-const margin = 2500
+/** Slack on top of the deadline, scaled by the load factor. */
+const margin = scaled(2500)
 
 /** The faulty backend's answer to every request but the faulty one. */
 const next = `effects=[{"type":"message","text":"next"}]`
@@ -76,9 +77,9 @@ const malformed = { phase: "transport", code: "malformed" } as const
 /**
  * Deadlines for the timeout cases. They cover the warm-up and next requests too, and with
  * them the start of a child under load (persistent: restarted lazily; per_event: every
- * request), so they are small but not tiny.
+ * request), so they are small but not tiny, and scaled by the load factor.
  */
-const short = { persistent: 2000, per_event: 4000 } as const
+const short = { persistent: scaled(2000), per_event: scaled(4000) } as const
 const both: ReadonlyArray<Lifecycle> = ["persistent", "per_event"]
 
 const cases: ReadonlyArray<Case> = [
@@ -114,7 +115,8 @@ const cases: ReadonlyArray<Case> = [
   },
   {
     name: "reply after the deadline",
-    fault: "late=6000",
+    // past both deadlines of `short`, scaled alike
+    fault: `late=${scaled(6000)}`,
     lifecycles: both,
     timeoutMs: short,
     failure: timeout,

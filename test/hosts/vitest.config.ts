@@ -1,5 +1,5 @@
 import { mergeConfig } from "vitest/config"
-import shared from "../../vitest.shared.js"
+import shared, { timeouts } from "../../vitest.shared.js"
 
 // The real-host suite: Claude Code and Codex, each driven by a fake model on 127.0.0.1,
 // with the policy installed as a user installs it. Its files run one test at a time
@@ -10,7 +10,6 @@ export default mergeConfig(shared, {
     name: "hosts",
     globalSetup: ["../../test/support/bundleSetup.ts"],
     sequence: { concurrent: false },
-    testTimeout: 180_000,
-    hookTimeout: 60_000
+    ...timeouts(180_000, 60_000)
   }
 })

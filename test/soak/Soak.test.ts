@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { scaled } from "../support/load.js"
 import * as SoakRun from "./SoakRun.js"
 
 describe("soak", () => {
@@ -7,5 +8,5 @@ describe("soak", () => {
     assert.deepStrictEqual(report.failed, [], SoakRun.format(report))
     assert.isAtLeast(report.dispatches, 8, SoakRun.format(report))
     assert.isAtLeast(report.epochs, 2, SoakRun.format(report))
-  }, 60_000)
+  }, scaled(60_000))
 })

@@ -21,9 +21,11 @@
 import { Grant, Hooks, Observation, RouteFailure, Tracing } from "@effect-ahp/harness"
 import { NodeTransports, StdioTransport } from "@effect-ahp/node"
 import { Capabilities, Decoder, Discovery, Event, Intercept, Issue, Json } from "@effect-ahp/protocol"
-import { Deferred, Effect, Either, Exit, Fiber, Option, Schema } from "effect"
+import { Deferred, Effect, Either, Exit, Fiber, Layer, Option, Schema } from "effect"
 import * as Audit from "./Audit.js"
+import * as RouteTrace from "./internal/routeTrace.js"
 import * as Io from "./Io.js"
+import * as Recorder from "./Recorder.js"
 
 /**
  * The JSON form of a failed route.
@@ -202,12 +204,16 @@ export const run = (options: Options): Effect.Effect<void, never, Io.ExitCode> =
       inputs.event.input,
       Tracing.traceContextFrom(process.env.TRACEPARENT, process.env.TRACESTATE)
     )
-    const result = yield* hooks.dispatchUnknown(inputs.event.type, traced, {
-      state: inputs.state,
-      elicitationSchema: inputs.elicitationSchema,
-      interrupt: Deferred.await(interrupt),
-      observers: options.noWaitObservers ? { scope } : "wait"
-    }).pipe(
+    const result = yield* RouteTrace.logged(
+      traced,
+      hooks.registry.routes(inputs.event.type),
+      hooks.dispatchUnknown(inputs.event.type, traced, {
+        state: inputs.state,
+        elicitationSchema: inputs.elicitationSchema,
+        interrupt: Deferred.await(interrupt),
+        observers: options.noWaitObservers ? { scope } : "wait"
+      })
+    ).pipe(
       Effect.mapError((error) =>
         new Io.InputError({
           file: options.event,
@@ -228,11 +234,9 @@ export const run = (options: Options): Effect.Effect<void, never, Io.ExitCode> =
       InputError: (error) => Io.reportFailure(error, options.pretty),
       ConfigError: (error) => Io.reportFailure(error, options.pretty)
     }),
-    Effect.provide(
-      NodeTransports.layerNode({
-        stdio: { directory: StdioTransport.directoryOf(options.registration), oneShot: true }
-      })
-    )
+    Effect.provide(Recorder.layer.pipe(Layer.provide(NodeTransports.layerNode({
+      stdio: { directory: StdioTransport.directoryOf(options.registration), oneShot: true }
+    }))))
   )
 
 /**

@@ -35,6 +35,7 @@ import { Json, Registration } from "@effect-ahp/protocol"
 import { Console, Duration, Effect, Layer, Option } from "effect"
 import * as Brief from "./Brief.js"
 import * as Dispatch from "./Dispatch.js"
+import * as RouteTrace from "./internal/routeTrace.js"
 import { didYouMean } from "./internal/suggest.js"
 import * as Io from "./Io.js"
 import * as Recorder from "./Recorder.js"
@@ -224,11 +225,12 @@ export const inspect = (options: Options) =>
       )
     )
     const [elapsed, result] = yield* Effect.timed(
-      hooks.dispatchUnknown(event.type, event.input).pipe(
-        Effect.mapError((error) =>
-          new Io.InputError({ file: options.event, message: error.message, issues: error.issues })
+      RouteTrace.logged(event.input, hooks.registry.routes(event.type), hooks.dispatchUnknown(event.type, event.input))
+        .pipe(
+          Effect.mapError((error) =>
+            new Io.InputError({ file: options.event, message: error.message, issues: error.issues })
+          )
         )
-      )
     )
     const recorder = yield* Recorder.Recorder
     const exchange = (yield* recorder.exchanges)[0]

@@ -23,7 +23,9 @@ import { Common, Decoder, Event, Intercept, Issue, Json } from "@effect-ahp/prot
 import { Clock, Console, Effect, Either, Layer, Option, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as RouteTrace from "./internal/routeTrace.js"
 import * as Io from "./Io.js"
+import * as Recorder from "./Recorder.js"
 
 /**
  * What a case expects; every member is optional, an absent one is not checked.
@@ -252,10 +254,14 @@ export const runCase = (file: string, value: Case, transports: TransportsFor): E
     )
     const call = yield* prepare(file, value, hooks.registry)
     if (call === undefined) return { decision: "none", event: {}, changed: {}, messages: [], failures: [] } as Actual
-    const result = yield* hooks.dispatchUnknown(call.type, call.input, {
-      ...(call.capabilities !== undefined ? { capabilities: call.capabilities } : {}),
-      observers: "wait"
-    }).pipe(Effect.mapError((error) => invalid(file, error.message, error.issues)))
+    const result = yield* RouteTrace.logged(
+      call.input,
+      hooks.registry.routes(call.type),
+      hooks.dispatchUnknown(call.type, call.input, {
+        ...(call.capabilities !== undefined ? { capabilities: call.capabilities } : {}),
+        observers: "wait"
+      })
+    ).pipe(Effect.mapError((error) => invalid(file, error.message, error.issues)))
     return {
       decision: result.decision.permission,
       event: result.event,
@@ -265,11 +271,11 @@ export const runCase = (file: string, value: Case, transports: TransportsFor): E
     }
   }).pipe(
     Effect.scoped,
-    Effect.provide(transports(
+    Effect.provide(Recorder.layer.pipe(Layer.provide(transports(
       typeof value.registration === "string"
         ? path.dirname(path.resolve(path.dirname(file), value.registration))
         : path.dirname(file)
-    ))
+    ))))
   )
 
 /** The boundary call of a case: its event, or its host payload mapped (`undefined`: the host passes it through). */

@@ -18,10 +18,12 @@
  */
 import { Audit, Grant, Hooks } from "@effect-ahp/harness"
 import { Decoder, Event, Issue, Json } from "@effect-ahp/protocol"
-import { Console, Effect, Either, Option, Ref } from "effect"
+import { Console, Effect, Either, Layer, Option, Ref } from "effect"
 import * as path from "node:path"
+import * as RouteTrace from "./internal/routeTrace.js"
 import * as Io from "./Io.js"
 import * as PolicyTest from "./PolicyTest.js"
+import * as Recorder from "./Recorder.js"
 
 /**
  * The longest line read: 16 MiB.
@@ -175,7 +177,11 @@ export const run = (options: Options): Effect.Effect<ReadonlyArray<Outcome>, nev
   Effect.suspend(() => {
     const file = registrationFile(options.registration)
     return replay(options, file).pipe(
-      Effect.provide((options.transports ?? PolicyTest.nodeTransports)(path.dirname(path.resolve(file))))
+      Effect.provide(
+        Recorder.layer.pipe(
+          Layer.provide((options.transports ?? PolicyTest.nodeTransports)(path.dirname(path.resolve(file))))
+        )
+      )
     )
   }).pipe(
     Effect.catchTags({
@@ -188,6 +194,7 @@ const replay = (options: Options, file: string) =>
   Effect.gen(function*() {
     const registration = yield* Io.readJson(file, "registration")
     const last = yield* Ref.make<Audit.Entry | undefined>(undefined)
+    const recorder = yield* Recorder.Recorder
     const hooks = yield* Hooks.makeUnknown(registration, { grant: Grant.full() }).pipe(
       Effect.provideService(
         Audit.Audit,
@@ -196,7 +203,11 @@ const replay = (options: Options, file: string) =>
       Effect.mapError((error) => new Io.ConfigError({ file, issues: Io.withHints(registration, error.issues) }))
     )
     const dispatch = (type: Event.EventType, event: Json.JsonObject): Effect.Effect<Audit.Record | string> =>
-      Effect.zipRight(Ref.set(last, undefined), hooks.dispatchUnknown(type, event, { observers: "wait" })).pipe(
+      Effect.zipRight(
+        Ref.set(last, undefined),
+        RouteTrace.logged(event, hooks.registry.routes(type), hooks.dispatchUnknown(type, event, { observers: "wait" }))
+      ).pipe(
+        Effect.provideService(Recorder.Recorder, recorder),
         Effect.zipRight(Ref.get(last)),
         Effect.flatMap((entry): Effect.Effect<Audit.Record | string> =>
           entry === undefined ? Effect.succeed("the call was not settled") : Audit.toRecord(entry)

@@ -3,14 +3,28 @@
  * event files `dispatch` reads (`--kind event`, inferred for a `{type: …}` document) and
  * exits 2 for a file that is not JSON; `auth` exits 2 for a registration it cannot read and
  * says when there is no HTTP backend to log in to; a mistyped failure policy is reported as
- * invalid, not missing; `hook --help` (through the launcher) lists the options and exit codes.
+ * invalid, not missing; `hook --help` (through the launcher) lists the options and exit codes;
+ * an unreachable HTTP backend's failure names its URL (never its query) and the error code;
+ * `--log-level debug` logs each call's per-route trace in `dispatch`, `inspect`, `test` and
+ * `replay`, without a backend's error text.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
+import * as net from "node:net"
 import * as path from "node:path"
 import { runInProcess } from "./inProcess.js"
-import { guardRegistration, output, registration, runCli, tempDir, toolBefore, writeFile } from "./support.js"
+import {
+  guardRegistration,
+  intercept,
+  output,
+  registration,
+  runCli,
+  scriptedHttp,
+  tempDir,
+  toolBefore,
+  writeFile
+} from "./support.js"
 
 describe("ahp command-line promises", () => {
   it.scopedLive("validate checks event files, inferred or named with --kind event", () =>
@@ -52,21 +66,11 @@ describe("ahp command-line promises", () => {
   it.scopedLive("a mistyped failurePolicy is invalid-failure-policy, with did you mean", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
-      const reg = writeFile(
-        dir,
-        "registration.json",
-        registration({
-          id: "com.example.guard",
-          transport: { type: "stdio", command: "guard", lifecycle: "persistent" },
-          subscriptions: [{
-            mode: "intercept",
-            events: ["tool.before"],
-            timeoutMs: 1000,
-            failurePolicy: "fail-close",
-            content: { default: "body" }
-          }]
-        })
-      )
+      const mistyped = {
+        ...guardRegistration.hooks[0],
+        subscriptions: [intercept(["tool.before"], { failurePolicy: "fail-close" })]
+      }
+      const reg = writeFile(dir, "registration.json", registration(mistyped))
       const event = writeFile(dir, "event.json", toolBefore("ls"))
       const run = yield* runInProcess(["dispatch", "--registration", reg, "--event", event])
       assert.strictEqual(run.code, 2)
@@ -102,5 +106,124 @@ describe("ahp command-line promises", () => {
       assert.match(run.stdout, /^Usage:\n {2}ahp hook claude-code\|codex /)
       assert.match(run.stdout, /\nOptions:\n {2}--registration FILE +the registration/)
       assert.match(run.stdout, /\nExit codes:\n {2}0 +the hook call was answered/)
+    }))
+
+  it.scopedLive("an unreachable HTTP backend's failure names its URL, without the query, and the errno", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const port = yield* Effect.async<number>((resume) => {
+        const server = net.createServer().listen(0, "127.0.0.1", () => {
+          const { port } = server.address() as net.AddressInfo
+          server.close(() => resume(Effect.succeed(port)))
+        })
+      })
+      const http = (id: string, url: string) => ({
+        id,
+        transport: { type: "http", url },
+        subscriptions: [intercept(["tool.before"], { timeoutMs: 10_000 })]
+      })
+      const reg = writeFile(
+        dir,
+        "registration.json",
+        registration(
+          http("com.example.refused", `http://127.0.0.1:${port}/hooks?token=query-secret`),
+          http("com.example.nowhere", "https://ahp-backend.invalid/hooks")
+        )
+      )
+      const event = writeFile(dir, "event.json", toolBefore("ls"))
+      const run = yield* runInProcess(["dispatch", "--registration", reg, "--event", event])
+      assert.strictEqual(run.code, 0, run.stdout)
+      const [refused, nowhere] = output(run).errors
+      assert.strictEqual(
+        refused.detail,
+        `the backend at http://127.0.0.1:${port}/hooks could not be reached (ECONNREFUSED)`
+      )
+      assert.match(
+        nowhere.detail,
+        /^the backend at https:\/\/ahp-backend\.invalid\/hooks could not be reached \(E[A-Z_]+\)$/
+      )
+      assert.notInclude(run.stdout + run.stderr, "query-secret")
+    }))
+
+  it.scopedLive("--log-level debug logs the per-route trace in dispatch, inspect, test and replay", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const broken = yield* scriptedHttp(dir, "broken", "error")
+      const deny = yield* scriptedHttp(dir, "deny", "deny=no rm")
+      const denyBackend = {
+        id: "com.example.deny",
+        transport: { type: "http", url: deny.url },
+        subscriptions: [intercept(["tool.before"], { id: "s" })]
+      }
+      const reg = writeFile(
+        dir,
+        "registration.json",
+        registration(
+          {
+            id: "com.example.broken",
+            transport: { type: "http", url: broken.url },
+            subscriptions: [intercept(["tool.before"], { id: "s" })]
+          },
+          denyBackend
+        )
+      )
+      const event = writeFile(dir, "event.json", toolBefore("rm -rf /"))
+      const audit = path.join(dir, "audit.jsonl")
+      const routes = [
+        /level=DEBUG .*tool\.before: .*rm -rf .*\(2 intercept, 0 observe\)/,
+        /→ com\.example\.broken\/s \(intercept, fail-open, 20000 ms, http\): answered in \d+ ms with something that is not an intercept result; protocol failure jsonrpc-error; fail-open: recorded/,
+        /→ com\.example\.deny\/s \(intercept, fail-open, 20000 ms, http\): answered in \d+ ms: deny/,
+        /⇒ deny, \\"no rm\\" \(by com\.example\.deny\/s\)/
+      ]
+      const traced = (run: { readonly stderr: string }) => {
+        for (const line of routes) assert.match(run.stderr, line, run.stderr)
+        assert.notInclude(run.stderr, "scripted error")
+      }
+      const quiet = yield* runInProcess(["dispatch", "--registration", reg, "--event", event])
+      assert.strictEqual(quiet.code, 0, quiet.stderr)
+      assert.strictEqual(quiet.stderr, "")
+      const dispatched = yield* runInProcess([
+        "dispatch",
+        "--registration",
+        reg,
+        "--event",
+        event,
+        "--audit",
+        audit,
+        "--audit-content",
+        "--log-level",
+        "debug"
+      ])
+      assert.strictEqual(dispatched.code, 0, dispatched.stderr)
+      traced(dispatched)
+      const tested = yield* runInProcess([
+        "--log-level",
+        "debug",
+        "test",
+        writeFile(dir, "case.json", {
+          name: "rm is denied",
+          registration: "registration.json",
+          event: toolBefore("rm -rf /"),
+          expect: { decision: "deny" }
+        })
+      ])
+      assert.strictEqual(tested.code, 0, tested.stdout + tested.stderr)
+      traced(tested)
+      const replayed = yield* runInProcess(["replay", audit, "--registration", reg, "--log-level", "debug"])
+      assert.strictEqual(replayed.code, 0, replayed.stdout + replayed.stderr)
+      traced(replayed)
+      const inspected = yield* runInProcess([
+        "inspect",
+        "--backend",
+        writeFile(dir, "backend.json", denyBackend),
+        "--event",
+        event,
+        "--log-level",
+        "debug"
+      ])
+      assert.strictEqual(inspected.code, 0, inspected.stdout + inspected.stderr)
+      assert.match(inspected.stderr, /level=DEBUG .*tool\.before: .*\(1 intercept, 0 observe\)/)
+      assert.match(inspected.stderr, /→ com\.example\.deny\/\S+ \(intercept, .+, http\): answered in \d+ ms: deny/)
+      assert.match(inspected.stderr, /⇒ deny, \\"no rm\\" \(by com\.example\.deny\/\S+\)/)
     }))
 })

@@ -10,6 +10,7 @@ import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { scaled } from "../../../test/support/load.js"
 import { bundle, runCli, tempDir } from "./support.js"
 
 const processesOf = (path: string): Array<string> =>
@@ -23,7 +24,7 @@ describe("ahp demo", () => {
       const started = Date.now()
       const run = yield* runCli(["demo"], { command: [link] })
       assert.strictEqual(run.code, 0, run.stderr)
-      assert.isBelow(Date.now() - started, 30_000)
+      assert.isBelow(Date.now() - started, scaled(30_000))
       const out = run.stdout
       assert.notInclude(out, "\u001b[")
       assert.match(out, /com\.example\.shell-guard\s+stdio\s+child process: node \S*ahp\.mjs serve shell-guard --stdio/)

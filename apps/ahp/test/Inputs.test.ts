@@ -10,6 +10,7 @@ import { Duration, Effect, Schedule } from "effect"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { scaled } from "../../../test/support/load.js"
 import { runInProcess } from "./inProcess.js"
 import { guardRegistration, output, registration, runCli, startCli, tempDir, toolBefore, writeFile } from "./support.js"
 
@@ -140,5 +141,5 @@ describe("ahp input files", () => {
         assert.strictEqual(run.code, 130, `${signal}: ${run.stderr}`)
         assert.isBelow(run.stdout.split("\n").filter((l) => l.includes("valid")).length, 40, signal)
       }
-    }), 120_000)
+    }), scaled(120_000))
 })

@@ -10,6 +10,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { scaled } from "../../../test/support/load.js"
 import { program } from "../src/Cli.js"
 import * as CommandLine from "../src/CommandLine.js"
 import { style } from "../src/Style.js"
@@ -208,5 +209,5 @@ describe("README and docs", () => {
           }
         }
       }
-    }), 240_000)
+    }), scaled(240_000))
 })

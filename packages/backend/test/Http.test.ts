@@ -3,6 +3,7 @@ import { Json } from "@effect-ahp/protocol"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, Layer, Logger, LogLevel, Ref } from "effect"
 import * as Net from "node:net"
+import { scaled } from "../../../test/support/load.js"
 import { audit, AuditLog, brokenRegistry, guard, Policy } from "./TestBackend.js"
 import { type Reply, send } from "./TestHttp.js"
 import * as M from "./TestMessages.js"
@@ -200,7 +201,7 @@ describe("Http.serve: slow clients", () => {
         ),
         Logger.withMinimumLogLevel(LogLevel.None)
       ),
-    { timeout: 30_000 }
+    { timeout: scaled(30_000) }
   )
 })
 

@@ -3,6 +3,7 @@ import { Json } from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
 import { Chunk, Effect, Layer, Logger, LogLevel, Stream } from "effect"
 import { PassThrough } from "node:stream"
+import { scaled } from "../../../test/support/load.js"
 import { guard, Policy } from "./TestBackend.js"
 import * as M from "./TestMessages.js"
 import { spawnBackend } from "./TestProcess.js"
@@ -173,7 +174,7 @@ describe("Stdio.serve in a child process", () => {
         yield* backend.end
         assert.strictEqual(yield* backend.exitCode, 0)
       }),
-    { timeout: 60_000 }
+    { timeout: scaled(60_000) }
   )
 
   it.scopedLive("serves a persistent backend line by line until EOF", () =>
@@ -214,7 +215,7 @@ describe("Stdio.serve in a child process", () => {
       assert.include(stderr, "observed tool.after evt_obs")
       assert.notInclude(stderr, "evt_old")
       assert.include(stderr, "intercepted")
-    }), { timeout: 60_000 })
+    }), { timeout: scaled(60_000) })
 
   it.scopedLive("serves a per_event backend: one request, EOF, one response, exit 0", () =>
     Effect.gen(function*() {
@@ -223,7 +224,7 @@ describe("Stdio.serve in a child process", () => {
       yield* backend.end
       assert.strictEqual(yield* backend.exitCode, 0)
       assert.deepStrictEqual((yield* backend.pendingLines).map(parseLine), [denyRm])
-    }), { timeout: 60_000 })
+    }), { timeout: scaled(60_000) })
 
   it.scopedLive("never answers a per_event notification, and still processes it", () =>
     Effect.gen(function*() {
@@ -233,5 +234,5 @@ describe("Stdio.serve in a child process", () => {
       assert.strictEqual(yield* backend.exitCode, 0)
       assert.deepStrictEqual(yield* backend.pendingLines, [])
       assert.include(yield* backend.stderr, "observed tool.before evt_note")
-    }), { timeout: 60_000 })
+    }), { timeout: scaled(60_000) })
 })

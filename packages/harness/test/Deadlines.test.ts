@@ -1,6 +1,7 @@
 import { Transport } from "@effect-ahp/harness"
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Deferred, Duration, Effect, Exit, Fiber, Scope } from "effect"
+import { scaled } from "../../../test/support/load.js"
 import { answer, backends, heldExchange, intercept, openHooks, registration, within } from "./support.js"
 
 const A = "com.example.a"
@@ -89,7 +90,7 @@ describe("one timer for every deadline", () => {
       yield* Deferred.succeed(gates[1], undefined)
       yield* within(3000, "the close", Scope.close(slowHooks.scope, Exit.void))
       yield* within(3000, "the close", Scope.close(fastHooks.scope, Exit.void))
-    }), 15_000)
+    }), scaled(15_000))
 })
 
 describe("the decision is not held by an exchange's retirement", () => {
@@ -142,7 +143,7 @@ describe("the decision is not held by an exchange's retirement", () => {
       yield* Deferred.succeed(gate, undefined)
       yield* within(3000, "the close", Scope.close(scope, Exit.void))
       assert.strictEqual(held.state.retired, 1)
-    }), 15_000)
+    }), scaled(15_000))
 
   it.live(
     "interrupting the fiber running dispatch returns at once while its exchange retires",

@@ -1,6 +1,7 @@
 import { Client, Transport } from "@effect-ahp/harness"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, FastCheck as fc, Fiber, Scope, TestClock } from "effect"
+import { scaled } from "../../../test/support/load.js"
 import { answer, heldExchange, intercept, observe, openHooks, registration, toolBefore, within } from "./support.js"
 
 const A = "com.example.a"
@@ -90,7 +91,7 @@ describe("interruption during observation", () => {
       yield* Deferred.succeed(gate, undefined)
       yield* within(3000, "the close", Scope.close(scope, Exit.void))
       assert.strictEqual(slow.state.retired, 1)
-    }), 15_000)
+    }), scaled(15_000))
 
   it.live("an observation timeout does not wait for the delivery to retire its I/O", () =>
     Effect.gen(function*() {
@@ -109,7 +110,7 @@ describe("interruption during observation", () => {
       yield* Deferred.succeed(gate, undefined)
       yield* within(3000, "the close", Scope.close(scope, Exit.void))
       assert.strictEqual(slow.state.retired, 1)
-    }), 15_000)
+    }), scaled(15_000))
 
   it.live(
     "an interrupt that completes once is honoured in every phase (it is run once per call)",
@@ -165,7 +166,7 @@ describe("interruption during observation", () => {
     assert.deepStrictEqual(result.observations.map((o) => o.outcome), ["delivered", "interrupted"])
     await client.close()
     assert.strictEqual(slow.state.retired, 1)
-  }, 15_000)
+  }, scaled(15_000))
 })
 
 describe("observation outcomes owned by the call", () => {
@@ -215,7 +216,7 @@ describe("observation outcomes owned by the call", () => {
       assert.deepStrictEqual(log, [])
       assert.strictEqual(result.decision.permission, "allow")
       yield* Scope.close(scope, Exit.void)
-    }), 15_000)
+    }), scaled(15_000))
 
   it.effect.prop(
     "whenever the host scope closes, the outcomes are complete: a delivery that had not completed is interrupted, one reported delivered had completed",

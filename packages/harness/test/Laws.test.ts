@@ -8,6 +8,7 @@ import { Boundary, Chain, Grant, Registry, Settlement, Staging, Transport, Uploa
 import { Arbitraries, Capabilities, Decoder, Event, HookEffect, Json } from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, FastCheck as fc, Fiber, Ref, Supervisor, TestClock } from "effect"
+import { scaled } from "../../../test/support/load.js"
 import { makeOwner } from "../src/internal/retire.js"
 import * as ReferenceChain from "./ReferenceChain.js"
 import { intercept, registration, toolBefore } from "./support.js"
@@ -240,7 +241,7 @@ describe("settlement laws", () => {
       ([steps]) => Effect.map(runChain(run, steps, "test"), (o) => checkLaws(steps, o)),
       {
         fastCheck: { numRuns: 40 },
-        timeout: 120_000
+        timeout: scaled(120_000)
       }
     )
     it.live.prop(
@@ -249,7 +250,7 @@ describe("settlement laws", () => {
       ([steps]) => Effect.map(runChain(run, steps, "live"), (o) => checkLaws(steps, o)),
       {
         fastCheck: { numRuns: 25 },
-        timeout: 120_000
+        timeout: scaled(120_000)
       }
     )
   }
@@ -259,7 +260,7 @@ describe("settlement laws", () => {
       const fast = yield* runChain(Chain.run, steps, "test")
       const reference = yield* runChain(ReferenceChain.run, steps, "test")
       assert.deepStrictEqual(summary(fast), summary(reference))
-    }), { fastCheck: { numRuns: 40 }, timeout: 120_000 })
+    }), { fastCheck: { numRuns: 40 }, timeout: scaled(120_000) })
 
   it("the test event is a valid tool.before event", () => {
     assert.isTrue(Either.isRight(Decoder.make(Event.ToolBefore)(event)))
@@ -339,7 +340,7 @@ describe("laws at the protocol level", () => {
       event
     })
     assert.isTrue(Either.isLeft(staged))
-  }, { fastCheck: { numRuns: 200 }, timeout: 60_000 })
+  }, { fastCheck: { numRuns: 200 }, timeout: scaled(60_000) })
 
   const types = [
     "tool.before",
@@ -365,6 +366,6 @@ describe("laws at the protocol level", () => {
       }
       assert.isDefined(Capabilities.grantProblem(caps, bad))
     },
-    { fastCheck: { numRuns: 100 }, timeout: 60_000 }
+    { fastCheck: { numRuns: 100 }, timeout: scaled(60_000) }
   )
 })

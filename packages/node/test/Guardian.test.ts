@@ -11,6 +11,7 @@ import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { waitUntilEffect } from "../../../test/support/e2e.js"
+import { scaled } from "../../../test/support/load.js"
 import { processesWith } from "../../../test/support/processes.mjs"
 import * as Guardian from "../src/internal/guardian.js"
 import { isAlive, readLog, tempFile, waitUntil } from "./utils.js"
@@ -19,7 +20,7 @@ const harness = fileURLToPath(new URL("./guardedHarness.ts", import.meta.url))
 const root = fileURLToPath(new URL("../../../", import.meta.url))
 
 /** Per test: a harness under tsx and its backends, on a machine that may be loaded. */
-const timeout = 60_000
+const timeout = scaled(60_000)
 
 /**
  * Starts the harness (its backend logging to a fresh file), waits until `ready` holds for

@@ -66,12 +66,12 @@ describe("Json: time linear in the text", () => {
     assertLinear("object", object, Json.parse)
     assertLinear("array", array, Json.parse)
     assert.strictEqual(Json.stringify(parse(object(100))), object(100))
-  }, 120_000)
+  }, scaled(120_000))
 
   it("writing stays linear with numbers beyond exact precision next to many members", () => {
     const value = new Map([3_000, 48_000, 500].map((n) => [n, parse(object(n))]))
     assertLinear("object", (n) => String(n), (n) => Json.stringify(value.get(Number(n))))
-  }, 120_000)
+  }, scaled(120_000))
 })
 
 describe("Json: bounded nesting", () => {

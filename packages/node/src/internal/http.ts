@@ -44,6 +44,26 @@ export const checkTarget = (url: string, what: string): Either.Either<URL, Trans
   )
 }
 
+/**
+ * A destination as a failure may show it: scheme, host, port and path, never its query or
+ * fragment (which may carry a secret; credentials are refused before anything is sent).
+ *
+ * @internal
+ */
+export const shownUrl = (url: URL): string => `${url.origin}${url.pathname}`.slice(0, 200)
+
+const systemCode = /^[A-Z][A-Z0-9_]{1,39}$/
+
+/**
+ * The error code of a failed connection, as the system (`ECONNREFUSED`, `ENOTFOUND`,
+ * `ETIMEDOUT`…) or undici (`UND_ERR_CONNECT_TIMEOUT`, `UND_ERR_SOCKET`…) named it, or a
+ * general description when it carries none. Only the code: the error's text is not shown.
+ */
+const errorCode = (error: unknown): string => {
+  const code = typeof error === "object" && error !== null && "code" in error ? error.code : undefined
+  return typeof code === "string" && systemCode.test(code) ? code : "connection refused, reset or lost"
+}
+
 /** @internal */
 export interface Outgoing {
   readonly url: URL
@@ -80,6 +100,7 @@ class Receiver implements Undici.Dispatcher.DispatchHandler {
     private resume: ((result: Effect.Effect<Incoming, TransportApi.TransportError>) => void) | undefined,
     private readonly maxBytes: number,
     private readonly what: string,
+    private readonly url: URL,
     private readonly inFlight: InFlight | undefined
   ) {}
 
@@ -110,11 +131,16 @@ class Receiver implements Undici.Dispatcher.DispatchHandler {
     this.finish(Effect.succeed({ status: this.status, headers: this.headers, body }))
   }
 
-  onResponseError(): void {
+  onResponseError(_: Undici.Dispatcher.DispatchController, error: Error): void {
+    const where = shownUrl(this.url)
+    const code = errorCode(error)
     this.finish(Effect.fail(
       this.status === 0
-        ? failure("connection", `the ${this.what} could not be reached (connection refused, reset or lost)`)
-        : failure("connection", `the connection failed while reading the ${this.what} body`)
+        ? failure("connection", `the ${this.what} at ${where} could not be reached (${code})`)
+        : failure(
+          "connection",
+          `the connection to the ${this.what} at ${where} failed while reading its body (${code})`
+        )
     ))
   }
 
@@ -223,7 +249,7 @@ export const exchange = (
   Effect.async<Incoming, TransportApi.TransportError>((resume) => {
     const closed = inFlight?.closed
     if (closed !== undefined) return resume(Effect.fail(closed))
-    const receiver = new Receiver(resume, maxBytes, what, inFlight)
+    const receiver = new Receiver(resume, maxBytes, what, outgoing.url, inFlight)
     inFlight?.add(receiver)
     dispatcher.dispatch({
       origin: outgoing.url.origin,
