@@ -23,6 +23,7 @@ import { Common, Decoder, Event, Intercept, Issue, Json } from "@effect-ahp/prot
 import { Clock, Console, Effect, Either, Layer, Option, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as Terminal from "./internal/terminal.js"
 import * as Io from "./Io.js"
 
 /**
@@ -455,7 +456,7 @@ export const run = (options: Options): Effect.Effect<ReadonlyArray<Result>, neve
   Effect.gen(function*() {
     const transports = options.transports ?? nodeTransports
     const results = yield* Effect.forEach(options.files, (file) => check(file, transports, options.record))
-    yield* Console.log(report(results))
+    yield* Console.log(Terminal.lines(report(results)))
     let junitFailed = false
     if (Option.isSome(options.junit)) {
       const target = options.junit.value

@@ -20,6 +20,7 @@ import { Audit, Grant, Hooks } from "@effect-ahp/harness"
 import { Decoder, Event, Issue, Json } from "@effect-ahp/protocol"
 import { Console, Effect, Either, Option, Ref } from "effect"
 import * as path from "node:path"
+import * as Terminal from "./internal/terminal.js"
 import * as Io from "./Io.js"
 import * as PolicyTest from "./PolicyTest.js"
 
@@ -208,7 +209,7 @@ const replay = (options: Options, file: string) =>
       Effect.flatMap(replayLine(line, number, dispatch), (outcome) => {
         outcomes.push(outcome)
         const text = describe(outcome)
-        return text === undefined ? Effect.void : Console.log(text)
+        return text === undefined ? Effect.void : Console.log(Terminal.lines(text))
       }))
     const count = (tag: Outcome["_tag"]) =>
       outcomes.filter((o) =>
