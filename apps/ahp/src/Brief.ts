@@ -5,16 +5,18 @@
  * @since 0.1.0
  */
 import { Json } from "@effect-ahp/protocol"
+import * as Terminal from "./internal/terminal.js"
 
 /**
- * Shortens a text to `max` characters on one line.
+ * Shortens a text to `max` characters on one line, terminal controls shown as escapes (see
+ * `internal/terminal`).
  *
  * @since 0.1.0
  * @category formatting
  */
 export const clip = (text: string, max = 60): string => {
   const line = text.replace(/\s+/g, " ").trim()
-  return line.length <= max ? line : `${line.slice(0, max - 1)}…`
+  return Terminal.line(line.length <= max ? line : `${line.slice(0, max - 1)}…`)
 }
 
 /**

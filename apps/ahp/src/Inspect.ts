@@ -37,6 +37,7 @@ import * as Brief from "./Brief.js"
 import * as Dispatch from "./Dispatch.js"
 import * as RouteTrace from "./internal/routeTrace.js"
 import { didYouMean } from "./internal/suggest.js"
+import * as Terminal from "./internal/terminal.js"
 import * as Io from "./Io.js"
 import * as Recorder from "./Recorder.js"
 
@@ -297,7 +298,7 @@ export const run = (options: Options): Effect.Effect<void, never, Io.ExitCode> =
   inspect(options).pipe(
     Effect.flatMap((report) =>
       Effect.zipRight(
-        options.json ? Io.printJson(report) : Console.log(render(report)),
+        options.json ? Io.printJson(report) : Console.log(Terminal.lines(render(report))),
         Io.exitWith(
           report.classification === "failure" || report.classification === "not-delivered"
             ? Io.exitCodes.problems

@@ -27,6 +27,7 @@ import type { FileHandle } from "node:fs/promises"
 import type { Readable, Writable } from "node:stream"
 import * as limits from "./internal/limits.js"
 import { didYouMean } from "./internal/suggest.js"
+import * as Terminal from "./internal/terminal.js"
 import { decodeStrict } from "./internal/utf8.js"
 
 /**
@@ -440,13 +441,14 @@ export const withHints = <I extends { readonly path: string; readonly message: s
   })
 
 /**
- * Writes one JSON value on stdout: one compact line, or indented with `pretty`.
+ * Writes one JSON value on stdout: one compact line, or indented with `pretty`. Terminal
+ * controls the encoder leaves raw (C1, bidi) are written as `\uXXXX` escapes.
  *
  * @since 0.1.0
  * @category output
  */
 export const printJson = (value: unknown, pretty = false): Effect.Effect<void> =>
-  Console.log(Json.stringify(value, pretty ? 2 : undefined))
+  Console.log(Terminal.json(Json.stringify(value, pretty ? 2 : undefined)))
 
 /**
  * The JSON object printed for an input error.

@@ -24,6 +24,7 @@ import { Clock, Console, Effect, Either, Layer, Option, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as RouteTrace from "./internal/routeTrace.js"
+import * as Terminal from "./internal/terminal.js"
 import * as Io from "./Io.js"
 import * as Recorder from "./Recorder.js"
 
@@ -461,7 +462,7 @@ export const run = (options: Options): Effect.Effect<ReadonlyArray<Result>, neve
   Effect.gen(function*() {
     const transports = options.transports ?? nodeTransports
     const results = yield* Effect.forEach(options.files, (file) => check(file, transports, options.record))
-    yield* Console.log(report(results))
+    yield* Console.log(Terminal.lines(report(results)))
     let junitFailed = false
     if (Option.isSome(options.junit)) {
       const target = options.junit.value

@@ -21,6 +21,7 @@ import { Decoder, Event, Issue, Json } from "@effect-ahp/protocol"
 import { Console, Effect, Either, Layer, Option, Ref } from "effect"
 import * as path from "node:path"
 import * as RouteTrace from "./internal/routeTrace.js"
+import * as Terminal from "./internal/terminal.js"
 import * as Io from "./Io.js"
 import * as PolicyTest from "./PolicyTest.js"
 import * as Recorder from "./Recorder.js"
@@ -219,7 +220,7 @@ const replay = (options: Options, file: string) =>
       Effect.flatMap(replayLine(line, number, dispatch), (outcome) => {
         outcomes.push(outcome)
         const text = describe(outcome)
-        return text === undefined ? Effect.void : Console.log(text)
+        return text === undefined ? Effect.void : Console.log(Terminal.lines(text))
       }))
     const count = (tag: Outcome["_tag"]) =>
       outcomes.filter((o) =>

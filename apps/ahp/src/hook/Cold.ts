@@ -25,6 +25,7 @@ import * as NodeTransports from "@effect-ahp/node/NodeTransports"
 import { Json } from "@effect-ahp/protocol"
 import { Duration, Effect, Either, ExecutionStrategy, Exit, Fiber, Layer, Scope } from "effect"
 import * as path from "node:path"
+import * as Terminal from "../internal/terminal.js"
 import * as Budget from "./Budget.js"
 import type * as Cache from "./Cache.js"
 import type * as Locate from "./Locate.js"
@@ -179,7 +180,7 @@ const audited = <A, E, R>(request: Request, self: Effect.Effect<A, E, R>) => {
       Audit.withAuditOrWarn(
         audit.file,
         audit.content,
-        (message) => Effect.sync(() => void process.stderr.write(`ahp: ${message}\n`))
+        (message) => Effect.sync(() => void process.stderr.write(`ahp: ${Terminal.line(message)}\n`))
       )(self)
   )
 }

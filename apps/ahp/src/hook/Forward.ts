@@ -10,6 +10,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { maxInputBytes } from "../internal/limits.js"
 import * as Locate from "./Locate.js"
 
 /**
@@ -57,7 +58,9 @@ const isOwnSocket = (socket: string): boolean => {
 
 /**
  * Sends a call to the bridge listening on `socket` for `host`; `undefined` when the bridge
- * cannot answer it (the caller then dispatches the call itself).
+ * cannot answer it (the caller then dispatches the call itself). The answer is untrusted
+ * bytes: one over `maxInputBytes`, or not complete by the call's deadline, is dropped
+ * unread and the request destroyed.
  *
  * @since 0.1.0
  * @category forwarding
@@ -67,28 +70,41 @@ export const forward = async (socket: string, host: string, call: Forwarded): Pr
   const http = await import("node:http")
   const body = JSON.stringify(call)
   return new Promise((resolve) => {
+    let settled = false
+    const settle = (value: Forwarding | undefined) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      request.destroy()
+      resolve(value)
+    }
     const request = http.request({
       socketPath: socket,
       path: `/forward/${host}`,
       method: "POST",
-      headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
-      timeout: Math.max(1, call.deadline - Date.now())
+      headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) }
     }, (response) => {
+      const declared = Number(response.headers["content-length"])
+      if (response.statusCode !== 200 || declared > maxInputBytes) return settle(undefined)
       const chunks: Array<Buffer> = []
-      response.on("data", (chunk: Buffer) => chunks.push(chunk))
+      let size = 0
+      response.on("data", (chunk: Buffer) => {
+        size += chunk.length
+        if (size > maxInputBytes) return settle(undefined)
+        chunks.push(chunk)
+      })
       response.on("end", () => {
-        if (response.statusCode !== 200) return resolve(undefined)
         try {
           const value: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8"))
-          resolve(isForwarding(value) ? value : undefined)
+          settle(isForwarding(value) ? value : undefined)
         } catch {
-          resolve(undefined)
+          settle(undefined)
         }
       })
-      response.on("error", () => resolve(undefined))
+      response.on("error", () => settle(undefined))
     })
-    request.on("timeout", () => request.destroy())
-    request.on("error", () => resolve(undefined))
+    const timer = setTimeout(() => settle(undefined), Math.max(1, call.deadline - Date.now()))
+    request.on("error", () => settle(undefined))
     request.end(body)
   })
 }

@@ -8,6 +8,7 @@
  */
 import { Settlement } from "@effect-ahp/harness"
 import { Host, type HostEvents } from "@effect-ahp/hosts"
+import * as Terminal from "../internal/terminal.js"
 
 /**
  * The answer for a problem at an event (unknown when the payload could not be read).
@@ -26,5 +27,5 @@ export const answer = (
     ...Host.denyVerdict(Settlement.syntheticDenialReason),
     messages: [`ahp: ${problem} (denied: the policy for ${event.name} fails closed)`]
   })
-  return { ...rendered, stderr: `ahp: ${problem}\n` }
+  return { ...rendered, stderr: `ahp: ${Terminal.line(problem)}\n` }
 }
