@@ -4,7 +4,9 @@
  * `codex exec --trust` writes); in any other project `codex exec` runs none of its hooks,
  * with nothing but a warning about project configuration, so the policy is off. `ahp hook
  * doctor codex` reads the same entry: exit 1 naming it while it is missing, 0 once Codex
- * trusts the project. The hooks' own trust (`/hooks`) is bypassed for the run in both cases.
+ * trusts the project. The hooks' own trust (`/hooks`, by a hash of each entry) gates them
+ * too: in a trusted project, hooks never trusted there are skipped without a word; the
+ * other scenarios bypass it for the run.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -16,6 +18,24 @@ import * as Workspace from "../src/Workspace.js"
 const bundle = inject("bundle")
 
 const destructive = (w: Workspace.Workspace) => `touch ${w.file("tool-ran")} && mkfs.ext4 ${w.file("disk.img")}`
+
+describe(`${Hosts.codex.title} ${Hosts.codex.version} in a trusted project whose hooks were never trusted in /hooks`, () => {
+  const host = Hosts.codexWith({ trust: "project" })
+  let result: Scenario.Result
+  beforeAll(async () => {
+    result = await Scenario.run({ host, bundle, steps: (w) => [host.shell(destructive(w))] })
+  })
+  afterAll(() => result?.dispose())
+
+  it("skips them silently: the destructive command runs, no hook ran, and nothing says so", () => {
+    expect(fs.existsSync(result.workspace.file("tool-ran"))).toBe(true)
+    expect(Hosts.codexHookLines(result.run)).toEqual([])
+    expect(fs.existsSync(result.workspace.file("ahp-audit.jsonl"))).toBe(false)
+    expect(result.run.stdout + result.run.stderr).not.toMatch(/hook/i)
+    expect(result.run).toMatchObject({ timedOut: false, exitCode: 0 })
+    expect(result.run.leftovers).toEqual([])
+  })
+})
 
 describe.each(
   [
