@@ -6,7 +6,8 @@
  * invalid, not missing; `hook --help` (through the launcher) lists the options and exit codes;
  * an unreachable HTTP backend's failure names its URL (never its query) and the error code;
  * `--log-level debug` logs each call's per-route trace in `dispatch`, `inspect`, `test` and
- * `replay`, without a backend's error text.
+ * `replay`, without a backend's error text; `inspect`'s exchange time of a stdio backend
+ * includes starting its process, as its guide says.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -21,6 +22,7 @@ import {
   registration,
   runCli,
   scriptedHttp,
+  scriptedStdio,
   tempDir,
   toolBefore,
   writeFile
@@ -225,5 +227,29 @@ describe("ahp command-line promises", () => {
       assert.match(inspected.stderr, /level=DEBUG .*tool\.before: .*\(1 intercept, 0 observe\)/)
       assert.match(inspected.stderr, /→ com\.example\.deny\/\S+ \(intercept, .+, http\): answered in \d+ ms: deny/)
       assert.match(inspected.stderr, /⇒ deny, \\"no rm\\" \(by com\.example\.deny\/\S+\)/)
+    }))
+
+  it.scopedLive("inspect: a stdio backend's exchange time includes starting its process", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const backend = scriptedStdio("ok", path.join(dir, "log"))
+      // The child spends a second starting (before it reads its stdin): the exchange is at least that.
+      const slow = {
+        ...backend,
+        command: "/bin/sh",
+        args: ["-c", `sleep 1; exec "$0" "$@"`, backend.command, ...backend.args]
+      }
+      const run = yield* runInProcess([
+        "inspect",
+        "--backend",
+        writeFile(dir, "backend.json", { id: "com.example.slow", transport: slow }),
+        "--event",
+        writeFile(dir, "event.json", toolBefore("ls")),
+        "--json"
+      ])
+      assert.strictEqual(run.code, 0, run.stdout + run.stderr)
+      const { timings } = output(run)
+      assert.isAtLeast(timings.exchangeMs, 1000, JSON.stringify(timings))
+      assert.isAtLeast(timings.totalMs, timings.exchangeMs)
     }))
 })
