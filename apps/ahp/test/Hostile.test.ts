@@ -18,20 +18,8 @@ import * as http from "node:http"
 import * as path from "node:path"
 import * as Cache from "../src/hook/Cache.js"
 import { maxPayloadBytes } from "../src/hook/Command.js"
-import { answerOf, callHook, hookCommand, hookEnv, type HookRun } from "./hookSupport.js"
-import { bundle, intercept, registration, tempDir, writeFile } from "./support.js"
-
-/** The shell guard as a stdio backend of a fail-closed `tool.before` intercept. */
-const guard = registration({
-  id: "com.example.guard",
-  transport: {
-    type: "stdio",
-    command: process.execPath,
-    args: [bundle, "serve", "shell-guard", "--stdio"],
-    lifecycle: "persistent"
-  },
-  subscriptions: [intercept(["tool.before"], { failurePolicy: "fail-closed" })]
-})
+import { answerOf, callHook, guard, hookCommand, hookEnv, type HookRun } from "./hookSupport.js"
+import { registration, tempDir, writeFile } from "./support.js"
 
 type Host = "claude-code" | "codex"
 

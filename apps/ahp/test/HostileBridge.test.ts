@@ -11,19 +11,8 @@ import * as http from "node:http"
 import * as path from "node:path"
 import { scaled } from "../../../test/support/load.js"
 import { maxInputBytes } from "../src/internal/limits.js"
-import { answerOf, callHook } from "./hookSupport.js"
-import { bundle, intercept, registration, tempDir, writeFile } from "./support.js"
-
-const guard = registration({
-  id: "com.example.guard",
-  transport: {
-    type: "stdio",
-    command: process.execPath,
-    args: [bundle, "serve", "shell-guard", "--stdio"],
-    lifecycle: "persistent"
-  },
-  subscriptions: [intercept(["tool.before"], { failurePolicy: "fail-closed" })]
-})
+import { answerOf, callHook, guard } from "./hookSupport.js"
+import { tempDir, writeFile } from "./support.js"
 
 const payload = JSON.stringify({
   session_id: "s",

@@ -26,6 +26,18 @@ await Promise.all([
   import("@effect-ahp/node/StdioTransport")
 ])
 
+/** The shell guard as a stdio backend of a fail-closed `tool.before` intercept (`ahp serve shell-guard --stdio`). */
+export const guard = registration({
+  id: "com.example.guard",
+  transport: {
+    type: "stdio",
+    command: process.execPath,
+    args: [bundle, "serve", "shell-guard", "--stdio"],
+    lifecycle: "persistent"
+  },
+  subscriptions: [intercept(["tool.before"], { failurePolicy: "fail-closed" })]
+})
+
 /** The words after `node` that run `ahp hook` from the bundle built by the global setup. */
 export const hookCommand: ReadonlyArray<string> = [bundle, "hook"]
 
