@@ -166,14 +166,15 @@ describe("the HTTP transport contract", () => {
   it.scopedLive("an answer arriving after its request was interrupted reaches no one; the next request gets its own", () =>
     Effect.gen(function*() {
       for (const [name, connect] of Object.entries(transports)) {
-        const server = yield* httpBackend("ok", "--sequence", "late=300,ok")
+        const lateMs = 300
+        const server = yield* httpBackend("ok", "--sequence", `late=${lateMs},ok`)
         const endpoint = yield* connect(server.url)
         const fiber = yield* Effect.fork(endpoint.request(request(1)))
         yield* waitForLog(server.log, (e) => e.event === "request")
         assert.isTrue(Exit.isInterrupted(yield* Fiber.interrupt(fiber)), name)
         assert.deepStrictEqual(yield* outcomeOf(endpoint.request(request(2))), { ok: okResponse(2) }, name)
         // the late answer to request 1 is written after request 2 was answered, and is not a third outcome
-        yield* Effect.sleep("400 millis")
+        yield* Effect.sleep(lateMs + 100)
         assert.deepStrictEqual(yield* outcomeOf(endpoint.request(request(3))), { ok: okResponse(3) }, name)
       }
     }).pipe(Effect.provide(platform)))
