@@ -11,9 +11,11 @@
  * @internal
  */
 
-const unsafeInLine = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
-const unsafeInLines = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
-const unsafeInJson = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
+/** DEL, the C1 controls, the line and paragraph separators and the bidi controls: unsafe everywhere. */
+const beyondC0 = "\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069"
+const unsafeInLine = new RegExp(`[\\u0000-\\u001f${beyondC0}]`, "g")
+const unsafeInLines = new RegExp(`[\\u0000-\\u0009\\u000b-\\u001f${beyondC0}]`, "g")
+const unsafeInJson = new RegExp(`[${beyondC0}]`, "g")
 
 const visible = (c: string): string => `\\u{${c.charCodeAt(0).toString(16)}}`
 const jsonEscape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`
