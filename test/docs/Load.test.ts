@@ -1,11 +1,13 @@
 /**
  * The load factor as CONTRIBUTING.md describes it: `AHP_TEST_LOAD` raises it (never below
  * 1, never above `maxFactor`), and every allowance scaled with it grows alike, the vitest
- * timeouts of the projects' configs included.
+ * timeouts of the projects' configs included, rescaled as each test file starts.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { inject } from "vitest"
 import { timeouts } from "../../vitest.shared.js"
 import { loadFactor, maxFactor, scaled } from "../support/load.js"
+import { rescaled } from "../support/rescale.js"
 
 const withLoad = <A>(value: string, run: () => A): A => {
   const before = process.env["AHP_TEST_LOAD"]
@@ -30,5 +32,14 @@ describe("the load factor", () => {
     withLoad("1000", () => assert.strictEqual(loadFactor(), maxFactor))
     withLoad("0.5", () => assert.isAtLeast(loadFactor(), 1))
     withLoad("fast", () => assert.isAtLeast(loadFactor(), 1))
+  })
+
+  it("a test file's default timeout is its project's, rescaled as the file started, never below the config's", ({ task }) => {
+    const base = inject("ahpTimeouts")
+    // the suites project (test/vitest.config.ts)
+    assert.strictEqual(base.test, 60_000)
+    assert.strictEqual(task.timeout, rescaled.testTimeout)
+    assert.isAtLeast(task.timeout, base.testTimeout)
+    assert.isAtLeast(task.timeout, base.test)
   })
 })
