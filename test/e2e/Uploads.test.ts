@@ -18,6 +18,7 @@ import type * as Net from "node:net"
 import * as path from "node:path"
 import { failures, readLog, registration, scriptedStdio, tempDir, waitUntilEffect } from "../support/e2e.js"
 import { fixturePath, sharedRoot } from "../support/fixtures.js"
+import { scaled } from "../support/load.js"
 
 const ID = "com.example.vision"
 const token = "shared-token-value"
@@ -215,7 +216,7 @@ if (sharedRoot === undefined) {
         ])
         assert.strictEqual(result.decision.permission, "deny")
         assert.isAtLeast(elapsed, 290)
-        assert.isBelow(elapsed, 5000)
+        assert.isBelow(elapsed, scaled(5000))
         assert.strictEqual(seen.intercepts.length, 0)
         yield* waitUntilEffect("the aborted upload's connection to close", Effect.sync(() => hung.state.closed === 1))
         assert.strictEqual(hung.state.received, 1)

@@ -192,7 +192,7 @@ describe("Http.serve: slow clients", () => {
           socket.on("error", () => resume(Effect.succeed(received)))
         })
         assert.match(answer, /^HTTP\/1\.1 408/)
-        assert.isBelow(Date.now() - start, 10_000)
+        assert.isBelow(Date.now() - start, scaled(10_000))
         const next = yield* post(Json.stringify(M.intercept(M.toolBeforeEvent("evt_rm", { command: "rm -rf /" }))))
         assert.strictEqual(next.status, 200)
       }).pipe(

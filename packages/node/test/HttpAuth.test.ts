@@ -6,6 +6,7 @@ import { Duration, Effect, Either, Layer, Option, Redacted } from "effect"
 import * as fs from "node:fs"
 import { fileURLToPath } from "node:url"
 import * as Undici from "undici"
+import { scaled } from "../../../test/support/load.js"
 import * as oauthInternal from "../src/internal/oauth.js"
 import {
   clientSecret,
@@ -470,6 +471,6 @@ describe.skipIf(!fs.existsSync(portable))("HttpAuth with the official portable r
       )
       assert.deepStrictEqual(result.errors.map((e) => [e.code, e.policy]), [["timeout", "fail-closed"]])
       assert.strictEqual(result.decision.permission, "deny")
-      assert.isBelow(Date.now() - started, 5000)
+      assert.isBelow(Date.now() - started, scaled(5000))
     }))
 })

@@ -5,6 +5,7 @@ import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Data, Duration, Effect, Exit, Fiber, Layer, Ref, Scope, Tracer } from "effect"
 import * as net from "node:net"
+import { scaled } from "../../../test/support/load.js"
 import * as oauthInternal from "../src/internal/oauth.js"
 import { clientSecret, loopback, routedDispatcher } from "./oauthWorld.js"
 import { httpBackend, httpRequests, notification, okResponse, readLog, request, waitForLog } from "./utils.js"
@@ -111,7 +112,7 @@ describe("HttpTransport", () => {
       const endpoint = yield* connect(backend.url, undefined, { maxBodyBytes: 64 * 1024 })
       const started = Date.now()
       assert.strictEqual((yield* failureOf(endpoint.request(request(1)))).reason, "oversized")
-      assert.isBelow(Date.now() - started, 5000)
+      assert.isBelow(Date.now() - started, scaled(5000))
     }).pipe(Effect.provide(TestLayer)))
 
   it.scopedLive("a reset or refused connection fails with connection", () =>
