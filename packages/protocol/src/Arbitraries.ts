@@ -32,14 +32,6 @@ import * as Json from "./Json.js"
 import * as Registration from "./Registration.js"
 
 /**
- * The decoded type of an event of type `T`.
- *
- * @since 0.1.0
- * @category models
- */
-export type EventOfType<T extends EventType.EventType> = Schema.Schema.Type<(typeof Event.schemas)[T]>
-
-/**
  * Options of `event`: which attachment parts the drawn events carry.
  *
  * - `"any"` (the default): whatever the schema's arbitrary draws;
@@ -112,15 +104,15 @@ const unattached = (part: Json.JsonObject): Json.JsonObject => ({
 export const event = <T extends EventType.EventType>(
   type: T,
   options?: EventOptions
-): FastCheck.Arbitrary<EventOfType<T>> => {
-  const events = Arbitrary.make(Event.schemaFor(type) as unknown as Schema.Schema<EventOfType<T>>)
+): FastCheck.Arbitrary<Event.EventOf<T>> => {
+  const events = Arbitrary.make(Event.schemaFor(type) as unknown as Schema.Schema<Event.EventOf<T>>)
   switch (options?.attachments ?? "any") {
     case "some":
       return events.map((e) => mapAttachments(e, sourced)).filter(({ count }) => count > 0).map(({ value }) =>
-        value as EventOfType<T>
+        value as Event.EventOf<T>
       )
     case "none":
-      return events.map((e) => mapAttachments(e, unattached).value as EventOfType<T>)
+      return events.map((e) => mapAttachments(e, unattached).value as Event.EventOf<T>)
     default:
       return events
   }
