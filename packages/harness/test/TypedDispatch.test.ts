@@ -26,6 +26,17 @@ describe("typed dispatch", () => {
     >()
   })
 
+  it("each boundary's input is named, so compiler messages name it", () => {
+    expectTypeOf(Hooks.dispatch<"tool.before">).parameter(1).toEqualTypeOf<Event.ToolBeforeInput>()
+    expectTypeOf<Event.InputOf<"tool.before" | "turn.start">>().toEqualTypeOf<
+      Event.ToolBeforeInput | Event.TurnStartInput
+    >()
+    expectTypeOf<Event.ToolBeforeInput["tool"]>().toEqualTypeOf<Event.ToolBefore["tool"]>()
+    expectTypeOf<Event.ToolBeforeInput>().toHaveProperty("id")
+    // @ts-expect-error the boundary gives the type: an input has none
+    expectTypeOf<Event.ToolBeforeInput>().toHaveProperty("type")
+  })
+
   it("a wrongly shaped input does not compile", () => {
     // @ts-expect-error a tool.before input needs a tool
     Hooks.dispatch("tool.before", { session: { id: "s" }, call: { id: "c" }, path: "main" })

@@ -68,7 +68,10 @@ const mapAttachments = (
     if (Array.isArray(v)) return v.map(walk)
     if (typeof v === "object" && v !== null && Object.getPrototypeOf(v) === Object.prototype) {
       const out: Record<string, unknown> = {}
-      for (const [key, member] of Object.entries(v)) out[key] = walk(member)
+      for (const [key, member] of Object.entries(v)) {
+        // An own `__proto__` member (as a JSON parser keeps it) stays an own member.
+        Object.defineProperty(out, key, { value: walk(member), enumerable: true, writable: true, configurable: true })
+      }
       return out
     }
     return v
