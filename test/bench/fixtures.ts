@@ -6,7 +6,7 @@
 import { Grant, Hooks } from "@effect-ahp/harness"
 import type { Transport } from "@effect-ahp/harness"
 import { NodeTransports } from "@effect-ahp/node"
-import type { Json } from "@effect-ahp/protocol"
+import type { Json, JsonRpc } from "@effect-ahp/protocol"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { fileURLToPath } from "node:url"
 import { nodeCommand } from "./placement.js"
@@ -65,7 +65,7 @@ export const modifyMerge = (index: number): Handler => (request) =>
   respond(request, [{ type: "modify", target: "input", operation: "merge", value: { [`reviewedBy${index}`]: true } }])
 
 /** A handler served as an in-process backend. */
-export const inProcess = (handler: Handler): Transport.InProcessBackend => ({
+export const inProcess = (handler: Handler): JsonRpc.InProcessBackend<Transport.TransportError> => ({
   request: (message) => Effect.sync(() => handler(message)),
   notify: () => Effect.void
 })
@@ -106,8 +106,10 @@ export const stdioTransport = (behaviour: string): Json.JsonObject => ({
 })
 
 /** The Hooks service over in-process backends, as a runtime. */
-export const inProcessHooks = (registration: unknown, backends: Readonly<Record<string, Transport.InProcessBackend>>) =>
-  ManagedRuntime.make(Hooks.layerTest(registration, backends))
+export const inProcessHooks = (
+  registration: unknown,
+  backends: Readonly<Record<string, JsonRpc.InProcessBackend<Transport.TransportError>>>
+) => ManagedRuntime.make(Hooks.layerTest(registration, backends))
 
 /** The Hooks service over the Node transports, as a runtime (close it to stop every child). */
 export const nodeHooks = (registration: unknown) =>

@@ -14,7 +14,7 @@
  * the upload endpoint checks every upload's framing and bytes, and every attachment
  * reference a backend received must be one its own endpoint issued — never the host's.
  */
-import { Attachment, Hooks } from "@effect-ahp/harness"
+import { Attachment, DispatchResult, Hooks } from "@effect-ahp/harness"
 import { NodeTransports } from "@effect-ahp/node"
 import { Json } from "@effect-ahp/protocol"
 import { Duration, Effect, Layer, ManagedRuntime, Option, type Supervisor } from "effect"
@@ -238,7 +238,7 @@ const toolBefore = (attached: boolean): Json.JsonObject => ({
 })
 
 /** The comparable part of a dispatch result. */
-const observe = (result: Hooks.DispatchResult): plan.Expected => {
+const observe = (result: DispatchResult.DispatchResult): plan.Expected => {
   const input = ((result.event.tool as Json.JsonObject).input ?? {}) as Json.JsonObject
   const denial = result.decision.denial
   return {
@@ -258,7 +258,11 @@ const same = (a: plan.Expected, b: plan.Expected) => JSON.stringify(a) === JSON.
  * route boundary of the replay, and never grants: no `allow`, no candidate, no
  * continuation.
  */
-const problems = (result: Hooks.DispatchResult, expected: plan.Replay, huge: ReadonlySet<string>): Array<string> => {
+const problems = (
+  result: DispatchResult.DispatchResult,
+  expected: plan.Replay,
+  huge: ReadonlySet<string>
+): Array<string> => {
   const actual = observe(result)
   const input = ((result.event.tool as Json.JsonObject).input ?? {}) as Json.JsonObject
   const changed = actual.merged.filter((key) => huge.has(key) && Json.stringify(input[key]) !== plan.hugeValue)
@@ -285,7 +289,7 @@ const problems = (result: Hooks.DispatchResult, expected: plan.Replay, huge: Rea
  * the result must then be exactly what the plan gives with those routes late.
  */
 const onlyLate = (
-  result: Hooks.DispatchResult,
+  result: DispatchResult.DispatchResult,
   expected: plan.Replay,
   replayLate: (late: ReadonlyMap<string, "timeout" | "upload-timeout">) => plan.Replay
 ): boolean => {

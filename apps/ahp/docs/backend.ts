@@ -1,5 +1,5 @@
-import { Backend, Grant } from "@effect-ahp/backend"
-import type { HookEffect } from "@effect-ahp/protocol"
+import { Backend } from "@effect-ahp/backend"
+import { Capabilities, type HookEffect } from "@effect-ahp/protocol"
 import { Context, Effect, Layer } from "effect"
 
 // A service the handler needs, provided by the backend's own layer.
@@ -13,7 +13,7 @@ export const Guard = Backend.intercept("tool.before", (request) =>
     const hit = blocklist.find((pattern) => command.includes(pattern))
     if (hit === undefined) return []
     const ask: HookEffect.HookEffect = { type: "ask" }
-    return Grant.isGranted(request.capabilities, ask)
+    return Capabilities.isGranted(request.capabilities, ask)
       ? [ask, { type: "message", text: `${hit} needs your approval` }]
       : [{ type: "deny", reason: `${hit} is not allowed here` }]
   }))

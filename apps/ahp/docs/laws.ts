@@ -1,5 +1,5 @@
-import { Boundary, Grant, Hooks, type Transport } from "@effect-ahp/harness"
-import { Arbitraries, type HookEffect } from "@effect-ahp/protocol"
+import { Boundary, Grant, Hooks } from "@effect-ahp/harness"
+import { Arbitraries, type HookEffect, type JsonRpc } from "@effect-ahp/protocol"
 import { assert, it } from "@effect/vitest"
 import { Effect } from "effect"
 
@@ -8,7 +8,7 @@ const granted = Grant.boundaryCapabilities(Boundary.of("tool.before"), 3)
 const answers = Arbitraries.effects("tool.before", granted, { maxLength: 3 })
 
 // An in-process backend answering every request with the same effects.
-const answering = (effects: ReadonlyArray<HookEffect.HookEffect>): Transport.InProcessBackend => ({
+const answering = (effects: ReadonlyArray<HookEffect.HookEffect>): JsonRpc.InProcessBackend => ({
   request: (message) => Effect.succeed(Arbitraries.response(message.id!, effects)),
   notify: () => Effect.void
 })

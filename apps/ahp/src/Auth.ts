@@ -17,7 +17,7 @@
  * @since 0.1.0
  */
 import { Credentials, HttpTransport, OAuthLogin, TokenStore } from "@effect-ahp/node"
-import { Decoder, Issue, Registration } from "@effect-ahp/protocol"
+import { Decoder, Registration } from "@effect-ahp/protocol"
 import type { FileSystem } from "@effect/platform"
 import { Console, Effect, Either, Layer, Option } from "effect"
 import * as Io from "./Io.js"
@@ -50,7 +50,7 @@ export type Services =
   | FileSystem.FileSystem
   | Io.ExitCode
 
-const decodeRegistration = Decoder.lazy(() => Issue.decoder(Registration.Registration))
+const decodeRegistration = Decoder.lazy(() => Decoder.make(Registration.Registration))
 
 const readBackends = (file: string) =>
   Effect.flatMap(Io.readJson(file, "registration"), (value) =>

@@ -18,9 +18,9 @@
  *
  * @since 0.1.0
  */
-import { Grant, Hooks, Observation, RouteFailure, Tracing } from "@effect-ahp/harness"
+import { DispatchResult, Grant, Hooks, Observation, RouteFailure, Tracing } from "@effect-ahp/harness"
 import { NodeTransports, StdioTransport } from "@effect-ahp/node"
-import { Capabilities, Decoder, Discovery, Event, Intercept, Issue, Json } from "@effect-ahp/protocol"
+import { Capabilities, Decoder, Discovery, Elicitation, Event, Intercept, Issue, Json } from "@effect-ahp/protocol"
 import { Deferred, Effect, Either, Exit, Fiber, Layer, Option, Schema } from "effect"
 import * as Audit from "./Audit.js"
 import * as RouteTrace from "./internal/routeTrace.js"
@@ -49,7 +49,7 @@ export const observationJson = Decoder.lazy(() => Schema.encodeSync(Observation.
  * @since 0.1.0
  * @category output
  */
-export const toJson = Decoder.lazy(() => Schema.encodeSync(Hooks.DispatchResult))
+export const toJson = Decoder.lazy(() => Schema.encodeSync(DispatchResult.DispatchResult))
 
 const capabilitiesProblem = (path: string, message: string): Io.ConfigIssue => ({
   code: "invalid-capabilities",
@@ -57,8 +57,8 @@ const capabilitiesProblem = (path: string, message: string): Io.ConfigIssue => (
   message
 })
 
-const decodeManifest = Decoder.lazy(() => Issue.decoder(Discovery.Manifest))
-const decodeCapabilities = Decoder.lazy(() => Issue.decoder(Capabilities.Capabilities))
+const decodeManifest = Decoder.lazy(() => Decoder.make(Discovery.Manifest))
+const decodeCapabilities = Decoder.lazy(() => Decoder.make(Capabilities.Capabilities))
 
 const manifestIn = (value: Json.JsonObject): { readonly at: string; readonly manifest: Json.JsonValue } | undefined => {
   if (Array.isArray(value.events)) return { at: "", manifest: value }
@@ -133,8 +133,8 @@ export interface Options {
   readonly pretty: boolean
 }
 
-const decodeState = Decoder.lazy(() => Issue.decoder(Intercept.State))
-const decodeRequestedSchema = Decoder.lazy(() => Issue.decoder(Event.RequestedSchema))
+const decodeState = Decoder.lazy(() => Decoder.make(Intercept.State))
+const decodeRequestedSchema = Decoder.lazy(() => Decoder.make(Elicitation.RequestedSchema))
 
 const readDecoded = <A>(file: string, what: string, decode: (u: unknown) => Either.Either<A, Array<Issue.Issue>>) =>
   Effect.flatMap(Io.readJson(file, what), (value) =>

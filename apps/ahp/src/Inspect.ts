@@ -29,7 +29,7 @@
  *
  * @since 0.1.0
  */
-import { Grant, Hooks } from "@effect-ahp/harness"
+import { DispatchResult, Grant, Hooks } from "@effect-ahp/harness"
 import { NodeTransports, StdioTransport } from "@effect-ahp/node"
 import { Json, Registration } from "@effect-ahp/protocol"
 import { Console, Duration, Effect, Layer, Option } from "effect"
@@ -174,7 +174,7 @@ export interface Report {
   readonly timings: { readonly exchangeMs: number | null; readonly totalMs: number }
 }
 
-const classify = (result: Hooks.DispatchResult, mode: "intercept" | "observe") => {
+const classify = (result: DispatchResult.DispatchResult, mode: "intercept" | "observe") => {
   if (mode === "observe") {
     const observation = result.observations[0]
     if (observation?.outcome === "delivered") {

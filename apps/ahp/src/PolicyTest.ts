@@ -71,7 +71,7 @@ export const Case = Schema.Struct({
  */
 export type Case = typeof Case.Type
 
-const decodeCase = Decoder.lazy(() => Issue.decoder(Case, { onExcessProperty: "error" }))
+const decodeCase = Decoder.lazy(() => Decoder.make(Case, { onExcessProperty: "error" }))
 
 /**
  * What a case came to: the settled decision, the effective event, the messages and the

@@ -17,7 +17,7 @@
  * @since 0.1.0
  */
 import { Audit, Grant, Hooks } from "@effect-ahp/harness"
-import { Decoder, Event, Issue, Json } from "@effect-ahp/protocol"
+import { Decoder, Event, Json } from "@effect-ahp/protocol"
 import { Console, Effect, Either, Layer, Option, Ref } from "effect"
 import * as path from "node:path"
 import * as RouteTrace from "./internal/routeTrace.js"
@@ -54,7 +54,7 @@ export type Outcome =
   | { readonly _tag: "Skipped"; readonly line: number; readonly id: string; readonly reason: string }
   | { readonly _tag: "Unreadable"; readonly line: number; readonly reason: string }
 
-const decodeRecord = Decoder.lazy(() => Issue.decoder(Audit.Record))
+const decodeRecord = Decoder.lazy(() => Decoder.make(Audit.Record))
 
 const stop = (record: Audit.Record) =>
   record.settlement.stoppedAt === null

@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import type { Hooks, Registry } from "@effect-ahp/harness"
+import type { DispatchResult, Registry } from "@effect-ahp/harness"
 import { Json } from "@effect-ahp/protocol"
 import * as Brief from "./Brief.js"
 import type * as Recorder from "./Recorder.js"
@@ -22,7 +22,7 @@ import type { Style } from "./Style.js"
 export interface Call {
   readonly input: Json.JsonObject
   readonly routes: ReturnType<Registry.Registry["routes"]>
-  readonly result: Hooks.DispatchResult
+  readonly result: DispatchResult.DispatchResult
   /** The exchanges of this call only, in the order they ended. */
   readonly exchanges: ReadonlyArray<Recorder.Exchange>
 }

@@ -4,7 +4,7 @@
  * ask, allow and message, and the answer's effects are read back as a verdict.
  */
 import { InProcess } from "@effect-ahp/backend"
-import type { Json } from "@effect-ahp/protocol"
+import type { Json, JsonRpc } from "@effect-ahp/protocol"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -127,7 +127,7 @@ const verdictOf = (effects: ReadonlyArray<{ readonly type: string }>): Kind => {
 }
 
 /** The verdict of the backend on a tool call with `input`. */
-const verdictFor = (backend: InProcess.InProcessBackend, input: Json.JsonObject) =>
+const verdictFor = (backend: JsonRpc.InProcessBackend, input: Json.JsonObject) =>
   Effect.map(
     backend.request({
       jsonrpc: "2.0",

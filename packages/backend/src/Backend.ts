@@ -38,14 +38,6 @@ import type * as Scope from "effect/Scope"
 export type InterceptableType = Event.InterceptableEvent["type"]
 
 /**
- * The event of one event type (re-exported from `Event.EventOf` in the protocol package).
- *
- * @since 0.1.0
- * @category models
- */
-export type EventOf<T extends Event.EventType> = Event.EventOf<T>
-
-/**
  * The event families (`tool`, `session`, …): the part of an event type before the first dot.
  *
  * @since 0.1.0
@@ -70,7 +62,7 @@ export type Selector = Event.EventType | `${Family}.*` | "*"
  */
 export type EventsOf<S extends Selector> = S extends "*" ? Event.Event
   : S extends `${infer F}.*` ? Extract<Event.Event, { readonly type: `${F}.${string}` }>
-  : S extends Event.EventType ? EventOf<S>
+  : S extends Event.EventType ? Event.EventOf<S>
   : never
 
 /**
@@ -83,7 +75,7 @@ export type EventsOf<S extends Selector> = S extends "*" ? Event.Event
 export interface InterceptRequest<T extends InterceptableType = InterceptableType> {
   /** The JSON-RPC id (equal to `event.id`). */
   readonly id: JsonRpc.Id
-  readonly event: EventOf<T>
+  readonly event: Event.EventOf<T>
   /** What this request grants; the server refuses to send anything beyond it. */
   readonly capabilities: Capabilities.Capabilities
   readonly state?: Intercept.State

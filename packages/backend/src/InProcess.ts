@@ -1,15 +1,15 @@
 /**
  * Serving a backend in the same process as the harness: the backend becomes a pair of
- * plain Effect functions over JSON values, the shape of the harness's in-process transport
- * (`InProcessBackend` in `@effect-ahp/harness/Transport`), so a harness can call it
- * directly without a process or a socket.
+ * plain Effect functions over JSON values (`JsonRpc.InProcessBackend`, the shape the
+ * harness's in-process transport serves), so a harness can call it directly without a
+ * process or a socket.
  *
  * Messages are not copied: the harness's in-process transport already isolates both
  * directions.
  *
  * @since 0.1.0
  */
-import type { Json } from "@effect-ahp/protocol"
+import type { Json, JsonRpc } from "@effect-ahp/protocol"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -18,31 +18,18 @@ import type * as Backend from "./Backend.js"
 import * as Server from "./Server.js"
 
 /**
- * A backend callable in-process.
- *
- * @since 0.1.0
- * @category models
- */
-export interface InProcessBackend {
-  /**
-   * Handles a JSON-RPC request and succeeds with its response (a success or an error
-   * response). A message that is not answered (a notification) yields `null`.
-   */
-  readonly request: (message: Json.JsonObject) => Effect.Effect<Json.JsonValue>
-  /** Handles a notification; anything it would answer is dropped. */
-  readonly notify: (message: Json.JsonObject) => Effect.Effect<void>
-}
-
-/**
  * The in-process backend over the `Server` in context.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make: Effect.Effect<InProcessBackend, never, Server.Server> = Effect.map(Server.Server, (server) => ({
-  request: (message) => Effect.map(server.handle(message), Option.getOrElse((): Json.JsonValue => null)),
-  notify: (message) => Effect.asVoid(server.handle(message))
-}))
+export const make: Effect.Effect<JsonRpc.InProcessBackend, never, Server.Server> = Effect.map(
+  Server.Server,
+  (server) => ({
+    request: (message) => Effect.map(server.handle(message), Option.getOrElse((): Json.JsonValue => null)),
+    notify: (message) => Effect.asVoid(server.handle(message))
+  })
+)
 
 /**
  * Builds a backend layer in the current scope and returns it as an in-process backend.
@@ -66,5 +53,5 @@ export const make: Effect.Effect<InProcessBackend, never, Server.Server> = Effec
  */
 export const fromLayer = <E, R>(
   backend: Layer.Layer<Backend.Handlers, E, R>
-): Effect.Effect<InProcessBackend, E, R | Scope.Scope> =>
+): Effect.Effect<JsonRpc.InProcessBackend, E, R | Scope.Scope> =>
   Effect.flatMap(Layer.build(Server.layerBackend(backend)), (context) => Effect.provide(make, context))

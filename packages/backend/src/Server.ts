@@ -36,7 +36,17 @@
  *
  * @since 0.1.0
  */
-import { Common, Decoder, HookEffect, Intercept, Issue, Json, JsonRpc, Observe } from "@effect-ahp/protocol"
+import {
+  Capabilities,
+  Common,
+  Decoder,
+  HookEffect,
+  Intercept,
+  Issue,
+  Json,
+  JsonRpc,
+  Observe
+} from "@effect-ahp/protocol"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -46,7 +56,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Backend from "./Backend.js"
-import * as Grant from "./Grant.js"
 
 /**
  * The message handler of one backend.
@@ -161,7 +170,7 @@ const checkEffects = (
       rejected.push({ index, reason: `not a valid effect (problems at ${paths.join(", ")})` })
       return
     }
-    const problem = Grant.problem(capabilities, decoded.right)
+    const problem = Capabilities.grantProblem(capabilities, decoded.right)?.message
     if (problem !== undefined) {
       rejected.push({ index, reason: problem })
       return

@@ -17,13 +17,6 @@ export * as Attachments from "./Attachments.js"
 export * as Backend from "./Backend.js"
 
 /**
- * Whether a request's capabilities grant an effect.
- *
- * @since 0.1.0
- */
-export * as Grant from "./Grant.js"
-
-/**
  * Serving a backend over HTTP.
  *
  * @since 0.1.0

@@ -23,26 +23,9 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Tracer from "effect/Tracer"
 import * as Audit from "./Audit.js"
+import * as Tracing from "./Tracing.js"
 
 const encode = Decoder.lazy(() => Schema.encodeSync(Audit.Record))
-
-const traceparentPattern = /^[\da-f]{2}-([\da-f]{32})-([\da-f]{16})-([\da-f]{2})$/
-
-/**
- * The parent span of a W3C `traceparent`, if it is well formed.
- *
- * @since 0.1.0
- * @category tracing
- */
-export const parentOf = (traceparent: string | undefined): Option.Option<Tracer.ExternalSpan> => {
-  const match = traceparent === undefined ? null : traceparentPattern.exec(traceparent)
-  if (match === null) return Option.none()
-  return Option.some(Tracer.externalSpan({
-    traceId: match[1]!,
-    spanId: match[2]!,
-    sampled: (parseInt(match[3]!, 16) & 1) === 1
-  }))
-}
 
 /**
  * The attributes of a call's span.
@@ -105,7 +88,7 @@ export const write = (
     const total = record.interceptors.reduce((sum, i) => sum + i.latencyMs, 0)
     const call = tracer.span(
       "ahp.call",
-      parentOf(record.event.traceContext?.traceparent),
+      Tracing.parentOf(record.event.traceContext?.traceparent),
       Context.empty(),
       [],
       nanos(end - total),

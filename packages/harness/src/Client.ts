@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import type * as DispatchResult from "./DispatchResult.js"
 import * as Hooks from "./Hooks.js"
 import type { Transports } from "./Transport.js"
 
@@ -46,15 +47,15 @@ export interface HooksClient {
   /** Runs one boundary call, typed by its event type; rejects only with `InvalidEvent` or `InvalidNarrowing`. */
   readonly dispatch: <T extends Event.EventType>(
     type: T,
-    input: Hooks.Input<Event.EventOf<T>>,
+    input: Event.InputOf<T>,
     options?: DispatchOptions
-  ) => Promise<Hooks.DispatchResult<Event.EventOf<T>>>
+  ) => Promise<DispatchResult.DispatchResult<Event.EventOf<T>>>
   /** Runs one boundary call from untyped JSON (validated at run time only). */
   readonly dispatchUnknown: (
     type: Event.EventType,
     input: Json.JsonObject,
     options?: DispatchOptions
-  ) => Promise<Hooks.DispatchResult>
+  ) => Promise<DispatchResult.DispatchResult>
   /** Stops every backend connection and process; safe to call more than once. */
   readonly close: () => Promise<void>
 }

@@ -28,7 +28,15 @@
  *
  * @since 0.1.0
  */
-import { Capabilities, type Elicitation, Event, Intercept, Json, type Registration } from "@effect-ahp/protocol"
+import {
+  Capabilities,
+  type Elicitation,
+  Event,
+  Intercept,
+  Json,
+  type JsonRpc,
+  type Registration
+} from "@effect-ahp/protocol"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
@@ -48,23 +56,15 @@ import * as Attachment from "./Attachment.js"
 import * as Audit from "./Audit.js"
 import * as Boundary from "./Boundary.js"
 import * as Chain from "./Chain.js"
+import * as DispatchResult from "./DispatchResult.js"
 import * as Grant from "./Grant.js"
 import * as Prepare from "./internal/prepare.js"
 import * as Retire from "./internal/retire.js"
 import * as Observation from "./Observation.js"
 import * as Registry from "./Registry.js"
-import * as RouteFailure from "./RouteFailure.js"
 import * as Settlement from "./Settlement.js"
 import * as Tracing from "./Tracing.js"
-import {
-  type Endpoint,
-  type InProcessBackend,
-  inProcessEndpoint,
-  layerInProcess,
-  startAll,
-  TransportError,
-  Transports
-} from "./Transport.js"
+import { type Endpoint, inProcessEndpoint, layerInProcess, startAll, TransportError, Transports } from "./Transport.js"
 import * as Uploads from "./Uploads.js"
 
 /**
@@ -152,19 +152,6 @@ export const isInvalidNarrowing = (u: unknown): u is InvalidNarrowing => hasProp
 export type DispatchError = InvalidEvent | InvalidNarrowing
 
 /**
- * An event's fields without the envelope members the harness fills in when absent.
- *
- * @since 0.1.0
- * @category models
- */
-export type Input<E = Event.Event> = E extends unknown ? Omit<E, "type" | "id" | "time" | "source"> & {
-    readonly id?: string
-    readonly time?: string
-    readonly source?: string
-  }
-  : never
-
-/**
  * Per-call options.
  *
  * @since 0.1.0
@@ -191,64 +178,6 @@ export interface DispatchOptions {
   readonly attachments?: Readonly<Record<string, Attachment.Source>> | undefined
   /** This call's byte budget for attachment snapshots (defaults to the service's). */
   readonly maxAttachmentBytes?: number | undefined
-}
-
-/**
- * The data of one boundary call's result, as a Schema whose encoding is the documented JSON
- * form `ahp dispatch` prints: the effective event, the decision's members
- * (`Settlement.DecisionJson`), the failed routes, the observation deliveries and whether
- * the call was interrupted.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const DispatchResult = Schema.transform(
-  Schema.Struct({
-    event: Json.AnyObject,
-    ...Settlement.DecisionJson.fields,
-    errors: Schema.Array(RouteFailure.FromJson),
-    observations: Schema.Array(Observation.Observation),
-    interrupted: Schema.Boolean
-  }),
-  Schema.Struct({
-    event: Json.AnyObject,
-    decision: Settlement.DecisionFromSelf,
-    errors: Schema.Array(Schema.typeSchema(RouteFailure.FromJson)),
-    observations: Schema.Array(Observation.Observation),
-    interrupted: Schema.Boolean
-  }),
-  {
-    strict: true,
-    decode: ({ effects, decision, errors, event, interrupted, messages, observations, state }) => ({
-      event,
-      decision: Settlement.fromJson({ effects, decision, state, messages }),
-      errors,
-      observations,
-      interrupted
-    }),
-    encode: ({ decision, errors, event, interrupted, observations }) => ({
-      event,
-      ...Settlement.toJson(decision),
-      errors,
-      observations,
-      interrupted
-    })
-  }
-)
-
-/**
- * The result of one boundary call. `E` is the effective event's type: `Event.EventOf<T>`
- * from `dispatch(type, …)` (the event was validated against the boundary's Schema on entry
- * and every accepted edit against its target's), a JSON object from `dispatchUnknown`.
- *
- * @since 0.1.0
- * @category models
- */
-export interface DispatchResult<E = Json.JsonObject> extends Omit<Schema.Schema.Type<typeof DispatchResult>, "event"> {
-  /** The effective event after accepted edits. */
-  readonly event: E
-  /** The final observation outcomes (immediate unless deliveries run in a host scope; owned by the call, so closing that scope early yields the pending ones as `interrupted`). */
-  readonly observationsDone: Effect.Effect<ReadonlyArray<Observation.Observation>>
 }
 
 /**
@@ -281,7 +210,9 @@ export interface Options {
  * @since 0.1.0
  * @category models
  */
-export type Served<E = never, R = never> = InProcessBackend | Effect.Effect<InProcessBackend, E, R>
+export type Served<E = never, R = never> =
+  | JsonRpc.InProcessBackend<TransportError>
+  | Effect.Effect<JsonRpc.InProcessBackend<TransportError>, E, R>
 
 /**
  * Construction options with the backends the host serves in process, by backend id.
@@ -320,15 +251,15 @@ export class Hooks extends Context.Tag("@effect-ahp/harness/Hooks")<Hooks, {
   /** One boundary call, typed by its event type: the input and the effective event are that type's event. */
   readonly dispatch: <T extends Event.EventType>(
     type: T,
-    input: Input<Event.EventOf<T>>,
+    input: Event.InputOf<T>,
     options?: DispatchOptions
-  ) => Effect.Effect<DispatchResult<Event.EventOf<T>>, DispatchError>
+  ) => Effect.Effect<DispatchResult.DispatchResult<Event.EventOf<T>>, DispatchError>
   /** One boundary call from untyped JSON (for tools reading events from files or the wire). */
   readonly dispatchUnknown: (
     type: Event.EventType,
     input: Json.JsonObject,
     options?: DispatchOptions
-  ) => Effect.Effect<DispatchResult, DispatchError>
+  ) => Effect.Effect<DispatchResult.DispatchResult, DispatchError>
   readonly registry: Registry.Registry
   readonly grant: Grant.Grant
 }>() {}
@@ -387,7 +318,7 @@ const prepare = (
 }
 
 /** A served backend, built if it is an effect. */
-const build = <E, R>(served: Served<E, R>): Effect.Effect<InProcessBackend, E, R> =>
+const build = <E, R>(served: Served<E, R>): Effect.Effect<JsonRpc.InProcessBackend<TransportError>, E, R> =>
   Effect.isEffect(served) ? served : Effect.succeed(served)
 
 /**
@@ -456,7 +387,7 @@ export const makeUnknown = <E = never, R = never>(
     const record = (
       before: Json.JsonObject,
       final: Chain.Progress,
-      result: Pick<DispatchResult, "decision" | "observations" | "interrupted">
+      result: Pick<DispatchResult.DispatchResult, "decision" | "observations" | "interrupted">
     ) =>
       Effect.flatMap(current, (audit) =>
         audit === Audit.none ? Effect.void : Effect.flatMap(
@@ -566,15 +497,13 @@ export const makeUnknown = <E = never, R = never>(
         called: final.called
       })
       if (recipients.length === 0 || ran.interrupted) {
-        const observations: ReadonlyArray<Observation.Observation> = []
-        const result = {
+        const result = DispatchResult.make({
           event: final.event,
           decision: Settlement.settle(final.state, { interrupted }),
           errors: final.failures,
-          observations,
-          interrupted,
-          observationsDone: Effect.succeed(observations)
-        } satisfies DispatchResult
+          observations: [],
+          interrupted
+        })
         yield* record(event, final, result)
         return result
       }
@@ -593,14 +522,14 @@ export const makeUnknown = <E = never, R = never>(
           observers.scope,
           (observations) => record(event, final, { decision, observations, interrupted: false })
         )
-        return {
+        return DispatchResult.make({
           event: final.event,
           decision,
           errors: final.failures,
           observations: Observation.pending(recipients),
           interrupted: false,
           observationsDone
-        } satisfies DispatchResult
+        })
       }
       const delivered = yield* Observation.deliverAll(boundary, final.event, recipients, endpoint, {
         timeoutMs: observationTimeoutMs,
@@ -608,16 +537,15 @@ export const makeUnknown = <E = never, R = never>(
         interrupted: stop,
         prepare: ran.prepare
       })
-      const result = {
+      const result = DispatchResult.make({
         event: final.event,
         // The decision was settled before the first delivery: an interruption while they
         // run ends them, and keeps it.
         decision: Settlement.settle(final.state),
         errors: final.failures,
         observations: delivered.observations,
-        interrupted: delivered.interrupted,
-        observationsDone: Effect.succeed(delivered.observations)
-      } satisfies DispatchResult
+        interrupted: delivered.interrupted
+      })
       yield* record(event, final, result)
       return result
     })
@@ -666,15 +594,15 @@ export const makeUnknown = <E = never, R = never>(
           )
       )
     }
-    // An input of `Input<EventOf<T>>` is JSON once validated, and the effective event is
+    // An input of `Event.InputOf<T>` is JSON once validated, and the effective event is
     // `EventOf<T>`: `prepare` validates it against the boundary's Schema, Staging every edit.
     const dispatch = <T extends Event.EventType>(
       type: T,
-      input: Input<Event.EventOf<T>>,
+      input: Event.InputOf<T>,
       dispatchOptions?: DispatchOptions
     ) =>
       dispatchUnknown(type, input as unknown as Json.JsonObject, dispatchOptions) as Effect.Effect<
-        DispatchResult<Event.EventOf<T>>,
+        DispatchResult.DispatchResult<Event.EventOf<T>>,
         DispatchError
       >
     return Hooks.of({ dispatch, dispatchUnknown, registry, grant })
@@ -815,10 +743,10 @@ export const layerJson = <E = never, R = never>(
  */
 export const layerTest = (
   registration: unknown,
-  backends: Readonly<Record<string, InProcessBackend>>,
+  backends: Readonly<Record<string, JsonRpc.InProcessBackend<TransportError>>>,
   options?: Options
 ): Layer.Layer<Hooks, Registry.ConfigurationError> => {
-  const served: Record<string, InProcessBackend> = {}
+  const served: Record<string, JsonRpc.InProcessBackend<TransportError>> = {}
   for (const id of inProcessIds(registration)) {
     if (Object.prototype.hasOwnProperty.call(backends, id)) served[id] = backends[id]!
   }
@@ -846,7 +774,7 @@ const inProcessIds = (document: unknown): ReadonlyArray<string> =>
  */
 export const dispatch = <T extends Event.EventType>(
   type: T,
-  input: Input<Event.EventOf<T>>,
+  input: Event.InputOf<T>,
   options?: DispatchOptions
 ) => Effect.flatMap(Hooks, (hooks) => hooks.dispatch(type, input, options))
 

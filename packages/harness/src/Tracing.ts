@@ -9,8 +9,9 @@
  */
 import { Common, Json } from "@effect-ahp/protocol"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import type * as Tracer from "effect/Tracer"
+import * as Tracer from "effect/Tracer"
 
 /** The tracer of the default runtime services: Effect's built-in tracer. */
 const builtInTracer = Effect.runSync(Effect.tracer)
@@ -78,7 +79,24 @@ export const TraceContext = Schema.Struct({
  */
 export type TraceContext = typeof TraceContext.Type
 
-const traceparentPattern = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/
+/** A W3C `traceparent`: version, trace id, parent span id and flags, in lower-case hex. */
+const traceparentPattern = /^[\da-f]{2}-([\da-f]{32})-([\da-f]{16})-([\da-f]{2})$/
+
+/**
+ * The parent span of a W3C `traceparent`, if it is well formed.
+ *
+ * @since 0.1.0
+ * @category trace context
+ */
+export const parentOf = (traceparent: string | undefined): Option.Option<Tracer.ExternalSpan> => {
+  const match = traceparent === undefined ? null : traceparentPattern.exec(traceparent)
+  if (match === null) return Option.none()
+  return Option.some(Tracer.externalSpan({
+    traceId: match[1]!,
+    spanId: match[2]!,
+    sampled: (parseInt(match[3]!, 16) & 1) === 1
+  }))
+}
 
 /**
  * A trace context from `traceparent` / `tracestate` values (e.g. the `TRACEPARENT` and

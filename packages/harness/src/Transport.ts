@@ -34,7 +34,7 @@
  * @since 0.1.0
  */
 import { Common, Json } from "@effect-ahp/protocol"
-import type { Registration } from "@effect-ahp/protocol"
+import type { JsonRpc, Registration } from "@effect-ahp/protocol"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -204,18 +204,6 @@ export const startAll = (
   }, { concurrency: "unbounded", discard: true })
 
 /**
- * A backend written as plain Effect functions over JSON values: `request` answers a
- * JSON-RPC request object with a response object; `notify` receives a notification.
- *
- * @since 0.1.0
- * @category models
- */
-export interface InProcessBackend {
-  readonly request: (message: Json.JsonObject) => Effect.Effect<Json.JsonValue, TransportError>
-  readonly notify: (message: Json.JsonObject) => Effect.Effect<void, TransportError>
-}
-
-/**
  * Copies a backend's answer through JSON text, so the harness never shares its objects and
  * sees it as it would arrive over the wire: an answer that is not JSON within
  * `Json.maxDepth` is `malformed`, as those bytes would be.
@@ -235,7 +223,7 @@ const isolate = (value: Json.JsonValue): Effect.Effect<Json.JsonValue, Transport
  * @since 0.1.0
  * @category constructors
  */
-export const inProcessEndpoint = (target: InProcessBackend): Endpoint => ({
+export const inProcessEndpoint = (target: JsonRpc.InProcessBackend<TransportError>): Endpoint => ({
   request: (message) =>
     Effect.flatMap(Effect.sync(() => Json.clone(message)), (copy) => Effect.flatMap(target.request(copy), isolate)),
   notify: (message) => Effect.flatMap(Effect.sync(() => Json.clone(message)), target.notify)
@@ -259,7 +247,9 @@ export const notServed = (backend: Registration.Backend): TransportError =>
  * @since 0.1.0
  * @category layers
  */
-export const layerInProcess = (backends: Readonly<Record<string, InProcessBackend>>): Layer.Layer<Transports> =>
+export const layerInProcess = (
+  backends: Readonly<Record<string, JsonRpc.InProcessBackend<TransportError>>>
+): Layer.Layer<Transports> =>
   Layer.succeed(
     Transports,
     Transports.of({

@@ -46,6 +46,13 @@ export * as Chain from "./Chain.js"
 export * as Client from "./Client.js"
 
 /**
+ * The result of one boundary call and its JSON form.
+ *
+ * @since 0.1.0
+ */
+export * as DispatchResult from "./DispatchResult.js"
+
+/**
  * The modification algebra.
  *
  * @since 0.1.0

@@ -3,7 +3,7 @@
  * outcomes, synthetic vs explicit deny, hashes, no content unless asked), written off the
  * critical path (a full queue drops and counts), flushed when its scope closes.
  */
-import { Audit, AuditTelemetry, Hooks, Tracing, Transport } from "@effect-ahp/harness"
+import { Audit, Hooks, Tracing, Transport } from "@effect-ahp/harness"
 import { Json } from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, JSONSchema, Layer, Option, Schema } from "effect"
@@ -234,9 +234,9 @@ describe("Tracing.exportRequested", () => {
   })
 })
 
-describe("AuditTelemetry.parentOf", () => {
+describe("Tracing.parentOf", () => {
   it("reads a well-formed traceparent, and nothing else", () => {
-    const parent = AuditTelemetry.parentOf("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+    const parent = Tracing.parentOf("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
     assert.isTrue(Option.isSome(parent))
     const span = Option.getOrThrow(parent)
     assert.deepStrictEqual([span.traceId, span.spanId, span.sampled], [
@@ -245,10 +245,10 @@ describe("AuditTelemetry.parentOf", () => {
       true
     ])
     assert.isFalse(
-      Option.getOrThrow(AuditTelemetry.parentOf("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00")).sampled
+      Option.getOrThrow(Tracing.parentOf("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00")).sampled
     )
-    assert.isTrue(Option.isNone(AuditTelemetry.parentOf("00-XYZ-b7ad6b7169203331-01")))
-    assert.isTrue(Option.isNone(AuditTelemetry.parentOf(undefined)))
+    assert.isTrue(Option.isNone(Tracing.parentOf("00-XYZ-b7ad6b7169203331-01")))
+    assert.isTrue(Option.isNone(Tracing.parentOf(undefined)))
   })
 })
 

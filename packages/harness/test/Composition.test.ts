@@ -6,7 +6,7 @@
  * documents the Registration schema accepts.
  */
 import { Grant, Hooks, Registry, Transport } from "@effect-ahp/harness"
-import { Registration } from "@effect-ahp/protocol"
+import { type JsonRpc, Registration } from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Exit, Layer, Ref, Schema, Scope } from "effect"
 import { answer, backends, type Script, toolBefore } from "./support.js"
@@ -25,7 +25,7 @@ const mixed = Registration.make([
 /** A backend served in process, answering with `script` and counting its requests. */
 const servedBackend = (script: Script) => {
   const state = { requests: 0 }
-  const backend: Transport.InProcessBackend = {
+  const backend: JsonRpc.InProcessBackend<Transport.TransportError> = {
     request: (message) => Effect.suspend(() => script(message, state.requests++)),
     notify: () => Effect.void
   }
@@ -117,13 +117,16 @@ describe("Hooks: backends served in process beside transports", () => {
 
   it.effect("an in-process backend nobody serves, and a served id not registered in-process, are configuration errors", () =>
     Effect.gen(function*() {
-      const build = (backendsServed: Record<string, Transport.InProcessBackend>) =>
+      const build = (backendsServed: Record<string, JsonRpc.InProcessBackend<Transport.TransportError>>) =>
         Layer.build(Hooks.layer(mixed, { backends: backendsServed }).pipe(Layer.provide(Transport.layerInProcess({}))))
           .pipe(
             Effect.scoped,
             Effect.flip
           )
-      const quiet: Transport.InProcessBackend = { request: () => Effect.never, notify: () => Effect.void }
+      const quiet: JsonRpc.InProcessBackend<Transport.TransportError> = {
+        request: () => Effect.never,
+        notify: () => Effect.void
+      }
       assert.deepStrictEqual(codes(yield* build({})), [["in-process-backend-not-served", "/hooks/0/transport"]])
       assert.deepStrictEqual(codes(yield* build({ [GUARD]: quiet, [REMOTE]: quiet })), [[
         "served-backend-not-registered",

@@ -1,4 +1,5 @@
 import { Transport } from "@effect-ahp/harness"
+import type { JsonRpc } from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Deferred, Duration, Effect, Exit, Fiber, Scope } from "effect"
 import { scaled } from "../../../test/support/load.js"
@@ -19,7 +20,7 @@ const busy = (millis: number) =>
 /** A backend whose requests never complete and whose interruption is held until `gate` opens. */
 const heldBackend = (gate: Deferred.Deferred<void>, started: Deferred.Deferred<void>) => {
   const { run, state } = heldExchange(started, gate)
-  const backend: Transport.InProcessBackend = { request: () => run, notify: () => Effect.void }
+  const backend: JsonRpc.InProcessBackend<Transport.TransportError> = { request: () => run, notify: () => Effect.void }
   return { state, backend }
 }
 

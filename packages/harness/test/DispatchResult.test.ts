@@ -1,4 +1,4 @@
-import { Hooks, RouteFailure, Settlement } from "@effect-ahp/harness"
+import { DispatchResult, RouteFailure, Settlement } from "@effect-ahp/harness"
 import { Json } from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, FastCheck as fc, Schema } from "effect"
@@ -63,7 +63,7 @@ const result = {
 
 describe("DispatchResult", () => {
   it("encodes to the documented JSON form, members in order, absent members as null or omitted", () => {
-    const encoded = Schema.encodeSync(Hooks.DispatchResult)(result)
+    const encoded = Schema.encodeSync(DispatchResult.DispatchResult)(result)
     assert.deepStrictEqual(Object.keys(encoded), [
       "event",
       "effects",
@@ -97,8 +97,8 @@ describe("DispatchResult", () => {
   })
 
   it("decodes its JSON form back (request ids and effect provenance are not part of it)", () => {
-    const encoded = Schema.encodeSync(Hooks.DispatchResult)(result)
-    const decoded = Schema.decodeUnknownSync(Hooks.DispatchResult)(
+    const encoded = Schema.encodeSync(DispatchResult.DispatchResult)(result)
+    const decoded = Schema.decodeUnknownSync(DispatchResult.DispatchResult)(
       Json.parse(Json.stringify(encoded)).pipe((e) => e._tag === "Right" ? e.right : null)
     )
     assert.instanceOf(decoded.errors[0], RouteFailure.RouteFailure)
@@ -108,12 +108,14 @@ describe("DispatchResult", () => {
       synthetic: false,
       provenance: { backend: "com.example.b", subscription: "1" }
     })
-    assert.deepStrictEqual(Schema.encodeSync(Hooks.DispatchResult)(decoded), encoded)
+    assert.deepStrictEqual(Schema.encodeSync(DispatchResult.DispatchResult)(decoded), encoded)
   })
 
   it("rejects a JSON form that is not one", () => {
-    const encoded = Schema.encodeSync(Hooks.DispatchResult)(result)
-    assert.isTrue(Schema.decodeUnknownEither(Hooks.DispatchResult)({ ...encoded, decision: "maybe" })._tag === "Left")
+    const encoded = Schema.encodeSync(DispatchResult.DispatchResult)(result)
+    assert.isTrue(
+      Schema.decodeUnknownEither(DispatchResult.DispatchResult)({ ...encoded, decision: "maybe" })._tag === "Left"
+    )
     assert.isTrue(
       Schema.decodeUnknownEither(Settlement.Decision)({ ...encoded, state: { ...encoded.state, flow: "sideways" } })
         ._tag === "Left"

@@ -1,4 +1,5 @@
 import { Grant, Hooks, Transport } from "@effect-ahp/harness"
+import type { JsonRpc } from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
 import { Config, ConfigError, ConfigProvider, Deferred, Effect, Exit, Fiber, Layer, Scope, TestClock } from "effect"
 import { answer, backends, intercept, observe, raw, registration, toolBefore, withHooks } from "./support.js"
@@ -532,7 +533,7 @@ describe("observation", () => {
 
   it.effect("slow observers are bounded and leave nothing running", () => {
     let running = 0
-    const slow: Transport.InProcessBackend = {
+    const slow: JsonRpc.InProcessBackend<Transport.TransportError> = {
       request: () => Effect.never,
       notify: () =>
         Effect.acquireUseRelease(Effect.sync(() => running++), () => Effect.never, () => Effect.sync(() => running--))
@@ -555,7 +556,7 @@ describe("observation", () => {
     Effect.gen(function*() {
       const gate = yield* Deferred.make<void>()
       let delivered = 0
-      const gated: Transport.InProcessBackend = {
+      const gated: JsonRpc.InProcessBackend<Transport.TransportError> = {
         request: () => Effect.never,
         notify: () => Effect.zipRight(Deferred.await(gate), Effect.sync(() => delivered++))
       }
@@ -617,7 +618,7 @@ describe("boundary input", () => {
 describe("in-process isolation", () => {
   it.effect("a backend that mutates its request, or its answer afterwards, changes nothing in the harness", () => {
     let kept: any
-    const meddler: Transport.InProcessBackend = {
+    const meddler: JsonRpc.InProcessBackend<Transport.TransportError> = {
       request: (message: any) =>
         Effect.sync(() => {
           message.params.event.tool.input.command = "rm -rf /"
@@ -638,7 +639,7 @@ describe("in-process isolation", () => {
     const input = toolBefore()
     const before = JSON.stringify(input)
     const seen: Array<unknown> = []
-    const second: Transport.InProcessBackend = {
+    const second: JsonRpc.InProcessBackend<Transport.TransportError> = {
       request: (message: any) =>
         Effect.sync(() => {
           kept.result.effects[0].text = "rewritten later"
@@ -725,7 +726,7 @@ describe("layers", () => {
       protocolVersion: "draft",
       hooks: [{ id: A, transport: { type: "in-process" }, subscriptions: [intercept(["tool.before"])] }]
     })
-    const served: Transport.InProcessBackend = {
+    const served: JsonRpc.InProcessBackend<Transport.TransportError> = {
       request: (message) => answer({ type: "deny", reason: "in process" })(message, 0),
       notify: () => Effect.void
     }

@@ -1,4 +1,5 @@
 import { Client, Transport } from "@effect-ahp/harness"
+import type { JsonRpc } from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, FastCheck as fc, Fiber, Scope, TestClock } from "effect"
 import { scaled } from "../../../test/support/load.js"
@@ -11,16 +12,16 @@ const FAST = "com.example.fast"
 /** An observer whose deliveries never complete and whose interruption is held until `gate` (if any) opens. */
 const slowObserver = (started: Deferred.Deferred<void>, gate?: Deferred.Deferred<void>) => {
   const { run, state } = heldExchange(started, gate)
-  const backend: Transport.InProcessBackend = { request: () => Effect.never, notify: () => run }
+  const backend: JsonRpc.InProcessBackend<Transport.TransportError> = { request: () => Effect.never, notify: () => run }
   return { state, backend }
 }
 
-const allowing: Transport.InProcessBackend = {
+const allowing: JsonRpc.InProcessBackend<Transport.TransportError> = {
   request: (m) => answer({ type: "allow" }, { type: "return", value: 1 })(m, 0),
   notify: () => Effect.void
 }
 
-const fast = (log: Array<string>): Transport.InProcessBackend => ({
+const fast = (log: Array<string>): JsonRpc.InProcessBackend<Transport.TransportError> => ({
   request: () => Effect.never,
   notify: () => Effect.sync(() => log.push("fast"))
 })
@@ -32,7 +33,7 @@ const reg = registration([
 ])
 
 /** Builds the service in a scope the test closes itself; deliveries are bounded by 60 s. */
-const open = (backends: Record<string, Transport.InProcessBackend>) =>
+const open = (backends: Record<string, JsonRpc.InProcessBackend<Transport.TransportError>>) =>
   openHooks(reg, Transport.layerInProcess(backends), { observationTimeoutMs: 60_000 })
 
 describe("interruption during observation", () => {
@@ -133,7 +134,7 @@ describe("interruption during observation", () => {
     Effect.gen(function*() {
       const started = yield* Deferred.make<void>()
       const log: Array<string> = []
-      const recording: Transport.InProcessBackend = {
+      const recording: JsonRpc.InProcessBackend<Transport.TransportError> = {
         request: (m) => Effect.zipRight(Effect.sync(() => log.push("request")), allowing.request(m)),
         notify: () => Effect.sync(() => log.push("notify"))
       }
@@ -174,10 +175,12 @@ describe("observation outcomes owned by the call", () => {
   const delayed = (delays: ReadonlyArray<number>) => {
     const completed = new Set<string>()
     const ids = delays.map((_, i) => `com.example.o${i}`)
-    const backends = Object.fromEntries(ids.map((id, i): [string, Transport.InProcessBackend] => [id, {
-      request: () => Effect.never,
-      notify: () => Effect.zipRight(Effect.sleep(delays[i]!), Effect.sync(() => completed.add(id)))
-    }]))
+    const backends = Object.fromEntries(
+      ids.map((id, i): [string, JsonRpc.InProcessBackend<Transport.TransportError>] => [id, {
+        request: () => Effect.never,
+        notify: () => Effect.zipRight(Effect.sleep(delays[i]!), Effect.sync(() => completed.add(id)))
+      }])
+    )
     const observed = registration(ids.map((id) => ({ id, subscriptions: [observe(["tool.before"])] })))
     return { ids, completed, backends, observed }
   }

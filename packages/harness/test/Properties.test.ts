@@ -1,5 +1,5 @@
 import { Hooks, Transport } from "@effect-ahp/harness"
-import { Json } from "@effect-ahp/protocol"
+import { Json, type JsonRpc } from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, FastCheck as fc, Supervisor } from "effect"
 import { answer, backends, intercept, observe, registration, toolBefore, withHooks } from "./support.js"
@@ -29,11 +29,11 @@ const ids = (n: number) => Array.from({ length: n }, (_, i) => `com.example.b${i
 const scripted = (
   steps: ReadonlyArray<Step>,
   record: (id: string, message: any) => void,
-  extra: Record<string, Transport.InProcessBackend> = {}
+  extra: Record<string, JsonRpc.InProcessBackend<Transport.TransportError>> = {}
 ) => {
   let inFlight = 0
   let maxInFlight = 0
-  const table: Record<string, Transport.InProcessBackend> = {}
+  const table: Record<string, JsonRpc.InProcessBackend<Transport.TransportError>> = {}
   ids(steps.length).forEach((id, i) => {
     const step = steps[i]!
     table[id] = {
@@ -113,7 +113,10 @@ describe("chain properties", () => {
     [fc.array(stepArb, { minLength: 1, maxLength: 4 }), fc.boolean()],
     ([steps, slowObserver]) =>
       Effect.gen(function*() {
-        const slow: Transport.InProcessBackend = { request: () => Effect.never, notify: () => Effect.never }
+        const slow: JsonRpc.InProcessBackend<Transport.TransportError> = {
+          request: () => Effect.never,
+          notify: () => Effect.never
+        }
         const { layer } = scripted(steps, () => {}, { "com.example.slow": slow })
         const reg = registration([
           ...ids(steps.length).map((id) => ({ id, subscriptions: [intercept(["tool.before"], { timeoutMs: 20 })] })),

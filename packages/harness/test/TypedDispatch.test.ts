@@ -1,4 +1,4 @@
-import { Hooks } from "@effect-ahp/harness"
+import { DispatchResult, Hooks } from "@effect-ahp/harness"
 import type { Event, Json } from "@effect-ahp/protocol"
 import { assert, describe, expectTypeOf, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -17,13 +17,24 @@ describe("typed dispatch", () => {
   it("the input and the effective event are the boundary's event", () => {
     const call = Hooks.dispatch("tool.before", input)
     expectTypeOf(call).toEqualTypeOf<
-      Effect.Effect<Hooks.DispatchResult<Event.ToolBefore>, Hooks.DispatchError, Hooks.Hooks>
+      Effect.Effect<DispatchResult.DispatchResult<Event.ToolBefore>, Hooks.DispatchError, Hooks.Hooks>
     >()
     expectTypeOf<Effect.Effect.Success<typeof call>["event"]["tool"]>().toEqualTypeOf<Event.ToolBefore["tool"]>()
     expectTypeOf<Event.EventOf<"turn.start">>().toEqualTypeOf<Event.TurnStart>()
     expectTypeOf(Hooks.dispatchUnknown("tool.before", {})).toEqualTypeOf<
-      Effect.Effect<Hooks.DispatchResult<Json.JsonObject>, Hooks.DispatchError, Hooks.Hooks>
+      Effect.Effect<DispatchResult.DispatchResult<Json.JsonObject>, Hooks.DispatchError, Hooks.Hooks>
     >()
+  })
+
+  it("each boundary's input is named, so compiler messages name it", () => {
+    expectTypeOf(Hooks.dispatch<"tool.before">).parameter(1).toEqualTypeOf<Event.ToolBeforeInput>()
+    expectTypeOf<Event.InputOf<"tool.before" | "turn.start">>().toEqualTypeOf<
+      Event.ToolBeforeInput | Event.TurnStartInput
+    >()
+    expectTypeOf<Event.ToolBeforeInput["tool"]>().toEqualTypeOf<Event.ToolBefore["tool"]>()
+    expectTypeOf<Event.ToolBeforeInput>().toHaveProperty("id")
+    // @ts-expect-error the boundary gives the type: an input has none
+    expectTypeOf<Event.ToolBeforeInput>().toHaveProperty("type")
   })
 
   it("a wrongly shaped input does not compile", () => {

@@ -1,4 +1,4 @@
-import { Attachment, Hooks, Transport, Uploads } from "@effect-ahp/harness"
+import { Attachment, DispatchResult, Hooks, Transport, Uploads } from "@effect-ahp/harness"
 import type { Json } from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
 import { Chunk, Effect, FastCheck as fc, Layer, Stream } from "effect"
@@ -225,7 +225,7 @@ describe("attachment uploads", () => {
         { id: A, subscriptions: [intercept(["user.message.inbound"], { upload: upload() })] },
         { id: B, subscriptions: [intercept(["user.message.inbound"])] }
       ])
-      const codes = (result: Hooks.DispatchResult) => result.errors.map((e) => [e.backend, e.code])
+      const codes = (result: DispatchResult.DispatchResult) => result.errors.map((e) => [e.backend, e.code])
       const missing = yield* dispatch(reg, { transports: layer, uploads: memory.layer }, inbound([image()]))
       assert.deepStrictEqual(codes(missing), [[A, "attachment-missing"], [B, "attachment-missing"]])
       const mismatch = yield* dispatch(reg, { transports: layer, uploads: memory.layer }, inbound([image()]), {

@@ -1,5 +1,5 @@
 import { Hooks, Transport } from "@effect-ahp/harness"
-import type { HookEffect, Json } from "@effect-ahp/protocol"
+import type { HookEffect, Json, JsonRpc } from "@effect-ahp/protocol"
 import { Data, Deferred, Duration, Effect, Layer, Scope } from "effect"
 
 /** A message a backend received: method, subscription-visible event and capabilities. */
@@ -28,7 +28,7 @@ export const raw = (build: (request: any) => Json.JsonValue): Script => (request
 export const backends = (scripts: Record<string, Script>) => {
   const log: Array<Received> = []
   const counts = new Map<string, number>()
-  const table: Record<string, Transport.InProcessBackend> = {}
+  const table: Record<string, JsonRpc.InProcessBackend<Transport.TransportError>> = {}
   for (const [id, script] of Object.entries(scripts)) {
     table[id] = {
       request: (message) =>

@@ -2,7 +2,9 @@
  * Random values for property tests of policies, backends and settlement, built from the
  * Schemas (`Arbitrary.make`) and their `arbitrary` annotations:
  *
- * - `event(type)`: valid events of one boundary, typed by it;
+ * - `event(type, options)`: valid events of one boundary, typed by it, with attachment
+ *   parts drawn freely, always (as a host dispatches them with sources) or never;
+ * - `sources(event)`: bytes for each attachment part of an event, the host's sources;
  * - `capabilities(type)`: capabilities within an interceptable event's bounds;
  * - `effects`: lists of effects valid for an event and granted by given capabilities
  *   (`Capabilities.grantProblem` finds nothing in them), typed by the boundary;
@@ -30,21 +32,117 @@ import * as Json from "./Json.js"
 import * as Registration from "./Registration.js"
 
 /**
- * The decoded type of an event of type `T`.
+ * Options of `event`: which attachment parts the drawn events carry.
  *
- * @since 0.1.0
- * @category models
- */
-export type EventOfType<T extends EventType.EventType> = Schema.Schema.Type<(typeof Event.schemas)[T]>
-
-/**
- * Valid events of one type (its schema's arbitrary).
+ * - `"any"` (the default): whatever the schema's arbitrary draws;
+ * - `"some"`: at least one attachment part, every one selected as `body` with a host-local
+ *   body reference and an id of its own (`attachment_0`, `attachment_1`, …), as a host
+ *   dispatches parts whose bytes it supplies as sources (`sources` draws them);
+ * - `"none"`: no attachment part (each drawn one becomes a text part with the same id).
+ *
+ * `"some"` needs an event type that can carry content parts (every event can, in `items`).
  *
  * @since 0.1.0
  * @category events
  */
-export const event = <T extends EventType.EventType>(type: T): FastCheck.Arbitrary<EventOfType<T>> =>
-  Arbitrary.make(Event.schemaFor(type) as unknown as Schema.Schema<EventOfType<T>>)
+export interface EventOptions {
+  readonly attachments?: "any" | "some" | "none" | undefined
+}
+
+/** Whether a JSON value is an attachment part. */
+const isAttachmentPart = (value: unknown): value is Json.JsonObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value) &&
+  (value as Json.JsonObject).kind === "attachment" && typeof (value as Json.JsonObject).id === "string"
+
+/**
+ * A copy of `value` with every attachment part replaced by `replace(part, n)`, `n` counting
+ * from 0; values other than arrays and plain objects (lossless numbers) are kept as they are.
+ */
+const mapAttachments = (
+  value: unknown,
+  replace: (part: Json.JsonObject, n: number) => Json.JsonObject
+): { readonly value: unknown; readonly count: number } => {
+  let count = 0
+  const walk = (v: unknown): unknown => {
+    if (isAttachmentPart(v)) return replace(v, count++)
+    if (Array.isArray(v)) return v.map(walk)
+    if (typeof v === "object" && v !== null && Object.getPrototypeOf(v) === Object.prototype) {
+      const out: Record<string, unknown> = {}
+      for (const [key, member] of Object.entries(v)) {
+        // An own `__proto__` member (as a JSON parser keeps it) stays an own member.
+        Object.defineProperty(out, key, { value: walk(member), enumerable: true, writable: true, configurable: true })
+      }
+      return out
+    }
+    return v
+  }
+  return { value: walk(value), count }
+}
+
+/** An attachment part as a host dispatches it with a source: selected as body, a host-local reference. */
+const sourced = (part: Json.JsonObject, n: number): Json.JsonObject => ({
+  id: `attachment_${n}`,
+  kind: "attachment",
+  mediaType: part.mediaType!,
+  selection: "body",
+  body: { ref: "host-local" }
+})
+
+/** A text part in place of an attachment. */
+const unattached = (part: Json.JsonObject): Json.JsonObject => ({
+  id: part.id!,
+  kind: "text",
+  mediaType: "text/plain",
+  selection: "body",
+  text: ""
+})
+
+/**
+ * Valid events of one type (its schema's arbitrary), carrying attachment parts as
+ * `options.attachments` says (`EventOptions`).
+ *
+ * @since 0.1.0
+ * @category events
+ */
+export const event = <T extends EventType.EventType>(
+  type: T,
+  options?: EventOptions
+): FastCheck.Arbitrary<Event.EventOf<T>> => {
+  const events = Arbitrary.make(Event.schemaFor(type) as unknown as Schema.Schema<Event.EventOf<T>>)
+  switch (options?.attachments ?? "any") {
+    case "some":
+      return events.map((e) => mapAttachments(e, sourced)).filter(({ count }) => count > 0).map(({ value }) =>
+        value as Event.EventOf<T>
+      )
+    case "none":
+      return events.map((e) => mapAttachments(e, unattached).value as Event.EventOf<T>)
+    default:
+      return events
+  }
+}
+
+/**
+ * The bytes of every attachment part of `event`, keyed by part id (up to `maxBytes` each,
+ * default 64): the sources a host supplies with its dispatch (`Attachment.bytes` in the
+ * harness). Empty for an event with no attachment part.
+ *
+ * @since 0.1.0
+ * @category events
+ */
+export const sources = (
+  event: unknown,
+  options?: { readonly maxBytes?: number | undefined }
+): FastCheck.Arbitrary<Record<string, Uint8Array>> => {
+  const ids: Array<string> = []
+  mapAttachments(event, (part) => {
+    ids.push(part.id as string)
+    return part
+  })
+  const bytes = FastCheck.uint8Array({ maxLength: options?.maxBytes ?? 64 })
+  return FastCheck.tuple(...ids.map(() => bytes)).map((drawn) =>
+    Object.fromEntries(ids.map((id, i) => [id, drawn[i]!]))
+  )
+}
 
 /**
  * Valid events of any interceptable type.

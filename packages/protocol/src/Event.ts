@@ -69,7 +69,6 @@ export { family } from "./EventType.js"
 
 import * as Schema from "effect/Schema"
 import * as Decoder from "./Decoder.js"
-import * as Elicitation from "./Elicitation.js"
 import type { EventType } from "./EventType.js"
 import * as fields from "./internal/events/fields.js"
 import * as interaction from "./internal/events/interaction.js"
@@ -1228,6 +1227,327 @@ export const schemas = {
 export type EventOf<T extends EventType> = Extract<Event, { readonly type: T }>
 
 /**
+ * An event as a host supplies it to the harness: the envelope's `type` comes from the
+ * boundary called, and `id`, `time` and `source` may be left for the harness to fill in.
+ * Each event type has its input named (`ToolBeforeInput`, …), so compiler messages about
+ * an input name it instead of spelling the whole event out.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export type Input<E extends Event = Event> = E extends unknown ? Omit<E, "type" | "id" | "time" | "source"> & {
+    readonly id?: string
+    readonly time?: string
+    readonly source?: string
+  }
+  : never
+
+/**
+ * A `tool.before` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface ToolBeforeInput extends Input<ToolBefore> {}
+
+/**
+ * A `tool.after` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface ToolAfterInput extends Input<ToolAfter> {}
+
+/**
+ * A `session.start` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface SessionStartInput extends Input<SessionStart> {}
+
+/**
+ * A `session.end` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface SessionEndInput extends Input<SessionEnd> {}
+
+/**
+ * A `config.change.before` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface ConfigChangeBeforeInput extends Input<ConfigChangeBefore> {}
+
+/**
+ * A `config.change.after` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface ConfigChangeAfterInput extends Input<ConfigChangeAfter> {}
+
+/**
+ * A `turn.start` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface TurnStartInput extends Input<TurnStart> {}
+
+/**
+ * A `turn.finish.before` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface TurnFinishBeforeInput extends Input<TurnFinishBefore> {}
+
+/**
+ * A `turn.end` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface TurnEndInput extends Input<TurnEnd> {}
+
+/**
+ * A `turn.progress` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface TurnProgressInput extends Input<TurnProgress> {}
+
+/**
+ * A `model.request.before` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface ModelRequestBeforeInput extends Input<ModelRequestBefore> {}
+
+/**
+ * A `model.response.after` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface ModelResponseAfterInput extends Input<ModelResponseAfter> {}
+
+/**
+ * A `model.error` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface ModelErrorInput extends Input<ModelError> {}
+
+/**
+ * A `model.switch.before` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface ModelSwitchBeforeInput extends Input<ModelSwitchBefore> {}
+
+/**
+ * A `model.switch.after` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface ModelSwitchAfterInput extends Input<ModelSwitchAfter> {}
+
+/**
+ * A `tool.permission.request` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface ToolPermissionRequestInput extends Input<ToolPermissionRequest> {}
+
+/**
+ * A `tool.permission.resolved` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface ToolPermissionResolvedInput extends Input<ToolPermissionResolved> {}
+
+/**
+ * A `tool.progress` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface ToolProgressInput extends Input<ToolProgress> {}
+
+/**
+ * A `tool.batch.after` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface ToolBatchAfterInput extends Input<ToolBatchAfter> {}
+
+/**
+ * A `context.compact.before` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface ContextCompactBeforeInput extends Input<ContextCompactBefore> {}
+
+/**
+ * A `context.compact.after` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface ContextCompactAfterInput extends Input<ContextCompactAfter> {}
+
+/**
+ * A `task.change.before` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface TaskChangeBeforeInput extends Input<TaskChangeBefore> {}
+
+/**
+ * A `task.change.after` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface TaskChangeAfterInput extends Input<TaskChangeAfter> {}
+
+/**
+ * A `user.attention` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface UserAttentionInput extends Input<UserAttention> {}
+
+/**
+ * A `user.elicitation.request` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface UserElicitationRequestInput extends Input<UserElicitationRequest> {}
+
+/**
+ * A `user.elicitation.result` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface UserElicitationResultInput extends Input<UserElicitationResult> {}
+
+/**
+ * A `user.message.inbound` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface UserMessageInboundInput extends Input<UserMessageInbound> {}
+
+/**
+ * A `user.message.outbound` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface UserMessageOutboundInput extends Input<UserMessageOutbound> {}
+
+/**
+ * A `workspace.change.before` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface WorkspaceChangeBeforeInput extends Input<WorkspaceChangeBefore> {}
+
+/**
+ * A `workspace.change.after` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface WorkspaceChangeAfterInput extends Input<WorkspaceChangeAfter> {}
+
+/**
+ * A `file.changed` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface FileChangedInput extends Input<FileChanged> {}
+
+/**
+ * A `hook.failure` event as a host supplies it (`Input`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface HookFailureInput extends Input<HookFailure> {}
+
+/**
+ * The named input of every event type, keyed by type name.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export interface Inputs {
+  readonly "tool.before": ToolBeforeInput
+  readonly "tool.after": ToolAfterInput
+  readonly "session.start": SessionStartInput
+  readonly "session.end": SessionEndInput
+  readonly "config.change.before": ConfigChangeBeforeInput
+  readonly "config.change.after": ConfigChangeAfterInput
+  readonly "turn.start": TurnStartInput
+  readonly "turn.finish.before": TurnFinishBeforeInput
+  readonly "turn.end": TurnEndInput
+  readonly "turn.progress": TurnProgressInput
+  readonly "model.request.before": ModelRequestBeforeInput
+  readonly "model.response.after": ModelResponseAfterInput
+  readonly "model.error": ModelErrorInput
+  readonly "model.switch.before": ModelSwitchBeforeInput
+  readonly "model.switch.after": ModelSwitchAfterInput
+  readonly "tool.permission.request": ToolPermissionRequestInput
+  readonly "tool.permission.resolved": ToolPermissionResolvedInput
+  readonly "tool.progress": ToolProgressInput
+  readonly "tool.batch.after": ToolBatchAfterInput
+  readonly "context.compact.before": ContextCompactBeforeInput
+  readonly "context.compact.after": ContextCompactAfterInput
+  readonly "task.change.before": TaskChangeBeforeInput
+  readonly "task.change.after": TaskChangeAfterInput
+  readonly "user.attention": UserAttentionInput
+  readonly "user.elicitation.request": UserElicitationRequestInput
+  readonly "user.elicitation.result": UserElicitationResultInput
+  readonly "user.message.inbound": UserMessageInboundInput
+  readonly "user.message.outbound": UserMessageOutboundInput
+  readonly "workspace.change.before": WorkspaceChangeBeforeInput
+  readonly "workspace.change.after": WorkspaceChangeAfterInput
+  readonly "file.changed": FileChangedInput
+  readonly "hook.failure": HookFailureInput
+}
+
+/**
+ * The input of one event type (a union of inputs for a union of types).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export type InputOf<T extends EventType> = Inputs[T]
+
+/**
  * The schema of one event type.
  *
  * @since 0.1.0
@@ -1253,87 +1573,3 @@ export const validatorFor = (type: EventType): (input: unknown) => Array<Issue.I
   }
   return validate
 }
-
-/**
- * The pinned MCP `elicitation/create` params.
- *
- * @since 0.1.0
- * @category elicitation
- * @deprecated use `Elicitation.ElicitRequestParams`
- */
-export const ElicitRequestParams = Elicitation.ElicitRequestParams
-
-/**
- * @since 0.1.0
- * @category elicitation
- * @deprecated use `Elicitation.ElicitRequestParams`
- */
-export type ElicitRequestParams = Elicitation.ElicitRequestParams
-
-/**
- * The pinned MCP `ElicitResult`.
- *
- * @since 0.1.0
- * @category elicitation
- * @deprecated use `Elicitation.ElicitResult`
- */
-export const ElicitResult = Elicitation.ElicitResult
-
-/**
- * @since 0.1.0
- * @category elicitation
- * @deprecated use `Elicitation.ElicitResult`
- */
-export type ElicitResult = Elicitation.ElicitResult
-
-/**
- * A form's `requestedSchema`.
- *
- * @since 0.1.0
- * @category elicitation
- * @deprecated use `Elicitation.RequestedSchema`
- */
-export const RequestedSchema = Elicitation.RequestedSchema
-
-/**
- * @since 0.1.0
- * @category elicitation
- * @deprecated use `Elicitation.RequestedSchema`
- */
-export type RequestedSchema = Elicitation.RequestedSchema
-
-/**
- * Parses a `user.elicitation.request` body part's text.
- *
- * @since 0.1.0
- * @category elicitation
- * @deprecated use `Elicitation.parseRequest`
- */
-export const parseElicitationRequest = Elicitation.parseRequest
-
-/**
- * Parses a `user.elicitation.result` body part's text.
- *
- * @since 0.1.0
- * @category elicitation
- * @deprecated use `Elicitation.parseResult`
- */
-export const parseElicitationResult = Elicitation.parseResult
-
-/**
- * The mode of parsed request params.
- *
- * @since 0.1.0
- * @category elicitation
- * @deprecated use `Elicitation.mode`
- */
-export const elicitationMode = Elicitation.mode
-
-/**
- * Problems of an accepted form answer.
- *
- * @since 0.1.0
- * @category elicitation
- * @deprecated use `Elicitation.checkAnswer`
- */
-export const checkElicitationAnswer = Elicitation.checkAnswer

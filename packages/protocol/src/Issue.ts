@@ -5,7 +5,6 @@
  *
  * @since 0.1.0
  */
-import * as Decoder from "./Decoder.js"
 import * as internal from "./internal/issue.js"
 
 /**
@@ -77,38 +76,3 @@ export const fromParseError = internal.fromParseError
  * @category formatting
  */
 export const describe: (actual: unknown) => string = internal.describe
-
-/**
- * @since 0.1.0
- * @category decoders
- * @deprecated use `Decoder.parseOptions`
- */
-export const parseOptions = Decoder.parseOptions
-
-/**
- * @since 0.1.0
- * @category decoders
- * @deprecated use `Decoder.make`
- */
-export const decoder = Decoder.make
-
-/**
- * @since 0.1.0
- * @category decoders
- * @deprecated use `Decoder.acceptOrDecode`
- */
-export const acceptOrDecode = Decoder.acceptOrDecode
-
-/**
- * @since 0.1.0
- * @category decoders
- * @deprecated use `Decoder.validator`
- */
-export const validator = Decoder.validator
-
-/**
- * @since 0.1.0
- * @category decoders
- * @deprecated use `Decoder.lostProtoMembers`
- */
-export const lostProtoMembers = Decoder.lostProtoMembers

@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { forbidden, Int, NonEmpty, optional, struct } from "./Common.js"
 import * as Json from "./Json.js"
@@ -158,3 +159,19 @@ export const errorResponse = (
   id: id as typeof ErrorResponse.Encoded["id"],
   error: data === undefined ? { code, message } : { code, message, data }
 })
+
+/**
+ * A backend callable in the same process: a pair of Effect functions over JSON-RPC
+ * messages as plain JSON values. `request` answers a request with its response (a success
+ * or an error response; `null` for a message that is not answered); `notify` receives a
+ * notification. The harness serves one by id (`Transport.layerInProcess`, `Hooks`
+ * options), with `E` its transport error; a backend layer becomes one with
+ * `InProcess.fromLayer` and never fails (`E = never`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface InProcessBackend<E = never> {
+  readonly request: (message: Json.JsonObject) => Effect.Effect<Json.JsonValue, E>
+  readonly notify: (message: Json.JsonObject) => Effect.Effect<void, E>
+}

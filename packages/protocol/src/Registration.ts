@@ -95,7 +95,18 @@ const has = (o: Json.JsonObject, key: string) => Object.prototype.hasOwnProperty
 const loopbackHost = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i
 
 /**
- * Whether a URL is safe to send events to: https, or plain http on a loopback host.
+ * Whether a URL host (as `URL.hostname` spells it) is a loopback host: `localhost`,
+ * 127.0.0.0/8 or `[::1]`, the only hosts plain `http` may reach.
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const isLoopbackHost = (hostname: string): boolean => loopbackHost.test(hostname)
+
+/**
+ * Whether a URL is safe to send events to: https, or plain http on a loopback host
+ * (`isLoopbackHost`). The HTTP binding and the upload client check each destination by
+ * this rule before anything is sent.
  *
  * @since 0.1.0
  * @category predicates
@@ -104,7 +115,7 @@ export const isSafeEndpoint = (url: string): boolean => {
   const match = /^([a-z][a-z0-9+.-]*):\/\/(?:[^@/?#]*@)?(\[[^\]]*\]|[^:/?#]*)/i.exec(url)
   if (match === null) return false
   const scheme = match[1]!.toLowerCase()
-  return scheme === "https" || (scheme === "http" && loopbackHost.test(match[2]!))
+  return scheme === "https" || (scheme === "http" && isLoopbackHost(match[2]!))
 }
 
 const unique = <A>(items: ReadonlyArray<A>) => new Set(items).size === items.length || "must not contain duplicates"
@@ -202,9 +213,12 @@ export const HttpTransport = struct({
 export type HttpTransport = typeof HttpTransport.Type
 
 /**
- * A backend the host serves in its own process (a backend layer or plain Effect functions
- * handed to the harness by id). Not a portable binding: a document naming one is only
- * usable by a host that serves that backend, and never appears in generated values.
+ * The in-process transport, an extension of this implementation: the specification's
+ * portable bindings are stdio and HTTP, and `{"type": "in-process"}` names a backend the
+ * host serves in its own process (a backend layer or plain Effect functions handed to the
+ * harness by id, `JsonRpc.InProcessBackend`). A document naming one is usable only by a
+ * host that serves that backend (`ahp validate` says it is not portable), and never appears
+ * in generated values.
  *
  * @since 0.1.0
  * @category schemas
@@ -848,9 +862,10 @@ export const http = (
 }
 
 /**
- * A backend the host serves in its own process: the harness routes it to the in-process
- * backend given under the same id (see `Hooks.layer`'s `backends`), with no transport to
- * describe.
+ * A backend the host serves in its own process, through the in-process transport
+ * extension (`InProcessTransport`, not a portable binding): the harness routes it to the
+ * in-process backend given under the same id (see `Hooks.layer`'s `backends`), with no
+ * transport to describe.
  *
  * @since 0.1.0
  * @category builders

@@ -7,8 +7,8 @@
  *
  * @since 0.1.0
  */
-import { Backend, Grant } from "@effect-ahp/backend"
-import type { Content, HookEffect } from "@effect-ahp/protocol"
+import { Backend } from "@effect-ahp/backend"
+import { Capabilities, type Content, type HookEffect } from "@effect-ahp/protocol"
 import { Effect } from "effect"
 import * as Brief from "../Brief.js"
 
@@ -68,6 +68,6 @@ export const layer = Backend.intercept(
         deliverAt,
         value: [annotation(request.event.id, note)]
       }))
-      return candidates.filter((effect) => Grant.isGranted(request.capabilities, effect)).slice(0, 1)
+      return candidates.filter((effect) => Capabilities.isGranted(request.capabilities, effect)).slice(0, 1)
     })
 )

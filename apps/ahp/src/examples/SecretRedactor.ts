@@ -9,8 +9,8 @@
  *
  * @since 0.1.0
  */
-import { Backend, Grant } from "@effect-ahp/backend"
-import type { Content, HookEffect } from "@effect-ahp/protocol"
+import { Backend } from "@effect-ahp/backend"
+import { Capabilities, type Content, type HookEffect } from "@effect-ahp/protocol"
 import { Effect } from "effect"
 
 interface Pattern {
@@ -119,11 +119,11 @@ export const layer = Backend.intercept(
         operation: "replace",
         value: messages
       }
-      if (!Grant.isGranted(request.capabilities, edit)) return []
+      if (!Capabilities.isGranted(request.capabilities, edit)) return []
       const note: HookEffect.Message = {
         type: "message",
         text: `Masked ${describe(kinds)} in the output of ${request.event.tool.name}.`
       }
-      return Grant.isGranted(request.capabilities, note) ? [edit, note] : [edit]
+      return Capabilities.isGranted(request.capabilities, note) ? [edit, note] : [edit]
     })
 )

@@ -21,8 +21,8 @@
  *
  * @since 0.1.0
  */
-import { Backend, Grant } from "@effect-ahp/backend"
-import type { Capabilities, HookEffect, Json } from "@effect-ahp/protocol"
+import { Backend } from "@effect-ahp/backend"
+import { Capabilities, type HookEffect, type Json } from "@effect-ahp/protocol"
 import { Effect } from "effect"
 
 /**
@@ -80,7 +80,7 @@ export const effectsFor = (
   verdict: Verdict,
   capabilities: Capabilities.Capabilities
 ): ReadonlyArray<Backend.EffectAt<"tool.before">> => {
-  const granted = (effect: Backend.EffectAt<"tool.before">) => Grant.isGranted(capabilities, effect)
+  const granted = (effect: Backend.EffectAt<"tool.before">) => Capabilities.isGranted(capabilities, effect)
   switch (verdict.kind) {
     case "deny": {
       const deny: HookEffect.Deny = { type: "deny", reason: verdict.reason, code: destructiveCode }

@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import type { Hooks, Registry } from "@effect-ahp/harness"
+import type { DispatchResult, Registry } from "@effect-ahp/harness"
 import type { Host } from "@effect-ahp/hosts"
 import * as Brief from "../Brief.js"
 import * as RouteTrace from "../internal/routeTrace.js"
@@ -23,7 +23,7 @@ export interface Traced {
   readonly host: Host.Host
   readonly mapped: Host.Mapped
   readonly routes: ReturnType<Registry.Registry["routes"]>
-  readonly result: Hooks.DispatchResult
+  readonly result: DispatchResult.DispatchResult
   readonly exchanges: ReadonlyArray<Budget.Exchange>
   readonly answer: Host.Answer
 }

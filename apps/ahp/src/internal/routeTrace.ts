@@ -7,7 +7,7 @@
  * Without `details`, a failure is named by its phase and code only: its detail can quote
  * a backend's error text, which a log must not carry.
  */
-import type { Hooks, Registry } from "@effect-ahp/harness"
+import type { DispatchResult, Registry } from "@effect-ahp/harness"
 import { Json } from "@effect-ahp/protocol"
 import { Effect, FiberRef, LogLevel } from "effect"
 import * as Brief from "../Brief.js"
@@ -44,7 +44,7 @@ const answered = (exchange: Exchange): string => {
 }
 
 /** The settled decision in one line. */
-export const decisionLine = (result: Hooks.DispatchResult): string => {
+export const decisionLine = (result: DispatchResult.DispatchResult): string => {
   const decision = result.decision
   const parts: Array<string> = [decision.permission]
   const denial = decision.denial
@@ -66,7 +66,7 @@ export const decisionLine = (result: Hooks.DispatchResult): string => {
 /** The lines of the intercept routes and the observations, in order, each indented. */
 export const routeLines = (
   routes: Routes,
-  result: Hooks.DispatchResult,
+  result: DispatchResult.DispatchResult,
   exchanges: ReadonlyArray<Exchange>,
   options: { readonly details: boolean }
 ): Array<string> => {
@@ -106,7 +106,7 @@ export const routeLines = (
 export const logCall = (
   input: Json.JsonObject,
   routes: Routes,
-  result: Hooks.DispatchResult,
+  result: DispatchResult.DispatchResult,
   exchanges: ReadonlyArray<Exchange>
 ): Effect.Effect<void> =>
   Effect.flatMap(FiberRef.get(FiberRef.currentMinimumLogLevel), (minimum) => {
@@ -128,8 +128,8 @@ export const logCall = (
 export const logged = <E, R>(
   input: Json.JsonObject,
   routes: Routes,
-  dispatch: Effect.Effect<Hooks.DispatchResult, E, R>
-): Effect.Effect<Hooks.DispatchResult, E, R | Recorder.Recorder> =>
+  dispatch: Effect.Effect<DispatchResult.DispatchResult, E, R>
+): Effect.Effect<DispatchResult.DispatchResult, E, R | Recorder.Recorder> =>
   Effect.gen(function*() {
     const recorder = yield* Recorder.Recorder
     const before = (yield* recorder.exchanges).length

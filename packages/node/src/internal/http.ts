@@ -7,6 +7,7 @@
  * @internal
  */
 import * as TransportApi from "@effect-ahp/harness/Transport"
+import { Registration } from "@effect-ahp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Undici from "undici"
@@ -14,12 +15,6 @@ import type * as Undici from "undici"
 /** @internal */
 export const failure = (reason: TransportApi.TransportFailure, detail: string, status?: number) =>
   new TransportApi.TransportError(status === undefined ? { reason, detail } : { reason, detail, status })
-
-const loopbackV4 = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/
-
-/** Whether a URL host is a loopback address (127.0.0.0/8, ::1, localhost). */
-const isLoopback = (hostname: string): boolean =>
-  hostname === "localhost" || hostname === "[::1]" || loopbackV4.test(hostname)
 
 /**
  * Parses a destination: `https`, or plain `http` only to a loopback host; no user
@@ -38,7 +33,7 @@ export const checkTarget = (url: string, what: string): Either.Either<URL, Trans
     return Either.left(failure("unsupported", `the ${what} URL must not carry credentials`))
   }
   if (parsed.protocol === "https:") return Either.right(parsed)
-  if (parsed.protocol === "http:" && isLoopback(parsed.hostname)) return Either.right(parsed)
+  if (parsed.protocol === "http:" && Registration.isLoopbackHost(parsed.hostname)) return Either.right(parsed)
   return Either.left(
     failure("unsupported", `the ${what} URL must use https (plain http is only allowed to loopback hosts)`)
   )

@@ -119,16 +119,27 @@ export const StrictExtensions = Extensions
  * @internal
  */
 export const envelope = {
+  /** The event's id: unique among the events of its `source`, the same across retries. */
   id: NonEmpty,
+  /** The stable URI of the harness installation that made the event (never a secret). */
   source: AbsoluteUri,
+  /** The event type, from the catalogue. */
   type: EventType,
+  /** When the harness made the event (RFC 3339). */
   time: Timestamp,
+  /** The session the event belongs to (required by session events; never made up). */
   session: optional(Session),
+  /** The id of the event this one follows from, in the same `source`, when it is known. */
   parentEventId: optional(NonEmpty),
+  /** The turn the event belongs to. */
   turn: optional(Identity),
+  /** Content the model sees, as canonical messages or parts. */
   items: optional(Schema.Array(Content.Part)),
+  /** Members whose values are unavailable, each with its path and the reason. */
   gaps: optional(Schema.Array(FieldGap)),
+  /** The provider's own payload, for fidelity; absent unless enabled. */
   native: optional(Json.Value),
+  /** Extension members, keyed by reverse-DNS names (`org.w3c.trace_context`, …). */
   extensions: optional(StrictExtensions),
   synthesized
 }

@@ -175,10 +175,15 @@ export const Mcp = Schema.Struct({
 /** @internal */
 export const Tool = crossField(
   Schema.Struct({
+    /** The tool's name, verbatim. */
     name: NonEmpty,
+    /** What kind of tool it is (`shell`, `file_read`, …): descriptive only, never authority. */
     kind: optional(NonEmpty),
+    /** The call's input, a parsed JSON object. */
     input: Json.AnyObject,
+    /** Whether the tool is the agent's own (`native`) or an MCP server's (`mcp`). */
     origin: Schema.Literal("native", "mcp"),
+    /** The MCP server and tool, exactly when `origin` is `mcp`. */
     mcp: optional(Mcp),
     output: forbidden("must be absent: tool results belong in the event items")
   }).annotations({ ...closed }),

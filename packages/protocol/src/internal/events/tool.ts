@@ -20,7 +20,16 @@ import {
 } from "./fields.js"
 import { Batch, Call, EventError, Execution, FileChange, Tool, ToolOutcome } from "./shared.js"
 
-const call = { call: Call, tool: Tool, path: NonEmpty, batch: optional(Batch) }
+const call = {
+  /** The invocation's identity, the same across every event of one tool call. */
+  call: Call,
+  /** The tool called: its verbatim name, its input (a JSON object), its origin. */
+  tool: Tool,
+  /** The tool path the event covers (`"native"`, one of the manifest's `toolPaths`). */
+  path: NonEmpty,
+  /** The batch the call belongs to, when the agent made several calls at once. */
+  batch: optional(Batch)
+}
 
 type Resolved = {
   readonly outcome: typeof ToolOutcome.Type
