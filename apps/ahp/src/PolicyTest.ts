@@ -373,17 +373,19 @@ const problemLines = (error: Io.InputError): Array<string> => [
  */
 export const report = (results: ReadonlyArray<Result>): string => {
   const label = { Passed: "PASS", Failed: "FAIL", Invalid: "ERROR" } as const
-  const width = Math.max(4, ...results.map((r) => r.name.length))
+  // a case's name is one line, whatever its file says
+  const name = (r: Result) => Terminal.line(r.name)
+  const width = Math.max(4, ...results.map((r) => name(r).length))
   const rows = results.map((r) =>
-    `${label[r._tag].padEnd(5)}  ${r.name.padEnd(width)}  ${
+    `${label[r._tag].padEnd(5)}  ${name(r).padEnd(width)}  ${
       (r._tag === "Invalid" ? "-" : r.actual.decision).padEnd(8)
     }  ${r.file}`
   )
   const details = results.flatMap((r) =>
     r._tag === "Failed"
-      ? ["", `FAIL ${r.name} (${r.file})`, ...diffLines(r.differences)]
+      ? ["", `FAIL ${name(r)} (${r.file})`, ...diffLines(r.differences)]
       : r._tag === "Invalid"
-      ? ["", `ERROR ${r.name} (${r.file})`, ...problemLines(r.error)]
+      ? ["", `ERROR ${name(r)} (${r.file})`, ...problemLines(r.error)]
       : []
   )
   const count = (tag: Result["_tag"]) => results.filter((r) => r._tag === tag).length

@@ -220,7 +220,10 @@ type Redirect = { readonly code: string } | { readonly error: string }
 /**
  * A listener on 127.0.0.1 at an ephemeral port for the redirect to `/callback`, closed
  * with the scope. The first redirect decides: a wrong `state` fails with `state`, an
- * `error` parameter with `denied`; other paths get 404 and are ignored.
+ * `error` parameter with `denied`; later ones are refused (409). Other paths get 404, and
+ * what is not the browser's top-level redirect — a request carrying an `Origin` (403) or a
+ * `Host` other than the listener's own address (421, DNS rebinding) — is refused; all of
+ * these are ignored. Answers never redirect.
  */
 const listen = (backend: string, state: string) =>
   Effect.gen(function*() {
@@ -228,6 +231,7 @@ const listen = (backend: string, state: string) =>
     const runtime = yield* Effect.runtime<never>()
     const complete = (result: Effect.Effect<Redirect, LoginError>) =>
       Runtime.runSync(runtime)(Deferred.complete(received, result))
+    let decided = false
     const server = yield* Effect.acquireRelease(
       Effect.async<nodeHttp.Server, LoginError>((resume) => {
         const server = nodeHttp.createServer((req, res) => {
@@ -235,6 +239,12 @@ const listen = (backend: string, state: string) =>
           if (req.method !== "GET" || url.pathname !== "/callback") return void res.writeHead(404).end()
           const answer = (status: number, text: string) =>
             res.writeHead(status, { "content-type": "text/plain; charset=utf-8", connection: "close" }).end(text)
+          if (req.headers.origin !== undefined) return answer(403, "Refused: a request from a web page.")
+          if (req.headers.host !== `127.0.0.1:${(server.address() as net.AddressInfo).port}`) {
+            return answer(421, "Refused: not addressed to this listener.")
+          }
+          if (decided) return answer(409, "This login is already over. You can close this window.")
+          decided = true
           const params = url.searchParams
           if (params.get("state") !== state) {
             answer(400, "The login failed: the answer does not belong to this login. You can close this window.")

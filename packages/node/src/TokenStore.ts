@@ -2,7 +2,8 @@
  * The per-user store of OAuth tokens obtained by an interactive login
  * (`authorization_code_pkce`), keyed by issuer, protected resource and client. Values are
  * `Redacted` in memory; the file layer keeps them in one JSON file readable by its owner
- * only (mode 0600, in a directory of mode 0700), replaced atomically on every change.
+ * only (mode 0600, in a directory of mode 0700), replaced atomically on every change; a
+ * file that is a symbolic link, not the user's, or open to others is refused, never read.
  * Changes are serialized across processes too: several hook processes refreshing one login
  * at once take turns on a lock file beside it, so a rotated refresh token is used once.
  *
@@ -62,7 +63,7 @@ export interface Entry extends Key {
 export class TokenStoreError extends Schema.TaggedError<TokenStoreError>("@effect-ahp/node/TokenStoreError")(
   "TokenStoreError",
   {
-    reason: Schema.Literal("location", "read", "write", "format", "locked"),
+    reason: Schema.Literal("location", "read", "write", "format", "locked", "insecure"),
     file: Common.optional(Schema.String)
   }
 ) {
@@ -79,6 +80,8 @@ export class TokenStoreError extends Schema.TaggedError<TokenStoreError>("@effec
         return `${file} is not an OAuth token file`
       case "locked":
         return `${file} stayed locked by another process`
+      case "insecure":
+        return `${file} is not used: it is a symbolic link, not a regular file, not yours, readable or writable by others, or in a folder others may write`
     }
   }
 }
@@ -250,8 +253,53 @@ const fileLock = (file: string): Effect.Effect<void, TokenStoreError, Scope.Scop
   )
 }
 
+/** The largest token file read. */
+const maxFileBytes = 1024 * 1024
+
+/** Whether a file or its folder is not private to this user. */
+const insecure = (stats: fs.Stats, folder: fs.Stats): boolean => {
+  const uid = process.getuid?.()
+  if (!stats.isFile() || (stats.mode & 0o077) !== 0 || (folder.mode & 0o022) !== 0) return true
+  return uid !== undefined && (stats.uid !== uid || (folder.uid !== uid && folder.uid !== 0))
+}
+
 /**
- * A store in one file (absent: no tokens). The file is written to a temporary file of mode
+ * The token file's text (`undefined` when there is none), read only when it is a regular
+ * file of this user's, not a symbolic link, of mode 0600 or stricter, in a folder only its
+ * owner may write, and at most `maxFileBytes`; never blocking on a FIFO.
+ */
+const readPrivate = (file: string): string | undefined | TokenStoreError => {
+  let fd: number
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0))
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === "ENOENT") return undefined
+    return new TokenStoreError({ reason: code === "ELOOP" ? "insecure" : "read", file })
+  }
+  try {
+    if (insecure(fs.fstatSync(fd), fs.statSync(path.dirname(file)))) {
+      return new TokenStoreError({ reason: "insecure", file })
+    }
+    const buffer = Buffer.alloc(maxFileBytes + 1)
+    let total = 0
+    for (let read = -1; read !== 0 && total < buffer.length;) {
+      read = fs.readSync(fd, buffer, total, buffer.length - total, null)
+      total += read
+    }
+    return total > maxFileBytes
+      ? new TokenStoreError({ reason: "format", file })
+      : buffer.subarray(0, total).toString("utf8")
+  } catch {
+    return new TokenStoreError({ reason: "read", file })
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+/**
+ * A store in one file (absent: no tokens), used only while it is private to the user (see
+ * `readPrivate`; otherwise every use fails with `insecure`). The file is written to a temporary file of mode
  * 0600 beside it and renamed over it; its directory is created with mode 0700. Every change
  * holds `FILE.lock` (created exclusively; removed after the change, or when the process
  * that left it is gone or it is a minute old).
@@ -262,11 +310,9 @@ const fileLock = (file: string): Effect.Effect<void, TokenStoreError, Scope.Scop
 export const makeFile = (file: string): Effect.Effect<TokenStore["Type"]> =>
   fromList(
     Effect.flatMap(
-      Effect.try({
-        try: () => fs.existsSync(file) ? fs.readFileSync(file, "utf8") : undefined,
-        catch: () => new TokenStoreError({ reason: "read", file })
-      }),
+      Effect.sync(() => readPrivate(file)),
       (text) => {
+        if (text instanceof TokenStoreError) return Effect.fail(text)
         if (text === undefined) return Effect.succeed([])
         const decoded = decodeFile(text)
         return Either.isRight(decoded)
@@ -280,7 +326,12 @@ export const makeFile = (file: string): Effect.Effect<TokenStore["Type"]> =>
           const directory = path.dirname(file)
           fs.mkdirSync(directory, { recursive: true, mode: 0o700 })
           const temporary = path.join(directory, `.${path.basename(file)}.${process.pid}.tmp`)
-          fs.writeFileSync(temporary, encodeFile({ version: 1, tokens: entries.map(toStored) }), { mode: 0o600 })
+          // a file or link planted at the temporary name is removed, never written through
+          fs.rmSync(temporary, { force: true })
+          fs.writeFileSync(temporary, encodeFile({ version: 1, tokens: entries.map(toStored) }), {
+            mode: 0o600,
+            flag: "wx"
+          })
           fs.chmodSync(temporary, 0o600)
           fs.renameSync(temporary, file)
         },

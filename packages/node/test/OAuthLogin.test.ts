@@ -267,7 +267,7 @@ describe("TokenStore", () => {
     Effect.gen(function*() {
       const { file, layer } = yield* fileStore
       fs.mkdirSync(path.dirname(file), { recursive: true })
-      fs.writeFileSync(file, "{\"secret\":\"do-not-print\"}")
+      fs.writeFileSync(file, "{\"secret\":\"do-not-print\"}", { mode: 0o600 })
       const error = yield* Effect.flip(Effect.flatMap(TokenStore.TokenStore, (s) => s.list).pipe(Effect.provide(layer)))
       assert.strictEqual(error.reason, "format")
       assert.include(error.message, file)

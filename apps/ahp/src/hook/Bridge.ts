@@ -61,6 +61,16 @@ export interface Generation {
   readonly scope: Scope.CloseableScope
 }
 
+/**
+ * The bounds on one caller of the bridge: the time to send a whole request (headers and
+ * body), after which its connection is dropped, and the connections held at once per
+ * listener, beyond which new ones are closed on arrival.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const limits = { requestMs: 5000, maxConnections: 1024 } as const
+
 const stampOf = (file: string): string => {
   try {
     const stat = fs.statSync(file)
@@ -73,18 +83,21 @@ const stampOf = (file: string): string => {
 const issues = (error: { readonly issues: ReadonlyArray<{ readonly path: string; readonly message: string }> }) =>
   error.issues.slice(0, 3).map((i) => `${i.path || "/"}: ${i.message}`).join("; ")
 
+/** The registration's text as the lookup found it: read, and held to its trust rules. */
+const textOf = (file: string, located: Locate.Located): Either.Either<string, string> => {
+  if (located._tag === "Found" && located.file === file) return Either.right(located.text)
+  if (located._tag === "Unreadable" && located.file === file) {
+    return Either.left(`cannot read the AHP registration ${file}: ${located.reason}`)
+  }
+  return Either.left(`the AHP registration ${file} is no longer the one found`)
+}
+
 /** Loads the registration file into a new generation (its backends live in the generation's scope). */
-const load = (file: string) =>
+const load = (file: string, locate: () => Locate.Located) =>
   Effect.gen(function*() {
     const stamp = stampOf(file)
     const scope = yield* Scope.make()
-    const text = yield* Effect.sync(() => {
-      try {
-        return Either.right(fs.readFileSync(file, "utf8"))
-      } catch {
-        return Either.left(`cannot read the AHP registration ${file}`)
-      }
-    })
+    const text = textOf(file, locate())
     const sha256 = Either.match(text, { onLeft: () => "", onRight: Locate.sha256 })
     const parsed = Either.flatMap(text, (t) =>
       Either.mapLeft(Json.parse(t), (e) => `the AHP registration ${file} is not JSON: ${e.message}`))
@@ -111,6 +124,10 @@ const load = (file: string) =>
     return { sha256, stamp, document: Either.getOrUndefined(parsed), policies, scope } satisfies Generation
   })
 
+/** Whether `next` answers for every host `old` has a policy for. */
+const noWorse = (old: Generation, next: Generation): boolean =>
+  HostEvents.hostNames.every((name) => Either.isLeft(old.policies[name]) || Either.isRight(next.policies[name]))
+
 /**
  * The bridge's state: the current generation, reloaded when the registration file changes.
  *
@@ -124,17 +141,21 @@ export interface State {
 
 /**
  * Loads the registration and keeps it current; every generation's backends are stopped when
- * it is replaced and when the scope closes.
+ * it is replaced and when the scope closes. Each version is read by `locate` (the lookup
+ * with its trust rules; by default a plain bounded read); a version that it refuses, that
+ * is not JSON or that is invalid for a host the current one answers for (a file caught
+ * half-written, a file swapped in that is not the user's alone) is not used: the current
+ * generation stays until the file changes again.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const makeState = (file: string) =>
+export const makeState = (file: string, locate: () => Locate.Located = () => Locate.read(file)) =>
   Effect.gen(function*() {
     const transports = yield* Transport.Transports
     // Every generation's hooks write to the bridge's audit, if it has one.
     const audit = yield* Effect.serviceOption(Audit.Audit)
-    const loadNext = load(file).pipe(
+    const loadNext = load(file, locate).pipe(
       Effect.provideService(Transport.Transports, transports),
       (effect) =>
         Option.match(audit, {
@@ -142,20 +163,32 @@ export const makeState = (file: string) =>
           onSome: (service) => Effect.provideService(effect, Audit.Audit, service)
         })
     )
-    const generation = yield* Ref.make(yield* loadNext)
+    const first = yield* loadNext
+    const generation = yield* Ref.make(first)
+    // the stamp of the version last looked at, used or not
+    const seen = yield* Ref.make(first.stamp)
     const lock = yield* Effect.makeSemaphore(1)
     yield* Effect.addFinalizer(() => Effect.flatMap(Ref.get(generation), (g) => Scope.close(g.scope, Exit.void)))
     const reload = lock.withPermits(1)(Effect.gen(function*() {
       const old = yield* Ref.get(generation)
-      if (stampOf(file) === old.stamp) return old
+      if (stampOf(file) === (yield* Ref.get(seen))) return old
       const next = yield* loadNext
+      yield* Ref.set(seen, next.stamp)
+      if (!noWorse(old, next)) {
+        yield* Scope.close(next.scope, Exit.void)
+        yield* Console.error(`ahp bridge: the changed ${file} is not used; the previous version still answers`)
+        return old
+      }
       yield* Ref.set(generation, next)
       yield* Scope.close(old.scope, Exit.void)
       yield* Console.error(`ahp bridge: reloaded ${file}`)
       return next
     }))
     return {
-      current: Effect.flatMap(Ref.get(generation), (g) => stampOf(file) === g.stamp ? Effect.succeed(g) : reload)
+      current: Effect.flatMap(
+        Ref.get(seen),
+        (stamp) => stampOf(file) === stamp ? Ref.get(generation) : reload
+      )
     } satisfies State
   })
 
@@ -238,8 +271,10 @@ export const app = (state: State, options: { readonly verbose: boolean; readonly
       return HttpServerResponse.text(`refused: ${refused.reason}\n`, { status: refused.status })
     }
     const received = Date.now()
+    const tooLarge = HttpServerResponse.empty({ status: 413, headers: { connection: "close" } })
+    if (Number(request.headers["content-length"] ?? 0) > maxPayloadBytes) return tooLarge
     const body = yield* readText(request)
-    if (Option.isNone(body)) return HttpServerResponse.empty({ status: 413 })
+    if (Option.isNone(body)) return tooLarge
     const generation = yield* state.current
     const log = (trace: ReadonlyArray<string>) =>
       options.verbose && trace.length > 0
@@ -276,6 +311,17 @@ export const app = (state: State, options: { readonly verbose: boolean; readonly
 const arrival = (request: HttpServerRequest.HttpServerRequest): BridgeAccess.Arrival => {
   const { localAddress, localPort } = NodeHttpServerRequest.toIncomingMessage(request).socket
   return localAddress !== undefined && localPort !== undefined ? { address: localAddress, port: localPort } : undefined
+}
+
+/** A server that drops a caller who has not sent its whole request in time, and holds a bounded number of connections. */
+const boundedServer = (): Http.Server => {
+  const server = Http.createServer({
+    headersTimeout: limits.requestMs,
+    requestTimeout: limits.requestMs,
+    connectionsCheckingInterval: Math.ceil(limits.requestMs / 10)
+  })
+  server.maxConnections = limits.maxConnections
+  return server
 }
 
 const live = (socket: string) =>
@@ -337,13 +383,14 @@ export interface BridgeOptions {
 export const run = (options: BridgeOptions): Effect.Effect<void, never, Io.ExitCode> =>
   Effect.scoped(
     Effect.gen(function*() {
-      const located = Locate.registration({
+      const context: Locate.Context = {
         flag: Option.getOrUndefined(options.registration),
         env: process.env,
         cwd: process.cwd(),
         payloadCwd: undefined,
         home: os.homedir()
-      })
+      }
+      const located = Locate.registration(context)
       if (located._tag !== "Found") {
         yield* Console.error(
           located._tag === "Missing"
@@ -358,7 +405,7 @@ export const run = (options: BridgeOptions): Effect.Effect<void, never, Io.ExitC
           stdio: { directory: StdioTransport.directoryOf(located.file) }
         })))
       )
-      const state = yield* makeState(located.file).pipe(Effect.provide(transports))
+      const state = yield* makeState(located.file, () => Locate.registration(context)).pipe(Effect.provide(transports))
       const auditFile = Option.getOrUndefined(options.audit)
       if (auditFile !== undefined) yield* Console.log(`audit ${auditFile}`)
       const fail = (problem: string) =>
@@ -368,7 +415,7 @@ export const run = (options: BridgeOptions): Effect.Effect<void, never, Io.ExitC
       const serveOn = (listen: Net.ListenOptions) =>
         Layer.build(
           HttpServer.serve(app(state, { verbose: options.verbose, secret: secret.secret })).pipe(
-            Layer.provideMerge(NodeHttpServer.layerServer(() => Http.createServer(), listen))
+            Layer.provideMerge(NodeHttpServer.layerServer(boundedServer, listen))
           )
         ).pipe(Effect.map(Context.get(HttpServer.HttpServer)), Effect.either)
       const socket = options.noSocket

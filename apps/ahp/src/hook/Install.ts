@@ -33,6 +33,7 @@ import * as path from "node:path"
 import type { Writable } from "node:stream"
 import { projectTrust } from "../internal/codexTrust.js"
 import { errorCode } from "../internal/errno.js"
+import * as Terminal from "../internal/terminal.js"
 import type * as Args from "./Args.js"
 import * as Locate from "./Locate.js"
 
@@ -332,9 +333,9 @@ export interface InstallProcess {
 export const main = async (args: Args.Install, command: ReadonlyArray<string>, io: InstallProcess): Promise<number> => {
   const cwd = io.cwd
   const file = path.resolve(cwd, args.settings ?? settingsFile(args.host, args.scope, io.env, cwd, io.home))
-  const say = (text: string) => io.stdout.write(`${text}\n`)
+  const say = (text: string) => io.stdout.write(`${Terminal.line(text)}\n`)
   const fail = (message: string) => {
-    io.stderr.write(`ahp hook ${args._tag.toLowerCase()}: ${message}\n`)
+    io.stderr.write(`ahp hook ${args._tag.toLowerCase()}: ${Terminal.line(message)}\n`)
     return 2
   }
   let text: string | undefined
@@ -433,7 +434,7 @@ export const doctor = (args: Args.Install, io: InstallProcess): number => {
   try {
     const parsed = Json.parse(fs.readFileSync(file, "utf8"))
     if (parsed._tag === "Left" || !Json.isObject(parsed.right)) {
-      io.stderr.write(`ahp hook doctor: ${file} is not a JSON object\n`)
+      io.stderr.write(`ahp hook doctor: ${Terminal.line(file)} is not a JSON object\n`)
       return 2
     }
     settings = parsed.right
@@ -488,12 +489,12 @@ export const doctor = (args: Args.Install, io: InstallProcess): number => {
     }
   }
   if (problems.length > 0) {
-    io.stderr.write(problems.map((problem) => `ahp hook doctor: ${problem}\n`).join(""))
+    io.stderr.write(problems.map((problem) => `ahp hook doctor: ${Terminal.line(problem)}\n`).join(""))
     return 1
   }
   io.stdout.write(
-    `${args.host}: the policy is on here: ${file} runs the hook, which uses ${
-      located._tag === "Found" ? located.file : "no registration"
+    `${args.host}: the policy is on here: ${Terminal.line(file)} runs the hook, which uses ${
+      Terminal.line(located._tag === "Found" ? located.file : "no registration")
     }\n`
   )
   if (args.host === "codex") {
