@@ -7,7 +7,6 @@ import { assert, describe, it } from "@effect/vitest"
 import { inject } from "vitest"
 import { timeouts } from "../../vitest.shared.js"
 import { loadFactor, maxFactor, scaled } from "../support/load.js"
-import { rescaled } from "../support/rescale.js"
 
 const withLoad = <A>(value: string, run: () => A): A => {
   const before = process.env["AHP_TEST_LOAD"]
@@ -38,7 +37,6 @@ describe("the load factor", () => {
     const base = inject("ahpTimeouts")
     // the suites project (test/vitest.config.ts)
     assert.strictEqual(base.test, 60_000)
-    assert.strictEqual(task.timeout, rescaled.testTimeout)
     assert.isAtLeast(task.timeout, base.testTimeout)
     assert.isAtLeast(task.timeout, base.test)
   })

@@ -10,10 +10,7 @@ import { scaled } from "./load.js"
 
 const base = inject("ahpTimeouts")
 
-/** The default timeouts of this file's tests and hooks (read by test/docs/Load.test.ts). */
-export const rescaled: { readonly testTimeout: number; readonly hookTimeout?: number } = {
+vi.setConfig({
   testTimeout: Math.max(base.testTimeout, scaled(base.test)),
   ...(base.hook === undefined ? {} : { hookTimeout: Math.max(base.hookTimeout ?? 0, scaled(base.hook)) })
-}
-
-vi.setConfig(rescaled)
+})
