@@ -16,20 +16,13 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
-import { issuer, resourceUrl, type World, world } from "./oauthWorld.js"
+import { issuer, pkceBinding, resourceUrl, type World, world } from "./oauthWorld.js"
 import { tempFile } from "./utils.js"
 
 const backend: Registration.Backend = {
   id: "com.example.rs",
   transport: { type: "http", url: resourceUrl },
-  authentication: {
-    type: "oauth",
-    issuer,
-    resource: resourceUrl,
-    clientId: "person",
-    flow: "authorization_code_pkce",
-    scopes: ["hooks"]
-  },
+  authentication: pkceBinding,
   subscriptions: [{
     mode: "intercept",
     events: ["tool.before"],

@@ -5,7 +5,16 @@ import { ConfigProvider, Effect, Fiber, Layer, Option, Redacted } from "effect"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { browser, issuer, resourceUrl, silentBrowser, type World, world, type WorldOptions } from "./oauthWorld.js"
+import {
+  browser,
+  issuer,
+  pkceBinding,
+  resourceUrl,
+  silentBrowser,
+  type World,
+  world,
+  type WorldOptions
+} from "./oauthWorld.js"
 import { okResponse, request, tempFile } from "./utils.js"
 
 const backendId = "com.example.rs"
@@ -17,15 +26,6 @@ const subscriptions: Registration.Backend["subscriptions"] = [{
   failurePolicy: "fail-closed",
   content: { default: "metadata" }
 }]
-
-const pkceBinding: Registration.Authentication = {
-  type: "oauth",
-  issuer,
-  resource: resourceUrl,
-  clientId: "person",
-  flow: "authorization_code_pkce",
-  scopes: ["hooks"]
-}
 
 const withBinding: Registration.Backend = {
   id: backendId,

@@ -1,4 +1,5 @@
 import { HttpTransport, OAuthLogin } from "@effect-ahp/node"
+import type { Registration } from "@effect-ahp/protocol"
 import * as Undici from "@effect/platform-node/Undici"
 import { Effect, Layer } from "effect"
 import * as crypto from "node:crypto"
@@ -77,6 +78,16 @@ export const clientSecret = "client-secret-value"
 export const resourceUrl = "https://rs.test/hooks"
 export const issuer = "https://as.test"
 export const metadataUrl = "https://rs.test/.well-known/oauth-protected-resource/hooks"
+
+/** A person's login to the resource server with authorization code and PKCE. */
+export const pkceBinding: Registration.OAuth = {
+  type: "oauth",
+  issuer,
+  resource: resourceUrl,
+  clientId: "person",
+  flow: "authorization_code_pkce",
+  scopes: ["hooks"]
+}
 
 /** How the world's servers behave; every field has a well-behaved default. */
 export interface WorldOptions {
