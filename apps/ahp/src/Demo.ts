@@ -28,13 +28,13 @@ import type { Event, Json } from "@effect-ahp/protocol"
 import { FileSystem, Path } from "@effect/platform"
 import { Console, Context, Effect, Layer, Option } from "effect"
 import * as Audit from "./Audit.js"
-import * as Brief from "./Brief.js"
 import * as AuditObserver from "./examples/AuditObserver.js"
 import * as PromptAnnotator from "./examples/PromptAnnotator.js"
 import * as SecretRedactor from "./examples/SecretRedactor.js"
 import * as ShellGuard from "./examples/ShellGuard.js"
 import * as SlowBackend from "./examples/SlowBackend.js"
 import * as BridgeSession from "./hook/BridgeSession.js"
+import * as Terminal from "./internal/terminal.js"
 import * as Io from "./Io.js"
 import * as Recorder from "./Recorder.js"
 import * as Serve from "./Serve.js"
@@ -243,7 +243,6 @@ export const demo = (options: Options) =>
       guard: yield* serveHttp(Backend.make(ShellGuard.layer)),
       slow: yield* serveHttp(Backend.make(SlowBackend.layer(slowDelayMs)))
     }
-    const recorder = yield* Recorder.Recorder
     const outcomes: Array<{ readonly step: Step; readonly decision: string }> = []
 
     const dispatchAll = (heading: string, registration: unknown, steps: ReadonlyArray<Step>) =>
@@ -251,14 +250,8 @@ export const demo = (options: Options) =>
         const hooks = yield* Hooks.makeUnknown(registration)
         yield* Console.log(`\n${s.bold(heading)}`)
         for (const step of steps) {
-          const before = (yield* recorder.exchanges).length
-          const result = yield* Effect.orDie(hooks.dispatchUnknown(step.type, step.input))
-          const exchanges = (yield* recorder.exchanges).slice(before)
-          const n = outcomes.length + 1
-          const seen = Brief.event({ ...step.input, type: step.type })
-          yield* Console.log(`\n${s.bold(`[${n}] ${step.type}`)}  ${seen}  ${s.dim(`— ${step.title}`)}`)
-          const routes = hooks.registry.routes(step.type)
-          yield* Console.log(Trace.render({ input: step.input, routes, result, exchanges }, s).join("\n"))
+          const { result, text } = yield* Trace.dispatched(hooks, { ...step, n: outcomes.length + 1 }, s)
+          yield* Console.log(`\n${text}`)
           outcomes.push({ step, decision: result.decision.permission })
         }
       }))
@@ -295,7 +288,7 @@ export const demo = (options: Options) =>
 
     const lines = (yield* fs.readFileString(auditFile)).split("\n").filter((line) => line !== "")
     yield* Console.log(`\n${s.bold(`Audit log (${lines.length} lines, ${auditFile})`)}`)
-    yield* Console.log(lines.map((line) => `  ${line}`).join("\n"))
+    yield* Console.log(lines.map((line) => `  ${Terminal.json(line)}`).join("\n"))
 
     yield* Console.log(`\n${s.bold("Summary")}`)
     for (const [i, { decision, step }] of outcomes.entries()) {

@@ -8,9 +8,13 @@
  * @since 0.1.0
  */
 import type { DispatchResult, Registry } from "@effect-ahp/harness"
+import { Hooks } from "@effect-ahp/harness"
+import type { Event } from "@effect-ahp/protocol"
 import { Json } from "@effect-ahp/protocol"
+import { Effect } from "effect"
 import * as Brief from "./Brief.js"
-import type * as Recorder from "./Recorder.js"
+import * as Terminal from "./internal/terminal.js"
+import * as Recorder from "./Recorder.js"
 import type { Style } from "./Style.js"
 
 /**
@@ -48,7 +52,7 @@ const answerText = (exchange: Recorder.Exchange | undefined, route: Registry.Rou
       return `answered in ${took}: ${effects.length === 0 ? "no effect" : effects.map(Brief.effect).join(", ")}`
     }
     case "Failed":
-      return `no answer: ${exchange.outcome.error.reason} after ${took}`
+      return `no answer: ${Terminal.line(exchange.outcome.error.reason)} after ${took}`
     case "Interrupted":
       return `no answer within ${route.timeoutMs} ms (stopped after ${took})`
     case "Delivered":
@@ -60,10 +64,10 @@ const observationText = (call: Call, backend: string, subscription: string, s: S
   const observation = call.result.observations.find((o) => o.backend === backend && o.subscription === subscription)
   if (observation === undefined) return undefined
   const outcome = observation.outcome === "delivered" ? s.green("delivered") : s.yellow(observation.outcome)
-  return `observation ${outcome}${observation.detail !== undefined ? s.dim(` (${observation.detail})`) : ""}`
+  return `observation ${outcome}${observation.detail !== undefined ? s.dim(` (${Terminal.line(observation.detail)})`) : ""}`
 }
 
-const routeLabel = (route: Registry.Route) => `${route.backend.id}/${route.label}`
+const routeLabel = (route: Registry.Route) => Terminal.line(`${route.backend.id}/${route.label}`)
 
 const decisionText = (call: Call, s: Style): string => {
   const decision = call.result.decision
@@ -81,8 +85,8 @@ const decisionText = (call: Call, s: Style): string => {
         ? ""
         : ` (${
           denial.synthetic ? "synthetic, after " : "by "
-        }${denial.provenance.backend}/${denial.provenance.subscription})`
-      return `${s.red(s.bold("deny"))} — "${denial?.reason ?? ""}"${by}; the operation does not run${tail}`
+        }${Terminal.line(`${denial.provenance.backend}/${denial.provenance.subscription}`)})`
+      return `${s.red(s.bold("deny"))} — "${Terminal.line(denial?.reason ?? "")}"${by}; the operation does not run${tail}`
     }
     case "ask":
       return `${s.yellow(s.bold("ask"))} — the host asks the user before running it${tail}`
@@ -136,7 +140,7 @@ export const render = (call: Call, s: Style): Array<string> => {
       const policy = error.syntheticDenial
         ? "fail-closed: a synthetic denial, the chain stops"
         : "fail-open: recorded, the chain goes on"
-      lines.push(`        ${s.red(`✗ ${error.phase} failure: ${error.code}`)} ${s.dim(`(${error.detail})`)}`)
+      lines.push(`        ${s.red(`✗ ${error.phase} failure: ${error.code}`)} ${s.dim(`(${Terminal.line(error.detail)})`)}`)
       lines.push(`        ${error.syntheticDenial ? s.red(policy) : s.yellow(policy)}`)
     }
   }
@@ -148,3 +152,26 @@ export const render = (call: Call, s: Style): Array<string> => {
   lines.push(`    ${s.bold("⇒")} ${decisionText(call, s)}`)
   return lines
 }
+
+/**
+ * Dispatches one call through `hooks` and renders it as `ahp demo` prints it: a heading
+ * line, then the trace. Everything a backend or the registration wrote is shown escaped
+ * (see `render`); colour comes only from `s`.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const dispatched = Effect.fn("Trace.dispatched")(function*(
+  hooks: Hooks.Hooks["Type"],
+  step: { readonly n: number; readonly type: Event.EventType; readonly input: Json.JsonObject; readonly title: string },
+  s: Style
+) {
+  const recorder = yield* Recorder.Recorder
+  const before = (yield* recorder.exchanges).length
+  const result = yield* Effect.orDie(hooks.dispatchUnknown(step.type, step.input))
+  const exchanges = (yield* recorder.exchanges).slice(before)
+  const seen = Brief.event({ ...step.input, type: step.type })
+  const heading = `${s.bold(`[${step.n}] ${step.type}`)}  ${seen}  ${s.dim(`— ${Terminal.line(step.title)}`)}`
+  const routes = hooks.registry.routes(step.type)
+  return { result, text: [heading, ...render({ input: step.input, routes, result, exchanges }, s)].join("\n") }
+})

@@ -14,6 +14,7 @@ import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { scaled } from "../../../test/support/load.js"
+import { processesWith } from "../../../test/support/processes.mjs"
 import * as Policy from "../src/hook/Policy.js"
 import {
   answerOf,
@@ -351,7 +352,8 @@ describe("deadlines, failures and bad input", () => {
     "a hung backend is settled before the host's timeout, nothing left running: fail-closed denies, fail-open is no opinion (Codex: empty stdout)",
     () =>
       Effect.gen(function*() {
-        // side by side: each waits for its deadline
+        // side by side: each waits for its deadline. Whether the backend got as far as logging
+        // its start depends on the machine's load; the process table tells that none is left.
         const [closed, open] = yield* Effect.all([hung("claude-code", "fail-closed"), hung("codex", "fail-open")], {
           concurrency: 2
         })
@@ -363,13 +365,11 @@ describe("deadlines, failures and bad input", () => {
           permissionDecision: "deny",
           permissionDecisionReason: "Required policy backend unavailable"
         })
-        assert.isNotEmpty(startedPids(closed.log))
-        yield* eventually(() => noneAlive(closed.log))
+        yield* eventually(() => noneAlive(closed.log) && processesWith(closed.log).length === 0)
         assert.isFalse(open.run.killed, `answered in ${open.run.elapsedMs} ms`)
         assert.strictEqual(open.run.code, 0)
         assert.strictEqual(open.run.stdout, "")
-        assert.isNotEmpty(startedPids(open.log))
-        yield* eventually(() => noneAlive(open.log))
+        yield* eventually(() => noneAlive(open.log) && processesWith(open.log).length === 0)
       })
   )
 

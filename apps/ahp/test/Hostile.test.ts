@@ -16,6 +16,7 @@ import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import * as path from "node:path"
+import { scaled } from "../../../test/support/load.js"
 import * as Cache from "../src/hook/Cache.js"
 import { maxPayloadBytes } from "../src/hook/Command.js"
 import { answerOf, callHook, guard, hookCommand, hookEnv, type HookRun } from "./hookSupport.js"
@@ -332,7 +333,9 @@ describe("hostile hook processes", () => {
       const { run } = yield* feed(
         ["claude-code", "--registration", reg, "--timeout", "20"],
         [Buffer.from(bash("claude-code", "ls"))],
-        { dir, timeoutMs: 20_000, close: false }
+        // killed 4 s (scaled by the load factor) after the host's timeout, as in Hook.test's
+        // hung backend: on a loaded machine the hook's start and its watchdog are seconds late
+        { dir, timeoutMs: 20_000 + scaled(4_000), close: false }
       )
       assert.isFalse(run.killed, JSON.stringify(run))
       assert.strictEqual(decision(run), "deny")

@@ -6,12 +6,18 @@
  * reason with a newline, recorded in an audit file, is shown escaped by `ahp replay` (also
  * when the audit file itself was edited to hold raw controls); an `ahp test` policy file
  * whose case name and expected reason carry them is reported escaped; `ahp hook doctor`
- * names a registration whose path carries them escaped.
+ * names a registration whose path carries them escaped; the trace `ahp demo` prints shows
+ * them escaped, with colour on.
  */
+import { Hooks } from "@effect-ahp/harness"
+import { NodeTransports } from "@effect-ahp/node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as Recorder from "../src/Recorder.js"
+import * as Style from "../src/Style.js"
+import * as Trace from "../src/Trace.js"
 import { callHook } from "./hookSupport.js"
 import { runInProcess } from "./inProcess.js"
 import { intercept, registration, scriptedStdio, tempDir, toolBefore, writeFile } from "./support.js"
@@ -170,4 +176,23 @@ describe("hostile: terminal escapes in backends' text", () => {
         assert.include(run.stdout + run.stderr, "reg\\u{1b}[2J\\u{a}\\u{9b}31m", run.stdout + run.stderr)
       }
     }))
+
+  it.scopedLive("the demo's trace shows the hostile reason and step title escaped, with colour on", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const hooks = yield* Hooks.makeUnknown(
+        registration({ ...backend(dir), subscriptions: [intercept(["tool.before"])] })
+      )
+      const event = toolBefore("rm -rf /")
+      const { result, text } = yield* Trace.dispatched(
+        hooks,
+        { n: 1, type: "tool.before", input: event, title: "a title\u009b31m" },
+        Style.style(true)
+      )
+      assert.strictEqual(result.decision.permission, "deny")
+      const shown = text.replace(/\u001b\[[0-9;]*m/g, "")
+      assert.notMatch(shown, raw, shown)
+      assert.include(shown, "\\u{1b}[2J\\u{1b}]8;;https://evil.example")
+      assert.include(shown, "a title\\u{9b}31m")
+    }).pipe(Effect.provide(Recorder.layer), Effect.provide(NodeTransports.layerNode())))
 })
