@@ -64,7 +64,9 @@ const observationText = (call: Call, backend: string, subscription: string, s: S
   const observation = call.result.observations.find((o) => o.backend === backend && o.subscription === subscription)
   if (observation === undefined) return undefined
   const outcome = observation.outcome === "delivered" ? s.green("delivered") : s.yellow(observation.outcome)
-  return `observation ${outcome}${observation.detail !== undefined ? s.dim(` (${Terminal.line(observation.detail)})`) : ""}`
+  return `observation ${outcome}${
+    observation.detail !== undefined ? s.dim(` (${Terminal.line(observation.detail)})`) : ""
+  }`
 }
 
 const routeLabel = (route: Registry.Route) => Terminal.line(`${route.backend.id}/${route.label}`)
@@ -83,10 +85,12 @@ const decisionText = (call: Call, s: Style): string => {
       const denial = decision.denial
       const by = denial?.provenance === undefined
         ? ""
-        : ` (${
-          denial.synthetic ? "synthetic, after " : "by "
-        }${Terminal.line(`${denial.provenance.backend}/${denial.provenance.subscription}`)})`
-      return `${s.red(s.bold("deny"))} — "${Terminal.line(denial?.reason ?? "")}"${by}; the operation does not run${tail}`
+        : ` (${denial.synthetic ? "synthetic, after " : "by "}${
+          Terminal.line(`${denial.provenance.backend}/${denial.provenance.subscription}`)
+        })`
+      return `${s.red(s.bold("deny"))} — "${
+        Terminal.line(denial?.reason ?? "")
+      }"${by}; the operation does not run${tail}`
     }
     case "ask":
       return `${s.yellow(s.bold("ask"))} — the host asks the user before running it${tail}`
@@ -140,7 +144,9 @@ export const render = (call: Call, s: Style): Array<string> => {
       const policy = error.syntheticDenial
         ? "fail-closed: a synthetic denial, the chain stops"
         : "fail-open: recorded, the chain goes on"
-      lines.push(`        ${s.red(`✗ ${error.phase} failure: ${error.code}`)} ${s.dim(`(${Terminal.line(error.detail)})`)}`)
+      lines.push(
+        `        ${s.red(`✗ ${error.phase} failure: ${error.code}`)} ${s.dim(`(${Terminal.line(error.detail)})`)}`
+      )
       lines.push(`        ${error.syntheticDenial ? s.red(policy) : s.yellow(policy)}`)
     }
   }

@@ -198,27 +198,30 @@ describe("only the user's own files are used", () => {
     ".ahp folder": (project: ReturnType<typeof trustedProject>) => path.dirname(project.file),
     "project root": (project: ReturnType<typeof trustedProject>) => project.project
   }
-  it.scoped.each(Object.keys(targets) as Array<keyof typeof targets>)("a group-writable %s is refused", (which) =>
-    Effect.gen(function*() {
-      const dir = yield* tempDir
-      const project = trustedProject(dir)
-      const target = targets[which](project)
-      const mode = fs.statSync(target).mode & 0o7777
-      for (
-        const [bits, writers] of [[0o020, "its group"], [0o002, "others"], [0o022, "its group and others"]] as const
-      ) {
-        fs.chmodSync(target, mode | bits)
-        yield* refused(
-          dir,
-          project,
-          target === project.project && (bits & 0o002) !== 0
-            ? `${target} is a shared folder (writable by others or sticky)`
-            : `${target} is writable by ${writers}`
-        )
-      }
-      fs.chmodSync(target, mode)
-      assert.strictEqual(reasonOf(answerOf(yield* hook(dir, bashIn(project.project)))), "the project's policy")
-    }))
+  it.scoped.each(Object.keys(targets) as Array<keyof typeof targets>)(
+    "a group-writable %s is refused",
+    (which) =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const project = trustedProject(dir)
+        const target = targets[which](project)
+        const mode = fs.statSync(target).mode & 0o7777
+        for (
+          const [bits, writers] of [[0o020, "its group"], [0o002, "others"], [0o022, "its group and others"]] as const
+        ) {
+          fs.chmodSync(target, mode | bits)
+          yield* refused(
+            dir,
+            project,
+            target === project.project && (bits & 0o002) !== 0
+              ? `${target} is a shared folder (writable by others or sticky)`
+              : `${target} is writable by ${writers}`
+          )
+        }
+        fs.chmodSync(target, mode)
+        assert.strictEqual(reasonOf(answerOf(yield* hook(dir, bashIn(project.project)))), "the project's policy")
+      })
+  )
 
   it.scoped("a symbolic link as the registration or as its .ahp folder is refused, even to a trusted file", () =>
     Effect.gen(function*() {

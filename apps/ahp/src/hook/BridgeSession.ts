@@ -209,7 +209,9 @@ export const run = (bundle: string, registration: unknown, script: ReadonlyArray
       outcomes.push({ step, answer, ok })
       const via = step.host === "claude-code" ? "http hook" : "command hook, forwarded over the socket"
       yield* Console.log(`\n${s.bold(`[b${outcomes.length}] ${step.title}`)}  ${s.dim(`(${via})`)}`)
-      yield* Console.log(`    ${s.bold("⇒")} ${text.trim() === "" ? s.dim("(empty: no opinion)") : Terminal.json(text.trim())}`)
+      yield* Console.log(
+        `    ${s.bold("⇒")} ${text.trim() === "" ? s.dim("(empty: no opinion)") : Terminal.json(text.trim())}`
+      )
       yield* Console.log(`      ${ok ? s.green("✓") : s.red("✗")} ${s.dim(`expected ${step.expected}`)}`)
     }
     return outcomes
