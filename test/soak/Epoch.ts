@@ -95,7 +95,7 @@ export interface Context {
  * exited belongs to init, which on some machines (this project's VM) reaps orphans only
  * every second or two; `ps` shows it without its command line.
  */
-const running = (pids: ReadonlyArray<number>): Array<number> =>
+export const running = (pids: ReadonlyArray<number>): Array<number> =>
   alive(pids).filter((pid) => {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
@@ -106,7 +106,7 @@ const running = (pids: ReadonlyArray<number>): Array<number> =>
   })
 
 /** The entries of a scripted backend's log. */
-const logEntries = (
+export const logEntries = (
   log: string
 ): Array<{ readonly event: string; readonly pid: number; readonly [key: string]: unknown }> =>
   existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l)) : []
@@ -247,7 +247,8 @@ const observe = (result: DispatchResult.DispatchResult): plan.Expected => {
       ? undefined
       : { synthetic: denial.synthetic, backend: denial.provenance?.backend ?? "" },
     failures: result.errors.map((e) => `${e.backend}:${e.code}`),
-    merged: Object.keys(input).filter((k) => k !== "command")
+    // `plan` is what a concurrent soak's event tells its backends to do (Concurrent.ts)
+    merged: Object.keys(input).filter((k) => k !== "command" && k !== "plan")
   }
 }
 
@@ -258,7 +259,7 @@ const same = (a: plan.Expected, b: plan.Expected) => JSON.stringify(a) === JSON.
  * route boundary of the replay, and never grants: no `allow`, no candidate, no
  * continuation.
  */
-const problems = (
+export const problems = (
   result: DispatchResult.DispatchResult,
   expected: plan.Replay,
   huge: ReadonlySet<string>
@@ -288,7 +289,7 @@ const problems = (
  * `timeout` / `upload-timeout` it shows that the plan did not expect is taken as late, and
  * the result must then be exactly what the plan gives with those routes late.
  */
-const onlyLate = (
+export const onlyLate = (
   result: DispatchResult.DispatchResult,
   expected: plan.Replay,
   replayLate: (late: ReadonlyMap<string, "timeout" | "upload-timeout">) => plan.Replay

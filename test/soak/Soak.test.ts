@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { scaled } from "../support/load.js"
+import * as Concurrent from "./Concurrent.js"
 import * as SoakRun from "./SoakRun.js"
 
 describe("soak", () => {
@@ -8,5 +9,11 @@ describe("soak", () => {
     assert.deepStrictEqual(report.failed, [], SoakRun.format(report))
     assert.isAtLeast(report.dispatches, 8, SoakRun.format(report))
     assert.isAtLeast(report.epochs, 2, SoakRun.format(report))
+  }, scaled(60_000))
+
+  it("a short concurrency soak: 256 callers through one Hooks, no wrong decision, nothing left over", async () => {
+    const report = await Concurrent.run({ durationMs: 5_000 })
+    assert.deepStrictEqual(report.failed, [], Concurrent.format(report))
+    assert.isAtLeast(report.dispatches - report.late, 256, Concurrent.format(report))
   }, scaled(60_000))
 })

@@ -146,7 +146,8 @@ export interface BackendPlan {
   readonly uploads: ReadonlyArray<UploadBehaviour>
 }
 
-const weighted = <A extends { readonly weight: number }>(rng: Random, eligible: ReadonlyArray<A>): A => {
+/** One of `eligible`, drawn by weight. */
+export const weighted = <A extends { readonly weight: number }>(rng: Random, eligible: ReadonlyArray<A>): A => {
   let ticket = rng.next() * eligible.reduce((sum, b) => sum + b.weight, 0)
   for (const b of eligible) {
     ticket -= b.weight

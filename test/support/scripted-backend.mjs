@@ -93,6 +93,9 @@
 //                      ignores SIGTERM and runs until killed (its command line carries this
 //                      script's path and the --log path; logged as {"event":"grandchild","pid"})
 //   --log-raw          stdio: message log entries also carry "raw", the line as received
+//   --keyed KEY        a message names its own behaviour: its event's tool.input.plan[KEY]
+//                      (a behaviour as above), else --sequence or the default applies;
+//                      for concurrent callers, whose arrival order is not known
 //   --counter FILE     number requests across processes (per_event children, restarted
 //                      persistent children) with a counter kept in FILE, so --sequence
 //                      spans them; without it each process counts from 1
@@ -122,7 +125,8 @@ function backend(args, fail) {
     linger: false,
     counter: undefined,
     grandchild: false,
-    logRaw: false
+    logRaw: false,
+    keyed: undefined
   }
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]
@@ -136,6 +140,7 @@ function backend(args, fail) {
     else if (arg === "--counter") options.counter = args[++i]
     else if (arg === "--grandchild") options.grandchild = true
     else if (arg === "--log-raw") options.logRaw = true
+    else if (arg === "--keyed") options.keyed = args[++i]
     else if (arg.startsWith("--")) fail(`unknown option ${arg}`)
     else options.behaviour = arg
   }
@@ -167,8 +172,25 @@ function backend(args, fail) {
   const stopLog = () => (logging = false)
 
   let requestCount = 0
-  /** The behaviour for the next request: its --sequence entry, else the default. */
-  function nextBehaviour() {
+  /**
+   * With --keyed KEY, the behaviour a message names itself: its event's
+   * `tool.input.plan[KEY]`, or undefined.
+   */
+  function keyedBehaviour(message) {
+    const plan = message?.params?.event?.tool?.input?.plan
+    const name = options.keyed === undefined || plan === null || typeof plan !== "object"
+      ? undefined
+      : plan[options.keyed]
+    return typeof name === "string" ? name : undefined
+  }
+
+  /** The behaviour for the next request: the message's own (--keyed), its --sequence entry, else the default. */
+  function nextBehaviour(message) {
+    const keyed = keyedBehaviour(message)
+    if (keyed !== undefined) {
+      const eq = keyed.indexOf("=")
+      return eq === -1 ? { name: keyed, arg: undefined } : { name: keyed.slice(0, eq), arg: keyed.slice(eq + 1) }
+    }
     if (options.counter !== undefined) {
       requestCount = (existsSync(options.counter) ? Number(readFileSync(options.counter, "utf8")) : 0) + 1
       writeFileSync(options.counter, String(requestCount))
@@ -284,7 +306,7 @@ function backend(args, fail) {
         return
       }
       outstanding++
-      const behaviour = nextBehaviour()
+      const behaviour = nextBehaviour(message)
       const reply = answerFor(behaviour, message)
       const raw = rawAnswerFor(behaviour, message)
       if (raw !== undefined) return write(raw + "\n")
@@ -466,7 +488,7 @@ function backend(args, fail) {
           // answered below as if it were a notification
         }
         const isRequest = message !== null && typeof message === "object" && message.id !== undefined
-        const behaviour = nextBehaviour()
+        const behaviour = nextBehaviour(message)
         if (behaviour.name === "401-then-ok" && requestCount === 1) behaviour.name = "401"
         if (
           behaviour.name === "require-bearer" &&
