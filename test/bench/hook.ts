@@ -10,6 +10,7 @@
  * round trip (a raw line to an identical persistent child) — the latency the warm path adds.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -171,7 +172,9 @@ export const run = async (pace: Pace): Promise<Array<Row>> => {
       pace
     ))
     const socket = join(dir, "run", "bridge.sock")
-    const bridgeEnv = { ...env, AHP_BRIDGE: "1", AHP_BRIDGE_SOCKET: socket }
+    // the secret Claude Code's http hook entry sends from its environment
+    const secret = randomBytes(24).toString("hex")
+    const bridgeEnv = { ...env, AHP_BRIDGE: "1", AHP_BRIDGE_SOCKET: socket, AHP_BRIDGE_SECRET: secret }
     const bridge = await startBridge(stdioReg, socket, bridgeEnv)
     try {
       rows.push(processPair(
@@ -179,7 +182,7 @@ export const run = async (pace: Pace): Promise<Array<Row>> => {
         hook(stdioReg, preToolUse("rm -rf /"), bridgeEnv, denies),
         pace
       ))
-      const client = httpClient(bridge.url)
+      const client = httpClient(bridge.url, { "x-ahp-bridge-secret": secret })
       const raw = lineClient(deny)
       const body = Buffer.from(preToolUse("rm -rf /"))
       const line = fixtures.requestLine({ ...fixtures.toolBefore(512), id: "evt_bench" })

@@ -86,8 +86,8 @@ export interface HttpClient {
   readonly close: () => void
 }
 
-/** A client with one keep-alive connection. */
-export const httpClient = (url: string): HttpClient => {
+/** A client with one keep-alive connection, sending `headers` besides its own. */
+export const httpClient = (url: string, headers: Readonly<Record<string, string>> = {}): HttpClient => {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 })
   const target = new URL(url)
   return {
@@ -99,7 +99,12 @@ export const httpClient = (url: string): HttpClient => {
           port: target.port,
           path: target.pathname,
           method: "POST",
-          headers: { "content-type": "application/json", accept: "application/json", "content-length": body.length }
+          headers: {
+            ...headers,
+            "content-type": "application/json",
+            accept: "application/json",
+            "content-length": body.length
+          }
         }, (res) => {
           const chunks: Array<Buffer> = []
           res.on("data", (c: Buffer) => chunks.push(c))
