@@ -54,6 +54,7 @@ import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Attachment from "./Attachment.js"
 import * as Audit from "./Audit.js"
+import * as AuditTelemetry from "./AuditTelemetry.js"
 import * as Boundary from "./Boundary.js"
 import * as Chain from "./Chain.js"
 import * as DispatchResult from "./DispatchResult.js"
@@ -384,25 +385,38 @@ export const makeUnknown = <E = never, R = never>(
     // beside Hooks instead of provided to it); with neither, a call does no audit work.
     const built = yield* Audit.Audit
     const current: Effect.Effect<Audit.Service> = built === Audit.none ? Audit.Audit : Effect.succeed(built)
-    const record = (
+    /** What a settled call hands to its span and its audit (but the time it was settled). */
+    const entryOf = (
       before: Json.JsonObject,
       final: Chain.Progress,
       result: Pick<DispatchResult.DispatchResult, "decision" | "observations" | "interrupted">
-    ) =>
-      Effect.flatMap(current, (audit) =>
-        audit === Audit.none ? Effect.void : Effect.flatMap(
+    ) => ({
+      before,
+      after: final.event,
+      steps: final.steps,
+      decision: result.decision,
+      observations: result.observations,
+      interrupted: result.interrupted
+    })
+    /** The call's attributes on its live span (`ahp.call`). */
+    const annotate = (entry: Omit<Audit.Entry, "settledAt">) =>
+      Effect.annotateCurrentSpan(AuditTelemetry.callAttributes(Audit.summarize(entry)))
+    const audit = (entry: Omit<Audit.Entry, "settledAt">) =>
+      Effect.flatMap(current, (service) =>
+        service === Audit.none ? Effect.void : Effect.flatMap(
           Effect.clockWith((clock) => clock.currentTimeMillis),
-          (settledAt) =>
-            audit.record({
-              before,
-              after: final.event,
-              steps: final.steps,
-              decision: result.decision,
-              observations: result.observations,
-              interrupted: result.interrupted,
-              settledAt
-            })
+          (settledAt) => service.record({ ...entry, settledAt })
         ))
+    /** The settled call, on its span when traced, and to the audit. */
+    const record = (
+      before: Json.JsonObject,
+      final: Chain.Progress,
+      result: Pick<DispatchResult.DispatchResult, "decision" | "observations" | "interrupted">,
+      traced: boolean
+    ) => {
+      const entry = entryOf(before, final, result)
+      return traced ? Effect.zipRight(annotate(entry), audit(entry)) : audit(entry)
+    }
     const endpoint = (route: Registry.Route): Effect.Effect<Endpoint, TransportError> =>
       endpoints.get(route.backend.id) ??
         Effect.fail(
@@ -504,7 +518,7 @@ export const makeUnknown = <E = never, R = never>(
           observations: [],
           interrupted
         })
-        yield* record(event, final, result)
+        yield* record(event, final, result, traced)
         return result
       }
       const observers = dispatchOptions?.observers
@@ -520,13 +534,16 @@ export const makeUnknown = <E = never, R = never>(
           endpoint,
           { timeoutMs: observationTimeoutMs, retiring: owner, prepare: ran.prepare },
           observers.scope,
-          (observations) => record(event, final, { decision, observations, interrupted: false })
+          (observations) => audit(entryOf(event, final, { decision, observations, interrupted: false }))
         )
+        // The span ends with the call, before the deliveries: it carries them as pending.
+        const pending = Observation.pending(recipients)
+        if (traced) yield* annotate(entryOf(event, final, { decision, observations: pending, interrupted: false }))
         return DispatchResult.make({
           event: final.event,
           decision,
           errors: final.failures,
-          observations: Observation.pending(recipients),
+          observations: pending,
           interrupted: false,
           observationsDone
         })
@@ -546,13 +563,14 @@ export const makeUnknown = <E = never, R = never>(
         observations: delivered.observations,
         interrupted: delivered.interrupted
       })
-      yield* record(event, final, result)
+      yield* record(event, final, result, traced)
       return result
     })
 
     /**
-     * One call, in the span `Hooks.dispatch` under an installed tracer. The tracer is read
-     * once for the call (the span, the trace context and the chain's route spans).
+     * One call, in the span `ahp.call` under an installed tracer: a child of the trace
+     * context the input carries, else of the current span. The tracer is read once for the
+     * call (the span, the trace context and the chain's route spans).
      */
     const call = (
       type: Event.EventType,
@@ -560,18 +578,22 @@ export const makeUnknown = <E = never, R = never>(
       dispatchOptions: DispatchOptions | undefined,
       stop: Deferred.Deferred<void> | undefined
     ) =>
-      Effect.tracerWith((tracer) =>
-        Tracing.isBuiltIn(tracer)
-          ? body(type, input, dispatchOptions, stop, false, undefined)
-          : Effect.withSpan(
-            Effect.flatMap(
-              Tracing.currentTraceContext,
-              (traceContext) => body(type, input, dispatchOptions, stop, true, traceContext)
-            ),
-            "Hooks.dispatch",
-            { attributes: { "event.type": type }, captureStackTrace: false }
-          )
-      )
+      Effect.tracerWith((tracer) => {
+        if (Tracing.isBuiltIn(tracer)) return body(type, input, dispatchOptions, stop, false, undefined)
+        const parent = Tracing.parentOf(Tracing.traceContextOf(input)?.traceparent)
+        return Effect.withSpan(
+          Effect.flatMap(
+            Tracing.currentTraceContext,
+            (traceContext) => body(type, input, dispatchOptions, stop, true, traceContext)
+          ),
+          "ahp.call",
+          {
+            attributes: { "ahp.event.type": type },
+            captureStackTrace: false,
+            ...(Option.isSome(parent) ? { parent: parent.value } : {})
+          }
+        )
+      })
 
     const dispatchUnknown = (type: Event.EventType, input: Json.JsonObject, dispatchOptions?: DispatchOptions) => {
       const interrupt = dispatchOptions?.interrupt
