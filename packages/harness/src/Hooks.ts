@@ -43,13 +43,11 @@ import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { hasProperty } from "effect/Predicate"
 import * as Random from "effect/Random"
 import * as Ref from "effect/Ref"
-import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Attachment from "./Attachment.js"
@@ -598,23 +596,17 @@ export const makeUnknown = <E = never, R = never>(
     const dispatchUnknown = (type: Event.EventType, input: Json.JsonObject, dispatchOptions?: DispatchOptions) => {
       const interrupt = dispatchOptions?.interrupt
       if (interrupt === undefined) return call(type, input, dispatchOptions, undefined)
-      // The interrupt effect runs once, for the whole call, in a fiber ended with the call
-      // (interruptible whatever the caller's region). It starts at once: an interrupt that
-      // has already happened is seen before anything is sent.
-      return Effect.flatMap(
-        Effect.zip(Deferred.make<void>(), Effect.runtime<never>()),
-        ([stop, runtime]) =>
-          Effect.acquireUseRelease(
-            Effect.sync(() =>
-              Runtime.runFork(
-                runtime,
-                Effect.interruptible(Effect.zipRight(interrupt, Deferred.succeed(stop, undefined)))
-              )
-            ),
-            () => call(type, input, dispatchOptions, stop),
-            Fiber.interrupt
-          )
-      )
+      // The interrupt effect runs once, for the whole call, in a fiber forked in the call's
+      // scope (interruptible whatever the caller's region). The call yields once before it
+      // starts, so an interrupt that has already happened is seen before anything is sent.
+      return Effect.scoped(Effect.flatMap(Deferred.make<void>(), (stop) =>
+        Effect.zipRight(
+          Effect.zipRight(
+            Effect.forkScoped(Effect.interruptible(Effect.zipRight(interrupt, Deferred.succeed(stop, undefined)))),
+            Effect.yieldNow()
+          ),
+          call(type, input, dispatchOptions, stop)
+        )))
     }
     // An input of `Event.InputOf<T>` is JSON once validated, and the effective event is
     // `EventOf<T>`: `prepare` validates it against the boundary's Schema, Staging every edit.
