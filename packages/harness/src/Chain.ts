@@ -288,25 +288,6 @@ const staged = (
   )
 
 /**
- * One exchange: request, response, validation and staging. Succeeds with the progress to
- * publish. Untraced, `runFrom` matches the answer itself instead (two steps fewer).
- */
-const exchange = (
-  input: Input,
-  route: Registry.Route,
-  current: Progress,
-  view: Projection.View,
-  deadlines: Deadlines
-): Effect.Effect<Published, RouteFailure> =>
-  Effect.suspend(() => {
-    const sent = send(input, route, current, view)
-    return Effect.matchEffect(sent.answer, {
-      onFailure: (e) => Effect.fail(fromTransportError(route, e)),
-      onSuccess: (response) => staged(input, route, current, view, deadlines, sent, response)
-    })
-  })
-
-/**
  * What an interceptor's exchange can come to: `accepted` (its response published effects),
  * `no-effect` (an accepted response without effects), `rejected` (the response failed
  * validation or staging) or `failed` (preparation or transport).
@@ -418,49 +399,27 @@ const runFrom = (
     const route = input.routes[index]!
     called.add(route.key)
     started[index] = deadlines.now()
-    const publish = (next: Progress) => Ref.modify(progress, (p) => deadlines.settle() ? [true, next] : [false, p])
     const latency = () => deadlines.now() - started[index]!
-    const view = Projection.project(input.boundary, current.event, route.subscriber)
-    if (input.traced === false) {
-      const proceed = (next: Progress) =>
-        Effect.flatMap(publish(next), (published) => published ? step(index + 1, next) : Effect.void)
-      const failed = (failure: RouteFailure) => proceed(withFailure(current, route, failure, latency()))
-      // Untraced, the answer is matched once, here. The request is built as the deadline
-      // is armed (this runs in the fiber, as the exchange starts); a transport's request
-      // is an effect, so nothing is sent before it is armed.
-      const deliver = (view: Projection.View) => {
-        const sent = send(input, route, current, view)
-        return deadlines.arm(
-          index,
-          route.timeoutMs ?? 0,
-          Effect.matchEffect(sent.answer, {
-            onFailure: (e) => failed(fromTransportError(route, e)),
-            onSuccess: (response) => {
-              const result = staged(input, route, current, view, deadlines, sent, response)
-              return Either.isLeft(result) ? failed(result.left) : proceed(toProgress(result.right, route, latency()))
-            }
-          })
-        )
-      }
-      if (view.pendingUploads.length === 0) return deliver(view)
-      return Effect.matchEffect(input.prepare(route, view.pendingUploads), {
-        onFailure: (error) => failed(fromPrepareError(route, error)),
-        onSuccess: (references) =>
-          deliver(Projection.project(input.boundary, current.event, route.subscriber, references))
-      })
-    }
-    // Traced, the route's span covers its preparation, exchange and publication, and
-    // carries what the step came to (a deadline that expires first: a timeout).
     const failed = (failure: RouteFailure) => withFailure(current, route, failure, latency())
-    const deliver = (view: Projection.View): Effect.Effect<Progress> =>
-      deadlines.arm(
+    // The request is built as the deadline is armed (this runs in the fiber, as the
+    // exchange starts); a transport's request is an effect, so nothing is sent before it is
+    // armed. The answer is matched once, here.
+    const deliver = (view: Projection.View): Effect.Effect<Progress> => {
+      const sent = send(input, route, current, view)
+      return deadlines.arm(
         index,
         route.timeoutMs ?? 0,
-        Effect.match(exchange(input, route, current, view, deadlines), {
-          onFailure: failed,
-          onSuccess: (published) => toProgress(published, route, latency())
+        Effect.match(sent.answer, {
+          onFailure: (e) => failed(fromTransportError(route, e)),
+          onSuccess: (response) =>
+            Either.match(staged(input, route, current, view, deadlines, sent, response), {
+              onLeft: failed,
+              onRight: (published) => toProgress(published, route, latency())
+            })
         })
       )
+    }
+    const view = Projection.project(input.boundary, current.event, route.subscriber)
     const attempt = view.pendingUploads.length === 0 ? deliver(view) : Effect.matchEffect(
       input.prepare(route, view.pendingUploads),
       {
@@ -469,6 +428,16 @@ const runFrom = (
           deliver(Projection.project(input.boundary, current.event, route.subscriber, references))
       }
     )
+    // Published only if staged before the deadline, in one step with that check.
+    const publish = (next: Progress) => Ref.modify(progress, (p) => deadlines.settle() ? [true, next] : [false, p])
+    if (input.traced === false) {
+      return Effect.flatMap(
+        attempt,
+        (next) => Effect.flatMap(publish(next), (published) => published ? step(index + 1, next) : Effect.void)
+      )
+    }
+    // Traced, the route's span covers its preparation, exchange and publication, and
+    // carries what the step came to (a deadline that expires first: a timeout).
     const timedOutStep = (): Step => ({ route, latencyMs: latency(), effects: [], failure: timedOut(route) })
     const spanned = Effect.flatMap(attempt, (next) =>
       Effect.flatMap(publish(next), (published) =>
