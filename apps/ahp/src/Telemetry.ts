@@ -1,8 +1,9 @@
 /**
  * The OpenTelemetry export of the commands that settle calls, loaded only when the standard
  * `OTEL_*` variables ask for it (`Tracing.exportRequested`): an OTLP/HTTP tracer (the harness's
- * spans per call, route and observation) and an audit sink (`AuditTelemetry`: a span per
- * call with the decision and failure codes as attributes, a log record per audit record),
+ * live spans per call and route, `ahp.call` with the decision and failure codes as
+ * attributes and `ahp.interceptor`, and per observation) and an audit sink
+ * (`AuditTelemetry`: a log record per audit record),
  * both exported through `@effect/opentelemetry`'s own OTLP exporters (no OpenTelemetry SDK).
  *
  * Read: `OTEL_EXPORTER_OTLP_ENDPOINT` (default `http://localhost:4318`; `/v1/traces` and
@@ -22,7 +23,7 @@ import * as OtlpLogger from "@effect/opentelemetry/OtlpLogger"
 import * as OtlpSerialization from "@effect/opentelemetry/OtlpSerialization"
 import * as OtlpTracer from "@effect/opentelemetry/OtlpTracer"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import { Duration, Effect, Layer, Logger, Option, Tracer } from "effect"
+import { Duration, Effect, Layer, Logger, Option, type Tracer } from "effect"
 import type * as ConfigError from "effect/ConfigError"
 import type * as Scope from "effect/Scope"
 
@@ -112,7 +113,7 @@ export const make = (env: Env, options: Audit.Options): Effect.Effect<
       onNone: () => Effect.succeed(Logger.none),
       onSome: (url) => OtlpLogger.make({ ...common, url })
     })
-    const audit = yield* AuditTelemetry.make({ ...options, tracer: tracer ?? disabled, logger })
+    const audit = yield* AuditTelemetry.make({ ...options, logger })
     return { tracer, audit }
   }).pipe(
     Effect.provide(Layer.merge(
@@ -121,25 +122,3 @@ export const make = (env: Env, options: Audit.Options): Effect.Effect<
     ))
   )
 }
-
-/** A tracer whose spans go nowhere (traces turned off, logs still exported). */
-const disabled: Tracer.Tracer = Tracer.make({
-  span: (name, parent, context, links, startTime, kind) => ({
-    _tag: "Span",
-    name,
-    spanId: "0000000000000000",
-    traceId: "00000000000000000000000000000000",
-    parent,
-    context,
-    status: { _tag: "Started", startTime },
-    attributes: new Map(),
-    links,
-    sampled: false,
-    kind,
-    end: () => {},
-    attribute: () => {},
-    event: () => {},
-    addLinks: () => {}
-  }),
-  context: (f) => f()
-})

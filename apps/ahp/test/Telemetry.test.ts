@@ -1,7 +1,7 @@
 /**
- * The OpenTelemetry export against a local HTTP server playing the OTLP collector: the audit
- * sink's spans arrive with the decision and failure codes as attributes, under the event's
- * trace context, with a log record per audit record; `ahp dispatch` exports them when
+ * The OpenTelemetry export against a local HTTP server playing the OTLP collector: the live
+ * spans of each call arrive with the decision and failure codes as attributes, under the
+ * event's trace context, and the audit sink's log record per audit record; `ahp dispatch` exports them when
  * `OTEL_EXPORTER_OTLP_ENDPOINT` is set. Nothing set means nothing loaded.
  */
 import { Audit, Hooks, Tracing } from "@effect-ahp/harness"
@@ -80,7 +80,7 @@ describe("OpenTelemetry", () => {
     )
   })
 
-  it.scopedLive("the audit sink exports a span per call with the decision and failure codes, and a log record", () =>
+  it.scopedLive("each call's live span carries the decision and failure codes; the audit sink logs a record", () =>
     Effect.gen(function*() {
       const otlp = yield* collector
       yield* Effect.scoped(Effect.gen(function*() {
@@ -93,8 +93,14 @@ describe("OpenTelemetry", () => {
           Effect.provide(guardTransports)
         )
         const extensions = { "org.w3c.trace_context": { traceparent } }
-        yield* hooks.dispatch("tool.before", toolBefore("rm -rf /", { extensions }) as any)
-        yield* hooks.dispatch("tool.before", toolBefore("ls", { extensions }) as any)
+        assert.isDefined(telemetry.tracer)
+        yield* Effect.withTracer(
+          Effect.zipRight(
+            hooks.dispatch("tool.before", toolBefore("rm -rf /", { extensions }) as any),
+            hooks.dispatch("tool.before", toolBefore("ls", { extensions }) as any)
+          ),
+          telemetry.tracer!
+        )
       }))
       const calls = spansOf(otlp.received).filter((s) => s.name === "ahp.call")
       assert.strictEqual(calls.length, 2)
@@ -112,11 +118,18 @@ describe("OpenTelemetry", () => {
         "under the event's trace context"
       )
       const interceptors = spansOf(otlp.received).filter((s) => s.name === "ahp.interceptor")
-      assert.deepStrictEqual(interceptors.map((s) => [attributes(s)["ahp.backend"], attributes(s)["ahp.outcome"]]), [
-        [guardId, "accepted"],
-        [guardId, "accepted"],
-        ["com.example.missing", "failed"]
-      ])
+      assert.deepStrictEqual(
+        interceptors.map((s) => [attributes(s)["ahp.backend"], attributes(s)["ahp.outcome"]]).sort(),
+        [
+          [guardId, "accepted"],
+          [guardId, "accepted"],
+          ["com.example.missing", "failed"]
+        ].sort()
+      )
+      assert.isTrue(
+        interceptors.every((s) => calls.some((c) => c.spanId === s.parentSpanId)),
+        "each interceptor's span is a child of its call's"
+      )
       const logs = logsOf(otlp.received)
       assert.strictEqual(logs.length, 2)
       const record = JSON.parse(logs[1].body.stringValue)
@@ -154,7 +167,10 @@ describe("OpenTelemetry", () => {
       assert.isDefined(call, JSON.stringify(otlp.received))
       assert.strictEqual(attributes(call)["ahp.decision"], "deny")
       assert.deepStrictEqual(attributes(call)["ahp.failure.codes"], ["connection"])
-      assert.isTrue(spans.some((s) => s.name === "Hooks.dispatch"), "the harness's own spans are exported too")
+      assert.isTrue(
+        spans.some((s) => s.name === "ahp.interceptor" && s.parentSpanId === call.spanId),
+        "the route's live span is the call's child"
+      )
       const resource = otlp.received.find((r) => r.url === "/v1/traces")!.body.resourceSpans[0].resource
       assert.deepInclude(resource.attributes, { key: "service.name", value: { stringValue: "ahp-test" } })
       assert.strictEqual(logsOf(otlp.received).length, 1)

@@ -24,7 +24,7 @@ import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Attachment from "./Attachment.js"
-import type * as Chain from "./Chain.js"
+import * as Chain from "./Chain.js"
 import * as Observation from "./Observation.js"
 import { Code } from "./RouteFailure.js"
 import type * as Settlement from "./Settlement.js"
@@ -38,7 +38,7 @@ import * as Tracing from "./Tracing.js"
  * @since 0.1.0
  * @category models
  */
-export const InterceptorOutcome = Schema.Literal("accepted", "no-effect", "rejected", "failed")
+export const InterceptorOutcome = Schema.Literal(...Chain.outcomes)
 
 /**
  * One accepted effect, without its content: type, and target and operation where it has them.
@@ -198,25 +198,6 @@ export const hash = (value: Json.JsonValue): Effect.Effect<string> =>
 const idOf = (value: Json.JsonValue | undefined): string | undefined =>
   Json.isObject(value) && typeof value.id === "string" ? value.id : undefined
 
-const interceptor = (step: Chain.Step): typeof Interceptor.Type => {
-  const failure = step.failure
-  return {
-    backend: step.route.backend.id,
-    subscription: step.route.label,
-    transport: step.route.backend.transport.type,
-    latencyMs: Math.round(step.latencyMs * 1000) / 1000,
-    outcome: failure !== undefined
-      ? failure.phase === "protocol" || failure.phase === "staging" ? "rejected" : "failed"
-      : step.effects.length > 0
-      ? "accepted"
-      : "no-effect",
-    ...(failure !== undefined ? { code: failure.code } : {}),
-    failurePolicy: step.route.failurePolicy ?? "fail-open",
-    syntheticDenial: failure?.syntheticDenial ?? false,
-    effects: step.effects.map(HookEffect.summarize)
-  }
-}
-
 /** The step that stopped decision-making: an accepted deny or stop, or a fail-closed failure. */
 const stopper = (steps: ReadonlyArray<Chain.Step>): Chain.Step | undefined =>
   steps.find((s) =>
@@ -225,54 +206,74 @@ const stopper = (steps: ReadonlyArray<Chain.Step>): Chain.Step | undefined =>
   )
 
 /**
+ * A settled call without its hashes and content: the event's identity, the interceptors,
+ * the settlement and the observers, as the record and the call's live span (`ahp.call`)
+ * carry them.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Summary = Pick<Record, "event" | "interceptors" | "settlement" | "observers">
+
+/**
+ * The summary of a settled call (computed synchronously: no hashing).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const summarize = (entry: Omit<Entry, "settledAt">): Summary => {
+  const event = entry.before
+  const traceContext = Tracing.traceContextOf(event)
+  const sessionId = idOf(event.session)
+  const turnId = idOf(event.turn)
+  const callId = idOf(event.call)
+  const stopped = entry.interrupted ? undefined : stopper(entry.steps)
+  const denial = entry.decision.denial
+  return {
+    event: {
+      id: String(event.id),
+      type: String(event.type),
+      source: String(event.source),
+      ...(sessionId !== undefined ? { sessionId } : {}),
+      ...(turnId !== undefined ? { turnId } : {}),
+      ...(callId !== undefined ? { callId } : {}),
+      ...(traceContext !== undefined ? { traceContext } : {})
+    },
+    interceptors: entry.steps.map(Chain.summarize),
+    settlement: {
+      decision: entry.decision.permission,
+      syntheticDenial: denial?.synthetic ?? false,
+      ...(denial?.code !== undefined ? { denialCode: denial.code } : {}),
+      flow: entry.decision.flow,
+      resultSupplied: entry.decision.candidate !== undefined,
+      interrupted: entry.interrupted,
+      stoppedAt: stopped === undefined
+        ? null
+        : { backend: stopped.route.backend.id, subscription: stopped.route.label }
+    },
+    observers: entry.observations.map((o) => ({
+      backend: o.backend,
+      subscription: o.subscription,
+      outcome: o.outcome,
+      ...(o.code !== undefined ? { code: o.code } : {})
+    }))
+  }
+}
+
+/**
  * The record of a settled call; `content` adds the event as dispatched.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const toRecord = (entry: Entry, options?: { readonly content?: boolean | undefined }): Effect.Effect<Record> =>
-  Effect.map(Effect.zip(hash(entry.before), hash(entry.after)), ([before, after]): Record => {
-    const event = entry.before
-    const traceContext = Tracing.traceContextOf(event)
-    const sessionId = idOf(event.session)
-    const turnId = idOf(event.turn)
-    const callId = idOf(event.call)
-    const stopped = entry.interrupted ? undefined : stopper(entry.steps)
-    const denial = entry.decision.denial
-    return {
-      version: 1,
-      time: new Date(entry.settledAt).toISOString(),
-      event: {
-        id: String(event.id),
-        type: String(event.type),
-        source: String(event.source),
-        ...(sessionId !== undefined ? { sessionId } : {}),
-        ...(turnId !== undefined ? { turnId } : {}),
-        ...(callId !== undefined ? { callId } : {}),
-        ...(traceContext !== undefined ? { traceContext } : {})
-      },
-      interceptors: entry.steps.map(interceptor),
-      settlement: {
-        decision: entry.decision.permission,
-        syntheticDenial: denial?.synthetic ?? false,
-        ...(denial?.code !== undefined ? { denialCode: denial.code } : {}),
-        flow: entry.decision.flow,
-        resultSupplied: entry.decision.candidate !== undefined,
-        interrupted: entry.interrupted,
-        stoppedAt: stopped === undefined
-          ? null
-          : { backend: stopped.route.backend.id, subscription: stopped.route.label }
-      },
-      observers: entry.observations.map((o) => ({
-        backend: o.backend,
-        subscription: o.subscription,
-        outcome: o.outcome,
-        ...(o.code !== undefined ? { code: o.code } : {})
-      })),
-      inputHash: { before, after },
-      ...(options?.content === true ? { content: { event } } : {})
-    }
-  })
+  Effect.map(Effect.zip(hash(entry.before), hash(entry.after)), ([before, after]): Record => ({
+    version: 1,
+    time: new Date(entry.settledAt).toISOString(),
+    ...summarize(entry),
+    inputHash: { before, after },
+    ...(options?.content === true ? { content: { event: entry.before } } : {})
+  }))
 
 /**
  * Options of an audit service.

@@ -36,7 +36,7 @@
  *
  * @since 0.1.0
  */
-import { Capabilities, Common, type Elicitation, type HookEffect, Intercept, Json } from "@effect-ahp/protocol"
+import { Capabilities, Common, type Elicitation, HookEffect, Intercept, Json } from "@effect-ahp/protocol"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -288,26 +288,71 @@ const staged = (
   )
 
 /**
- * One exchange with a route in its span (when traced): request, response, validation and
- * staging. Succeeds with the progress to publish. Untraced, `runFrom` matches the answer
- * itself instead (two steps fewer).
+ * What an interceptor's exchange can come to: `accepted` (its response published effects),
+ * `no-effect` (an accepted response without effects), `rejected` (the response failed
+ * validation or staging) or `failed` (preparation or transport).
+ *
+ * @since 0.1.0
+ * @category models
  */
-const exchange = (
-  input: Input,
-  route: Registry.Route,
-  current: Progress,
-  view: Projection.View,
-  deadlines: Deadlines
-): Effect.Effect<Published, RouteFailure> =>
-  withSpanWhenTraced("Chain.route", { attributes: { backend: route.backend.id, subscription: route.label } })(
-    Effect.suspend(() => {
-      const sent = send(input, route, current, view)
-      return Effect.matchEffect(sent.answer, {
-        onFailure: (e) => Effect.fail(fromTransportError(route, e)),
-        onSuccess: (response) => staged(input, route, current, view, deadlines, sent, response)
-      })
-    })
-  )
+export const outcomes = ["accepted", "no-effect", "rejected", "failed"] as const
+
+/**
+ * What one step came to, without its content, as the decision audit records it and the
+ * route's live span (`ahp.interceptor`) carries it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Summary {
+  readonly backend: string
+  readonly subscription: string
+  readonly transport: Registry.Route["backend"]["transport"]["type"]
+  readonly latencyMs: number
+  readonly outcome: typeof outcomes[number]
+  readonly code?: RouteFailure["code"]
+  readonly failurePolicy: "fail-open" | "fail-closed"
+  /** Whether this step's failure denied the call (fail-closed). */
+  readonly syntheticDenial: boolean
+  readonly effects: ReadonlyArray<HookEffect.Summary>
+}
+
+/**
+ * The summary of a step (its latency rounded to the microsecond).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const summarize = (step: Step): Summary => {
+  const failure = step.failure
+  return {
+    backend: step.route.backend.id,
+    subscription: step.route.label,
+    transport: step.route.backend.transport.type,
+    latencyMs: Math.round(step.latencyMs * 1000) / 1000,
+    outcome: failure !== undefined
+      ? failure.phase === "protocol" || failure.phase === "staging" ? "rejected" : "failed"
+      : step.effects.length > 0
+      ? "accepted"
+      : "no-effect",
+    ...(failure !== undefined ? { code: failure.code } : {}),
+    failurePolicy: step.route.failurePolicy ?? "fail-open",
+    syntheticDenial: failure?.syntheticDenial ?? false,
+    effects: step.effects.map(HookEffect.summarize)
+  }
+}
+
+/** What a step came to, as attributes of its live span (`ahp.interceptor`). */
+const stepAttributes = (step: Step): Record<string, string | boolean | ReadonlyArray<string>> => {
+  const summary = summarize(step)
+  return {
+    "ahp.outcome": summary.outcome,
+    ...(summary.code !== undefined ? { "ahp.failure.code": summary.code } : {}),
+    "ahp.failure_policy": summary.failurePolicy,
+    "ahp.synthetic_denial": summary.syntheticDenial,
+    "ahp.effects": summary.effects.map((e) => e.type)
+  }
+}
 
 /**
  * The progress after a failed route: the failure recorded and its policy applied once
@@ -354,47 +399,64 @@ const runFrom = (
     const route = input.routes[index]!
     called.add(route.key)
     started[index] = deadlines.now()
-    const publish = (next: Progress) =>
-      Effect.flatMap(
-        Ref.modify(progress, (p) => deadlines.settle() ? [true, next] : [false, p]),
-        (published) => published ? step(index + 1, next) : Effect.void
-      )
     const latency = () => deadlines.now() - started[index]!
-    const failed = (failure: RouteFailure) => publish(withFailure(current, route, failure, latency()))
-    const deliver = (view: Projection.View) => {
-      if (input.traced !== false) {
-        return deadlines.arm(
-          index,
-          route.timeoutMs ?? 0,
-          Effect.matchEffect(exchange(input, route, current, view, deadlines), {
-            onFailure: failed,
-            onSuccess: (published) => publish(toProgress(published, route, latency()))
-          })
-        )
-      }
-      // Untraced, the answer is matched once, here. The request is built as the deadline
-      // is armed (this runs in the fiber, as the exchange starts); a transport's request
-      // is an effect, so nothing is sent before it is armed.
+    const failed = (failure: RouteFailure) => withFailure(current, route, failure, latency())
+    // The request is built as the deadline is armed (this runs in the fiber, as the
+    // exchange starts); a transport's request is an effect, so nothing is sent before it is
+    // armed. The answer is matched once, here.
+    const deliver = (view: Projection.View): Effect.Effect<Progress> => {
       const sent = send(input, route, current, view)
       return deadlines.arm(
         index,
         route.timeoutMs ?? 0,
-        Effect.matchEffect(sent.answer, {
+        Effect.match(sent.answer, {
           onFailure: (e) => failed(fromTransportError(route, e)),
-          onSuccess: (response) => {
-            const result = staged(input, route, current, view, deadlines, sent, response)
-            return Either.isLeft(result) ? failed(result.left) : publish(toProgress(result.right, route, latency()))
-          }
+          onSuccess: (response) =>
+            Either.match(staged(input, route, current, view, deadlines, sent, response), {
+              onLeft: failed,
+              onRight: (published) => toProgress(published, route, latency())
+            })
         })
       )
     }
     const view = Projection.project(input.boundary, current.event, route.subscriber)
-    if (view.pendingUploads.length === 0) return deliver(view)
-    return Effect.matchEffect(input.prepare(route, view.pendingUploads), {
-      onFailure: (error) => failed(fromPrepareError(route, error)),
-      onSuccess: (references) =>
-        deliver(Projection.project(input.boundary, current.event, route.subscriber, references))
-    })
+    const attempt = view.pendingUploads.length === 0 ? deliver(view) : Effect.matchEffect(
+      input.prepare(route, view.pendingUploads),
+      {
+        onFailure: (error) => Effect.succeed(failed(fromPrepareError(route, error))),
+        onSuccess: (references) =>
+          deliver(Projection.project(input.boundary, current.event, route.subscriber, references))
+      }
+    )
+    // Published only if staged before the deadline, in one step with that check.
+    const publish = (next: Progress) => Ref.modify(progress, (p) => deadlines.settle() ? [true, next] : [false, p])
+    if (input.traced === false) {
+      return Effect.flatMap(
+        attempt,
+        (next) => Effect.flatMap(publish(next), (published) => published ? step(index + 1, next) : Effect.void)
+      )
+    }
+    // Traced, the route's span covers its preparation, exchange and publication, and
+    // carries what the step came to (a deadline that expires first: a timeout).
+    const timedOutStep = (): Step => ({ route, latencyMs: latency(), effects: [], failure: timedOut(route) })
+    const spanned = Effect.flatMap(attempt, (next) =>
+      Effect.flatMap(publish(next), (published) =>
+        Effect.as(
+          Effect.annotateCurrentSpan(stepAttributes(published ? next.steps[next.steps.length - 1]! : timedOutStep())),
+          [published, next] as const
+        ))).pipe(
+        Effect.onInterrupt(() =>
+          deadlines.expired === index ? Effect.annotateCurrentSpan(stepAttributes(timedOutStep())) : Effect.void
+        ),
+        withSpanWhenTraced("ahp.interceptor", {
+          attributes: {
+            "ahp.backend": route.backend.id,
+            "ahp.subscription": route.label,
+            "ahp.transport": route.backend.transport.type
+          }
+        })
+      )
+    return Effect.flatMap(spanned, ([published, next]) => published ? step(index + 1, next) : Effect.void)
   }
   return step(from, current)
 }

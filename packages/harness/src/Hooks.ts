@@ -43,26 +43,19 @@ import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { hasProperty } from "effect/Predicate"
 import * as Random from "effect/Random"
-import * as Ref from "effect/Ref"
-import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Attachment from "./Attachment.js"
 import * as Audit from "./Audit.js"
-import * as Boundary from "./Boundary.js"
-import * as Chain from "./Chain.js"
 import * as DispatchResult from "./DispatchResult.js"
 import * as Grant from "./Grant.js"
-import * as Prepare from "./internal/prepare.js"
+import * as Dispatch from "./internal/dispatch.js"
 import * as Retire from "./internal/retire.js"
-import * as Observation from "./Observation.js"
 import * as Registry from "./Registry.js"
-import * as Settlement from "./Settlement.js"
 import * as Tracing from "./Tracing.js"
 import { type Endpoint, inProcessEndpoint, layerInProcess, startAll, TransportError, Transports } from "./Transport.js"
 import * as Uploads from "./Uploads.js"
@@ -264,11 +257,6 @@ export class Hooks extends Context.Tag("@effect-ahp/harness/Hooks")<Hooks, {
   readonly grant: Grant.Grant
 }>() {}
 
-/** How the chain ended: interrupted, or with the call's attachment preparation. */
-type Ran = { readonly interrupted: true } | { readonly interrupted: false; readonly prepare: Prepare.Prepare }
-
-const stopped: Ran = { interrupted: true }
-
 const newId = Effect.map(
   Effect.zip(Random.nextInt, Random.nextInt),
   ([a, b]) => `evt_${(a >>> 0).toString(36)}${(b >>> 0).toString(36)}`
@@ -383,176 +371,64 @@ export const makeUnknown = <E = never, R = never>(
     // The Audit the service was built with, else the calling fiber's (an Audit merged
     // beside Hooks instead of provided to it); with neither, a call does no audit work.
     const built = yield* Audit.Audit
-    const current: Effect.Effect<Audit.Service> = built === Audit.none ? Audit.Audit : Effect.succeed(built)
-    const record = (
-      before: Json.JsonObject,
-      final: Chain.Progress,
-      result: Pick<DispatchResult.DispatchResult, "decision" | "observations" | "interrupted">
-    ) =>
-      Effect.flatMap(current, (audit) =>
-        audit === Audit.none ? Effect.void : Effect.flatMap(
-          Effect.clockWith((clock) => clock.currentTimeMillis),
-          (settledAt) =>
-            audit.record({
-              before,
-              after: final.event,
-              steps: final.steps,
-              decision: result.decision,
-              observations: result.observations,
-              interrupted: result.interrupted,
-              settledAt
-            })
-        ))
-    const endpoint = (route: Registry.Route): Effect.Effect<Endpoint, TransportError> =>
-      endpoints.get(route.backend.id) ??
-        Effect.fail(
-          new TransportError({ reason: "unsupported", detail: `backend ${route.backend.id} is not connected` })
-        )
+    const service: Dispatch.Service = {
+      grant,
+      registry,
+      endpoint: (route) =>
+        endpoints.get(route.backend.id) ??
+          Effect.fail(
+            new TransportError({ reason: "unsupported", detail: `backend ${route.backend.id} is not connected` })
+          ),
+      observationTimeoutMs,
+      maxAttachmentBytes: options?.maxAttachmentBytes ?? attachmentDefaults.maxAttachmentBytes,
+      attachmentTimeoutMs: options?.attachmentTimeoutMs ?? attachmentDefaults.attachmentTimeoutMs,
+      uploads,
+      files,
+      permits,
+      retiring,
+      audit: built === Audit.none ? Audit.Audit : Effect.succeed(built)
+    }
 
     /**
      * One call; `stop` completes when it must be interrupted. `traceContext` is the call's
      * span under an installed tracer (`traced`), and goes to the backends unless the input
-     * already carries one.
+     * already carries one. The input is validated and the capabilities narrowed here (the
+     * service's errors); the pipeline runs the rest.
      */
-    const body = Effect.fnUntraced(function*(
+    const body = (
       type: Event.EventType,
       input: Json.JsonObject,
       dispatchOptions: DispatchOptions | undefined,
       stop: Deferred.Deferred<void> | undefined,
       traced: boolean,
       traceContext: Tracing.TraceContext | undefined
-    ) {
-      const event = Tracing.withTraceContext(yield* prepare(type, input, source), traceContext)
-      const boundary = Boundary.of(type)
-      const routes = registry.routes(type)
+    ): Effect.Effect<DispatchResult.DispatchResult, DispatchError> => {
       const granted = grant.events[type]?.intercept ?? { effects: [] }
-      const capabilities = dispatchOptions?.capabilities === undefined
-        ? granted
-        : yield* Either.match(Grant.narrow(granted, dispatchOptions.capabilities), {
-          onLeft: (issues) => Effect.fail(new InvalidNarrowing({ issues })),
-          onRight: Effect.succeed
-        })
-      const reported = event.continuationCount
-      const count = dispatchOptions?.continuation?.count ??
-        (typeof reported === "number" || reported instanceof Json.LosslessNumber ? Json.toNumber(reported) : 0)
-      const allowance: Grant.Allowance = {
-        count,
-        remaining: dispatchOptions?.continuation?.remaining ?? Math.max(0, grant.maxContinuations - count)
-      }
-      const progress = Ref.unsafeMake(Chain.start(event, Settlement.initial(dispatchOptions?.state)))
-      const observed = grant.events[type]?.observe === true
-      const prepareOptions: Prepare.Options = {
-        boundary,
-        event,
-        routes: observed ? [...routes.intercept, ...routes.observe] : routes.intercept,
-        sources: dispatchOptions?.attachments,
-        maxBytes: dispatchOptions?.maxAttachmentBytes ?? options?.maxAttachmentBytes ??
-          attachmentDefaults.maxAttachmentBytes,
-        timeoutMs: options?.attachmentTimeoutMs ?? attachmentDefaults.attachmentTimeoutMs,
-        uploads,
-        permits
-      }
-      const runChain = (prepare: Prepare.Prepare) =>
-        Chain.run({
-          boundary,
-          routes: routes.intercept,
-          endpoint,
-          capabilities,
-          allowance,
-          elicitationSchema: dispatchOptions?.elicitationSchema,
-          prepare,
-          retiring,
-          traced
-        }, progress)
-      let ran: Ran
-      if (stop === undefined && prepareOptions.sources === undefined) {
-        // Nothing to snapshot and nothing to race: the chain runs at once (four steps fewer).
-        const prepare = Prepare.withoutSources(prepareOptions)
-        yield* runChain(prepare)
-        ran = { interrupted: false, prepare }
-      } else {
-        const snapshots = Prepare.make(prepareOptions)
-        // Only sources are read through `Attachment.Files`: without any, providing it (a
-        // fiber-ref swap in an acquire/release) would be most of a call's Effect steps.
-        const chain: Effect.Effect<Ran> = Effect.flatMap(
-          Option.isSome(files) && prepareOptions.sources !== undefined
-            ? Effect.provideService(snapshots, Attachment.Files, files.value)
-            : snapshots,
-          (prepare) => runChain(prepare).pipe(Effect.as({ interrupted: false, prepare }))
+      const narrowed = dispatchOptions?.capabilities === undefined
+        ? Either.right(granted)
+        : Either.mapLeft(
+          Grant.narrow(granted, dispatchOptions.capabilities),
+          (issues) => new InvalidNarrowing({ issues })
         )
-        ran = stop === undefined
-          ? yield* chain
-          : (yield* Deferred.isDone(stop))
-          ? stopped
-          : yield* Effect.raceFirst(
-            Effect.interruptible(chain),
-            Effect.interruptible(Effect.as(Deferred.await(stop), stopped))
-          )
-      }
-      const interrupted = ran.interrupted
-      const final = yield* Ref.get(progress)
-      const recipients = ran.interrupted ? [] : Observation.plan(routes, {
-        observed,
-        shortCircuit: Settlement.isShortCircuit(final.state),
-        called: final.called
-      })
-      if (recipients.length === 0 || ran.interrupted) {
-        const result = DispatchResult.make({
-          event: final.event,
-          decision: Settlement.settle(final.state, { interrupted }),
-          errors: final.failures,
-          observations: [],
-          interrupted
-        })
-        yield* record(event, final, result)
-        return result
-      }
-      const observers = dispatchOptions?.observers
-      if (observers !== undefined && observers !== "wait") {
-        // The host's scope owns these deliveries, to the end of their retirement; their
-        // outcomes belong to the call, whoever waits for them.
-        const owner = yield* Scope.extend(Retire.makeOwner, observers.scope)
-        const decision = Settlement.settle(final.state)
-        const observationsDone = yield* Observation.deliverIn(
-          boundary,
-          final.event,
-          recipients,
-          endpoint,
-          { timeoutMs: observationTimeoutMs, retiring: owner, prepare: ran.prepare },
-          observers.scope,
-          (observations) => record(event, final, { decision, observations, interrupted: false })
-        )
-        return DispatchResult.make({
-          event: final.event,
-          decision,
-          errors: final.failures,
-          observations: Observation.pending(recipients),
-          interrupted: false,
-          observationsDone
-        })
-      }
-      const delivered = yield* Observation.deliverAll(boundary, final.event, recipients, endpoint, {
-        timeoutMs: observationTimeoutMs,
-        retiring,
-        interrupted: stop,
-        prepare: ran.prepare
-      })
-      const result = DispatchResult.make({
-        event: final.event,
-        // The decision was settled before the first delivery: an interruption while they
-        // run ends them, and keeps it.
-        decision: Settlement.settle(final.state),
-        errors: final.failures,
-        observations: delivered.observations,
-        interrupted: delivered.interrupted
-      })
-      yield* record(event, final, result)
-      return result
-    })
+      return Effect.flatMap(prepare(type, input, source), (validated) =>
+        Either.match(narrowed, {
+          onLeft: Effect.fail,
+          onRight: (capabilities) =>
+            Dispatch.run(service, {
+              type,
+              event: Tracing.withTraceContext(validated, traceContext),
+              capabilities,
+              options: dispatchOptions,
+              stop,
+              traced
+            })
+        }))
+    }
 
     /**
-     * One call, in the span `Hooks.dispatch` under an installed tracer. The tracer is read
-     * once for the call (the span, the trace context and the chain's route spans).
+     * One call, in the span `ahp.call` under an installed tracer: a child of the trace
+     * context the input carries, else of the current span. The tracer is read once for the
+     * call (the span, the trace context and the chain's route spans).
      */
     const call = (
       type: Event.EventType,
@@ -560,39 +436,37 @@ export const makeUnknown = <E = never, R = never>(
       dispatchOptions: DispatchOptions | undefined,
       stop: Deferred.Deferred<void> | undefined
     ) =>
-      Effect.tracerWith((tracer) =>
-        Tracing.isBuiltIn(tracer)
-          ? body(type, input, dispatchOptions, stop, false, undefined)
-          : Effect.withSpan(
-            Effect.flatMap(
-              Tracing.currentTraceContext,
-              (traceContext) => body(type, input, dispatchOptions, stop, true, traceContext)
-            ),
-            "Hooks.dispatch",
-            { attributes: { "event.type": type }, captureStackTrace: false }
-          )
-      )
+      Effect.tracerWith((tracer) => {
+        if (Tracing.isBuiltIn(tracer)) return body(type, input, dispatchOptions, stop, false, undefined)
+        const parent = Tracing.parentOf(Tracing.traceContextOf(input)?.traceparent)
+        return Effect.withSpan(
+          Effect.flatMap(
+            Tracing.currentTraceContext,
+            (traceContext) => body(type, input, dispatchOptions, stop, true, traceContext)
+          ),
+          "ahp.call",
+          {
+            attributes: { "ahp.event.type": type },
+            captureStackTrace: false,
+            ...(Option.isSome(parent) ? { parent: parent.value } : {})
+          }
+        )
+      })
 
     const dispatchUnknown = (type: Event.EventType, input: Json.JsonObject, dispatchOptions?: DispatchOptions) => {
       const interrupt = dispatchOptions?.interrupt
       if (interrupt === undefined) return call(type, input, dispatchOptions, undefined)
-      // The interrupt effect runs once, for the whole call, in a fiber ended with the call
-      // (interruptible whatever the caller's region). It starts at once: an interrupt that
-      // has already happened is seen before anything is sent.
-      return Effect.flatMap(
-        Effect.zip(Deferred.make<void>(), Effect.runtime<never>()),
-        ([stop, runtime]) =>
-          Effect.acquireUseRelease(
-            Effect.sync(() =>
-              Runtime.runFork(
-                runtime,
-                Effect.interruptible(Effect.zipRight(interrupt, Deferred.succeed(stop, undefined)))
-              )
-            ),
-            () => call(type, input, dispatchOptions, stop),
-            Fiber.interrupt
-          )
-      )
+      // The interrupt effect runs once, for the whole call, in a fiber forked in the call's
+      // scope (interruptible whatever the caller's region). The call yields once before it
+      // starts, so an interrupt that has already happened is seen before anything is sent.
+      return Effect.scoped(Effect.flatMap(Deferred.make<void>(), (stop) =>
+        Effect.zipRight(
+          Effect.zipRight(
+            Effect.forkScoped(Effect.interruptible(Effect.zipRight(interrupt, Deferred.succeed(stop, undefined)))),
+            Effect.yieldNow()
+          ),
+          call(type, input, dispatchOptions, stop)
+        )))
     }
     // An input of `Event.InputOf<T>` is JSON once validated, and the effective event is
     // `EventOf<T>`: `prepare` validates it against the boundary's Schema, Staging every edit.

@@ -17,8 +17,9 @@ export * as Attachment from "./Attachment.js"
 export * as Audit from "./Audit.js"
 
 /**
- * The decision audit as OpenTelemetry: a span per call (and per called interceptor) with the
- * decision and failure codes as attributes, and a log record per audit record.
+ * The decision as OpenTelemetry: the attributes the live spans carry (`ahp.call` the decision
+ * and failure codes, `ahp.interceptor` each step's outcome), and an audit sink writing a log
+ * record per audit record.
  *
  * @since 0.1.0
  */

@@ -14,6 +14,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import type * as FiberId from "effect/FiberId"
+import * as FiberSet from "effect/FiberSet"
 import type * as Scope from "effect/Scope"
 
 /** Takes over a fiber that is retiring its I/O. @internal */
@@ -25,20 +26,24 @@ export const graceMillis = 100
 const grace = Duration.millis(graceMillis)
 
 /**
- * An owner for the lifetime of the current scope, which awaits (never interrupts) the
- * fibers it holds when it closes.
+ * An owner for the lifetime of the current scope: a `FiberSet` of the fibers it holds,
+ * awaited (never interrupted) when the scope closes. The wait is a finalizer added after
+ * the set's own, so it runs first and leaves the set empty: closing a `FiberSet` interrupts
+ * what it still holds, which would cut a retirement short. A fiber handed over once the set
+ * is closed is left to end on its own (`FiberSet.unsafeAdd` would interrupt it again).
  *
  * @internal
  */
-export const makeOwner: Effect.Effect<Owner, never, Scope.Scope> = Effect.map(
-  Effect.acquireRelease(
-    Effect.sync(() => new Set<Fiber.RuntimeFiber<unknown, unknown>>()),
-    (fibers) => Effect.suspend(() => Fiber.awaitAll(fibers))
-  ),
-  (fibers): Owner => (fiber) => {
-    if (fiber.unsafePoll() !== null) return
-    fibers.add(fiber)
-    fiber.addObserver(() => fibers.delete(fiber))
+export const makeOwner: Effect.Effect<Owner, never, Scope.Scope> = Effect.flatMap(
+  FiberSet.make<unknown, unknown>(),
+  (set) => {
+    let closed = false
+    return Effect.as(
+      Effect.addFinalizer(() => Effect.zipRight(FiberSet.awaitEmpty(set), Effect.sync(() => (closed = true)))),
+      (fiber: Fiber.RuntimeFiber<unknown, unknown>) => {
+        if (!closed && fiber.unsafePoll() === null) FiberSet.unsafeAdd(set, fiber)
+      }
+    )
   }
 )
 
