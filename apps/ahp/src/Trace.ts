@@ -8,9 +8,9 @@
  * @since 0.1.0
  */
 import type { DispatchResult, Registry } from "@effect-ahp/harness"
+import * as Brief from "@effect-ahp/hook/Brief"
+import type * as Recorder from "@effect-ahp/hook/Recorder"
 import { Json } from "@effect-ahp/protocol"
-import * as Brief from "./Brief.js"
-import type * as Recorder from "./Recorder.js"
 import type { Style } from "./Style.js"
 
 /**
