@@ -13,7 +13,7 @@ export const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const sources = [
   join(root, "apps", "ahp", "src"),
   join(root, "apps", "ahp", "package.json"),
-  ...["protocol", "harness", "hosts", "node", "backend"].map((p) => join(root, "packages", p, "src"))
+  ...["protocol", "harness", "hosts", "node", "backend", "hook"].map((p) => join(root, "packages", p, "src"))
 ]
 
 /** What both builds share: one build identity, the same target and minification. */
@@ -31,7 +31,7 @@ const common = () => ({
   logLevel: "warning",
   metafile: true,
   // this build's identity: the hook trusts only the summaries of compiled registrations
-  // that the same build cached (apps/ahp/src/hook/Cache.ts)
+  // that the same build cached (packages/hook/src/Cache.ts)
   define: { __AHP_BUILD__: JSON.stringify(`${Date.now().toString(36)}-${process.pid}`) }
 })
 

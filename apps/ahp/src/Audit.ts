@@ -1,64 +1,28 @@
 /**
- * The decision audit of the commands that settle calls: `--audit FILE [--audit-content]`
- * (JSON Lines, `AuditFile`) and, when the standard `OTEL_*` variables ask for it, the
- * OpenTelemetry export (`Telemetry`, imported only then). Loaded only by those commands.
+ * The decision audit of the commands that settle calls, `--audit FILE [--audit-content]`:
+ * the hook package's `AuditSinks` with the command line's OpenTelemetry export, an audit
+ * file that cannot be opened reported as an `InputError`.
  *
  * @since 0.1.0
  */
-import * as Audit from "@effect-ahp/harness/Audit"
-import * as Tracing from "@effect-ahp/harness/Tracing"
+import type * as Audit from "@effect-ahp/harness/Audit"
+import * as AuditSinks from "@effect-ahp/hook/AuditSinks"
 import * as AuditFile from "@effect-ahp/node/AuditFile"
-import { Effect, Either, Option } from "effect"
+import { Effect, type Option } from "effect"
 import type * as Scope from "effect/Scope"
-import type * as Tracer from "effect/Tracer"
 import * as Io from "./Io.js"
 
-interface Sinks {
-  readonly audit: Audit.Audit["Type"] | undefined
-  readonly tracer: Tracer.Tracer | undefined
-}
-
 /**
- * Opens the sinks for the scope; `onFileError` decides what an unopenable file does, a
- * telemetry set-up that fails is reported through `warn` and left out.
+ * Loads the command line's OpenTelemetry export (`Telemetry`).
+ *
+ * @since 0.1.0
+ * @category audit
  */
-const open = <E>(
-  file: string | undefined,
-  content: boolean,
-  onFileError: (error: AuditFile.AuditFileError) => Effect.Effect<void, E>,
-  warn: (message: string) => Effect.Effect<void>
-): Effect.Effect<Sinks, E, Scope.Scope> =>
-  Effect.gen(function*() {
-    const services: Array<Audit.Audit["Type"]> = []
-    if (file !== undefined) {
-      const opened = yield* Effect.either(AuditFile.make(file, { content }))
-      if (Either.isLeft(opened)) yield* onFileError(opened.left)
-      else services.push(opened.right)
-    }
-    let tracer: Tracer.Tracer | undefined
-    if (Tracing.exportRequested(process.env)) {
-      const Telemetry = yield* Effect.promise(() => import("./Telemetry.js"))
-      const telemetry = yield* Effect.either(Telemetry.make(process.env, { content }))
-      if (Either.isLeft(telemetry)) yield* warn(`the OpenTelemetry export is off: ${telemetry.left.message}`)
-      else {
-        services.push(telemetry.right.audit)
-        tracer = telemetry.right.tracer
-      }
-    }
-    return { audit: services.length === 0 ? undefined : Audit.combine(services), tracer }
-  })
-
-const provideSinks = <A, E, R>(self: Effect.Effect<A, E, R>, sinks: Sinks) => {
-  const audited = sinks.audit === undefined
-    ? self as Effect.Effect<A, E, Exclude<R, Audit.Audit>>
-    : Effect.provideService(self, Audit.Audit, sinks.audit)
-  return sinks.tracer === undefined ? audited : Effect.withTracer(audited, sinks.tracer)
-}
+export const telemetry: AuditSinks.LoadTelemetry = () => import("./Telemetry.js")
 
 /**
- * Provides the decision audit: records appended to `file` (JSON Lines) and exported through
- * OpenTelemetry when the environment asks for it, all written before the effect ends;
- * with neither, no audit at all. A file that cannot be opened is an `InputError`.
+ * Provides the decision audit (`AuditSinks.withAudit`); a file that cannot be opened is an
+ * `InputError`.
  *
  * @since 0.1.0
  * @category audit
@@ -66,40 +30,12 @@ const provideSinks = <A, E, R>(self: Effect.Effect<A, E, R>, sinks: Sinks) => {
 export const withAudit =
   (file: Option.Option<string>, content: boolean) =>
   <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | Io.InputError, Exclude<R, Audit.Audit | Scope.Scope>> =>
-    Effect.suspend(() => {
-      if (Option.isNone(file) && !Tracing.exportRequested(process.env)) {
-        return self as Effect.Effect<A, E, Exclude<R, Audit.Audit | Scope.Scope>>
-      }
-      return Effect.scoped(Effect.flatMap(
-        open(
-          Option.getOrUndefined(file),
-          content,
-          (error) =>
-            Effect.fail(
-              new Io.InputError({
-                file: error.path,
-                message: error.message,
-                issues: [{ path: "", message: error.code }]
-              })
-            ),
-          (message) => Effect.logWarning(message)
-        ),
-        (sinks) => provideSinks(self, sinks)
-      )) as Effect.Effect<A, E | Io.InputError, Exclude<R, Audit.Audit | Scope.Scope>>
-    })
-
-/**
- * Provides the decision audit for a hook call, which must be answered whatever happens: a
- * file that cannot be opened, or a telemetry export that cannot be set up, is reported
- * through `warn` and left out. The records are written when the enclosing scope closes.
- *
- * @since 0.1.0
- * @category audit
- */
-export const withAuditOrWarn =
-  (file: string | undefined, content: boolean, warn: (message: string) => Effect.Effect<void>) =>
-  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, Exclude<R, Audit.Audit> | Scope.Scope> =>
-    Effect.flatMap(
-      open(file, content, (error) => warn(`${error.message}: the call is not audited`), warn),
-      (sinks) => provideSinks(self, sinks)
-    )
+    AuditSinks.withAudit(file, content, telemetry)(self).pipe(
+      Effect.catchIf(
+        (error): error is AuditFile.AuditFileError => error instanceof AuditFile.AuditFileError,
+        (error) =>
+          Effect.fail(
+            new Io.InputError({ file: error.path, message: error.message, issues: [{ path: "", message: error.code }] })
+          )
+      )
+    ) as Effect.Effect<A, E | Io.InputError, Exclude<R, Audit.Audit | Scope.Scope>>

@@ -19,13 +19,13 @@
  * @since 0.1.0
  */
 import { DispatchResult, Grant, Hooks, Observation, RouteFailure, Tracing } from "@effect-ahp/harness"
+import * as Recorder from "@effect-ahp/hook/Recorder"
+import * as RouteTrace from "@effect-ahp/hook/RouteTrace"
 import { NodeTransports, StdioTransport } from "@effect-ahp/node"
 import { Capabilities, Decoder, Discovery, Elicitation, Event, Intercept, Issue, Json } from "@effect-ahp/protocol"
 import { Deferred, Effect, Either, Exit, Fiber, Layer, Option, Schema } from "effect"
 import * as Audit from "./Audit.js"
-import * as RouteTrace from "./internal/routeTrace.js"
 import * as Io from "./Io.js"
-import * as Recorder from "./Recorder.js"
 
 /**
  * The JSON form of a failed route.

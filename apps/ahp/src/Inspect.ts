@@ -30,16 +30,16 @@
  * @since 0.1.0
  */
 import { DispatchResult, Grant, Hooks } from "@effect-ahp/harness"
+import * as Brief from "@effect-ahp/hook/Brief"
+import * as Recorder from "@effect-ahp/hook/Recorder"
+import * as RouteTrace from "@effect-ahp/hook/RouteTrace"
+import * as Terminal from "@effect-ahp/hook/Terminal"
 import { NodeTransports, StdioTransport } from "@effect-ahp/node"
 import { Json, Registration } from "@effect-ahp/protocol"
 import { Console, Duration, Effect, Layer, Option } from "effect"
-import * as Brief from "./Brief.js"
 import * as Dispatch from "./Dispatch.js"
-import * as RouteTrace from "./internal/routeTrace.js"
 import { didYouMean } from "./internal/suggest.js"
-import * as Terminal from "./internal/terminal.js"
 import * as Io from "./Io.js"
-import * as Recorder from "./Recorder.js"
 
 /**
  * How the backend's answer is classified.

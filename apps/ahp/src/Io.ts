@@ -19,16 +19,16 @@
  *
  * @since 0.1.0
  */
+import * as limits from "@effect-ahp/hook/Limits"
+import * as Terminal from "@effect-ahp/hook/Terminal"
+import { decodeStrict } from "@effect-ahp/hook/Utf8"
 import { Event, Json } from "@effect-ahp/protocol"
 import { Console, Context, Data, Effect, Either, Ref } from "effect"
 import { isUtf8 } from "node:buffer"
 import * as NodeFs from "node:fs"
 import type { FileHandle } from "node:fs/promises"
 import type { Readable, Writable } from "node:stream"
-import * as limits from "./internal/limits.js"
 import { didYouMean } from "./internal/suggest.js"
-import * as Terminal from "./internal/terminal.js"
-import { decodeStrict } from "./internal/utf8.js"
 
 /**
  * The exit code the program ends with (set by the commands, read by `Main.ts`).

@@ -17,16 +17,16 @@
  * @since 0.1.0
  */
 import { Hooks, Transport } from "@effect-ahp/harness"
+import * as Recorder from "@effect-ahp/hook/Recorder"
+import * as RouteTrace from "@effect-ahp/hook/RouteTrace"
+import * as Terminal from "@effect-ahp/hook/Terminal"
 import { HostEvents, Hosts } from "@effect-ahp/hosts"
 import { NodeTransports } from "@effect-ahp/node"
 import { Common, Decoder, Event, Intercept, Issue, Json } from "@effect-ahp/protocol"
 import { Clock, Console, Effect, Either, Layer, Option, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as RouteTrace from "./internal/routeTrace.js"
-import * as Terminal from "./internal/terminal.js"
 import * as Io from "./Io.js"
-import * as Recorder from "./Recorder.js"
 
 /**
  * What a case expects; every member is optional, an absent one is not checked.

@@ -17,14 +17,14 @@
  * @since 0.1.0
  */
 import { Audit, Grant, Hooks } from "@effect-ahp/harness"
+import * as Recorder from "@effect-ahp/hook/Recorder"
+import * as RouteTrace from "@effect-ahp/hook/RouteTrace"
+import * as Terminal from "@effect-ahp/hook/Terminal"
 import { Decoder, Event, Json } from "@effect-ahp/protocol"
 import { Console, Effect, Either, Layer, Option, Ref } from "effect"
 import * as path from "node:path"
-import * as RouteTrace from "./internal/routeTrace.js"
-import * as Terminal from "./internal/terminal.js"
 import * as Io from "./Io.js"
 import * as PolicyTest from "./PolicyTest.js"
-import * as Recorder from "./Recorder.js"
 
 /**
  * The longest line read: 16 MiB.

@@ -9,12 +9,12 @@
  */
 import type { DispatchResult, Registry } from "@effect-ahp/harness"
 import { Hooks } from "@effect-ahp/harness"
+import * as Brief from "@effect-ahp/hook/Brief"
+import * as Recorder from "@effect-ahp/hook/Recorder"
+import * as Terminal from "@effect-ahp/hook/Terminal"
 import type { Event } from "@effect-ahp/protocol"
 import { Json } from "@effect-ahp/protocol"
 import { Effect } from "effect"
-import * as Brief from "./Brief.js"
-import * as Terminal from "./internal/terminal.js"
-import * as Recorder from "./Recorder.js"
 import type { Style } from "./Style.js"
 
 /**

@@ -1,16 +1,16 @@
 /**
  * `ahp trust`: the user's record of the project registrations the command hook may run
- * (see `hook/Trust` for the rules). `ahp trust FILE…` trusts each file with its current
+ * (see `@effect-ahp/hook/Trust` for the rules). `ahp trust FILE…` trusts each file with its current
  * text, `--revoke FILE…` forgets them, `--list` shows every trusted file and whether its text
  * is still the one trusted.
  *
  * @since 0.1.0
  */
+import * as Locate from "@effect-ahp/hook/Locate"
+import * as Trust from "@effect-ahp/hook/Trust"
 import { Console, Effect } from "effect"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as Locate from "./hook/Locate.js"
-import * as Trust from "./hook/Trust.js"
 import * as Io from "./Io.js"
 
 /**

@@ -21,7 +21,7 @@ const entry = Startup.prepare(argv, fileURLToPath(new URL(__AHP_MAIN__, import.m
 if (argv.length === 1 && argv[0] === "--version") {
   process.stdout.write(`${__AHP_VERSION__}\n`)
 } else if (argv[0] === "hook" && !argv.includes("--help") && !argv.includes("-h")) {
-  const Hook = await import("./hook/Command.js")
+  const Hook = await import("@effect-ahp/hook/Command")
   const self = [process.execPath, fileURLToPath(import.meta.url), "hook"]
   process.exit(await Hook.main(argv.slice(1), self, () => entry().cold()))
 } else {

@@ -7,6 +7,7 @@
  * behind. The hung backends and each host's deny run the bundle in a process of its own, as
  * the host does; the other cases call the same entry in process (`callHook`).
  */
+import * as Policy from "@effect-ahp/hook/Policy"
 import { HostEvents, Hosts } from "@effect-ahp/hosts"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
@@ -15,7 +16,6 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { scaled } from "../../../test/support/load.js"
 import { processesWith } from "../../../test/support/processes.mjs"
-import * as Policy from "../src/hook/Policy.js"
 import {
   answerOf,
   callHook,

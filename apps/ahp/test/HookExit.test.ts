@@ -7,6 +7,7 @@
  * stop (not for one that ignores SIGTERM either); the backend is stopped after the hook's
  * exit. A hook killed with SIGKILL in the middle of a call leaves no backend behind.
  */
+import * as Command from "@effect-ahp/hook/Command"
 import { HostEvents } from "@effect-ahp/hosts"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -16,7 +17,6 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { maxFactor, scaled } from "../../../test/support/load.js"
 import { processesWith } from "../../../test/support/processes.mjs"
-import * as Command from "../src/hook/Command.js"
 import { answerOf, hungRegistration, runHook, startedPids } from "./hookSupport.js"
 import {
   bundle,

@@ -3,11 +3,11 @@
  * hook's entry chunk, which load no Effect, no harness and no transport before they need
  * them, and the cache of compiled registrations is trusted only when it should be.
  */
+import * as Cache from "@effect-ahp/hook/Cache"
 import { assert, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as Cache from "../src/hook/Cache.js"
 import { bundle } from "./support.js"
 
 /** The files an ES module loads statically, itself included, following relative imports. */
@@ -25,7 +25,7 @@ const staticClosure = (entry: string): Array<string> => {
   return [...seen]
 }
 
-/** The chunk the launcher imports for `ahp hook` (the bundle of `hook/Command.ts`). */
+/** The chunk the launcher imports for `ahp hook` (the bundle of `@effect-ahp/hook/Command`). */
 const hookChunk = (launcher: string): string => {
   const imported = /import\("(\.\/chunks\/Command-[\w-]+\.mjs)"\)/.exec(fs.readFileSync(launcher, "utf8"))
   assert.isNotNull(imported, "the launcher imports the hook's chunk on its own")

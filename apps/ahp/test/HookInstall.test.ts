@@ -3,12 +3,12 @@
  * the hook's entry in this process) against settings files that already hold content: every
  * key kept, a backup written, idempotent, reversible; and the pure merge.
  */
+import * as Install from "@effect-ahp/hook/Install"
 import { HostEvents } from "@effect-ahp/hosts"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as Install from "../src/hook/Install.js"
 import { callHook, runHook } from "./hookSupport.js"
 import { tempDir, writeFile } from "./support.js"
 

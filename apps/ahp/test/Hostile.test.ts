@@ -10,6 +10,8 @@
  * fail-closed policy denies the event the payload's head names; never "no opinion" for a
  * call the policy must see, never a crash, a hang or unbounded memory.
  */
+import * as Cache from "@effect-ahp/hook/Cache"
+import { maxPayloadBytes } from "@effect-ahp/hook/Command"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
@@ -17,8 +19,6 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import * as path from "node:path"
 import { scaled } from "../../../test/support/load.js"
-import * as Cache from "../src/hook/Cache.js"
-import { maxPayloadBytes } from "../src/hook/Command.js"
 import { answerOf, callHook, guard, hookCommand, hookEnv, type HookRun } from "./hookSupport.js"
 import { registration, tempDir, writeFile } from "./support.js"
 

@@ -12,6 +12,8 @@
  *   concurrent calls are all answered by one warm backend; a half-written or swapped-in
  *   untrusted registration is never used, the old one answers until a good one replaces it.
  */
+import { limits as BridgeLimits } from "@effect-ahp/hook/Bridge"
+import { maxInputBytes } from "@effect-ahp/hook/Limits"
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, type Scope } from "effect"
 import * as fs from "node:fs"
@@ -19,8 +21,6 @@ import * as http from "node:http"
 import * as Net from "node:net"
 import * as path from "node:path"
 import { loadFactor, scaled } from "../../../test/support/load.js"
-import { limits as BridgeLimits } from "../src/hook/Bridge.js"
-import { maxInputBytes } from "../src/internal/limits.js"
 import { answerOf, callHook, guard, hookEnv, rmRfPayload, runHook, startedPids } from "./hookSupport.js"
 import { eventually, intercept, registration, scriptedStdio, startCli, tempDir, writeFile } from "./support.js"
 

@@ -8,11 +8,11 @@
  * after it was trusted is untrusted again; the trust file counts only while it is the user's
  * alone. `ahp trust` writes that file privately and atomically, lists and revokes.
  */
+import * as Trust from "@effect-ahp/hook/Trust"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as Trust from "../src/hook/Trust.js"
 import { answerOf, effectsBackend, hookEnv, runHook, startedPids, trustIn } from "./hookSupport.js"
 import { intercept, registration, runCli, tempDir } from "./support.js"
 

@@ -4,24 +4,24 @@
  * the host kills a hook that overruns). Every run gets its own home, cache and runtime
  * folders, so no registration, cache entry or bridge socket of the machine is used.
  * `runHook` starts the bundle in a process of its own; `callHook` calls the same entry
- * (`hook/Command.ts`) inside the test's process with stand-ins for stdin, stdout, stderr,
+ * (`@effect-ahp/hook/Command`) inside the test's process with stand-ins for stdin, stdout, stderr,
  * the environment and the exit, which saves a Node start-up per call.
  */
+import * as Command from "@effect-ahp/hook/Command"
+import * as Trust from "@effect-ahp/hook/Trust"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { PassThrough } from "node:stream"
-import * as Command from "../src/hook/Command.js"
-import * as Trust from "../src/hook/Trust.js"
 import { bundle, collect, intercept, isAlive, logEntries, registration, scriptedStdio, writeFile } from "./support.js"
 
 // What a call loads on demand (the cold path, the stdio transport, the fallback answer) is
 // loaded here, before any test starts: a call in process spends its deadline on the call,
 // not on the test runner compiling the harness for the first call.
 await Promise.all([
-  import("../src/hook/Cold.js"),
-  import("../src/hook/Trouble.js"),
+  import("@effect-ahp/hook/Cold"),
+  import("@effect-ahp/hook/Trouble"),
   import("@effect-ahp/hosts/Hosts"),
   import("@effect-ahp/node/StdioTransport")
 ])
@@ -212,7 +212,7 @@ export const callHook = (
     const env = hookEnv(options.dir, options.env)
     const stdin = new PassThrough()
     stdin.end(payload)
-    void Command.main(args, [process.execPath, ...hookCommand], () => import("../src/hook/Cold.js"), {
+    void Command.main(args, [process.execPath, ...hookCommand], () => import("@effect-ahp/hook/Cold"), {
       stdin: () => stdin,
       stdout: collect((text) => (stdout += text)),
       stderr: collect((text) => (stderr += text)),

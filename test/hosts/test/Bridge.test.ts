@@ -8,7 +8,7 @@
  * SessionStart.
  */
 import { classify } from "@effect-ahp/cli/examples/ShellGuard"
-import * as Install from "@effect-ahp/cli/hook/Install"
+import * as Install from "@effect-ahp/hook/Install"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import { describe, expect, inject, it } from "vitest"

@@ -1,5 +1,5 @@
 /**
- * `ahp bridge`: the warm path for Claude Code and Codex hooks (see `../hook/Bridge.ts`).
+ * `ahp bridge`: the warm path for Claude Code and Codex hooks (see `@effect-ahp/hook/Bridge`).
  *
  * @since 0.1.0
  */
@@ -54,7 +54,7 @@ export const command: Command = CommandLine.make({
   },
   run: (options) =>
     load(
-      () => import("../hook/Bridge.js"),
+      () => import("../Bridge.js"),
       (m) => m.run({ ...options, host: Option.getOrElse(options.host, () => "127.0.0.1") })
     )
 })

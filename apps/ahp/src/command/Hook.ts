@@ -1,14 +1,14 @@
 /**
  * `ahp hook …`: the Claude Code and Codex command hook, declared here for its help. The
- * hook parses its own arguments (`../hook/Args.ts`, no command-line library: it runs on
+ * hook parses its own arguments (`@effect-ahp/hook/Args`, no command-line library: it runs on
  * every tool call), so every word after `hook` is handed to it as it is; `-h` and `--help`
  * show this help (the launcher hands them to the command line, `../bin.ts`).
  *
  * @since 0.1.0
  */
+import * as Args from "@effect-ahp/hook/Args"
 import { Effect } from "effect"
 import * as CommandLine from "../CommandLine.js"
-import * as Args from "../hook/Args.js"
 import { type Command, load } from "../internal/command.js"
 import * as Io from "../Io.js"
 
@@ -67,10 +67,11 @@ export const command: Command = CommandLine.external({
     [2, "a usage error, or a settings file that cannot be read as a JSON object or written"]
   ],
   run: (argv) =>
-    load(() => import("../hook/Command.js"), (m) =>
+    load(() => import("@effect-ahp/hook/Command"), (m) =>
       Effect.flatMap(
         Effect.promise(() =>
-          m.main(argv, [process.execPath, process.argv[1] ?? "ahp", "hook"], () => import("../hook/Cold.js"))
+          m.main(argv, [process.execPath, process.argv[1] ?? "ahp", "hook"], () =>
+            import("../internal/cold.js").then((c) => c.cold()))
         ),
         Io.exitWith
       ))

@@ -7,10 +7,10 @@
  * @since 0.1.0
  */
 import { Backend } from "@effect-ahp/backend"
+import * as Brief from "@effect-ahp/hook/Brief"
 import { type Event, Json } from "@effect-ahp/protocol"
 import { FileSystem } from "@effect/platform"
 import { Clock, Effect } from "effect"
-import * as Brief from "../Brief.js"
 
 /**
  * The audit line of one observed event.

@@ -8,9 +8,9 @@
  * @since 0.1.0
  */
 import { Backend } from "@effect-ahp/backend"
+import * as Brief from "@effect-ahp/hook/Brief"
 import { Capabilities, type Content, type HookEffect } from "@effect-ahp/protocol"
 import { Effect } from "effect"
-import * as Brief from "../Brief.js"
 
 /**
  * The policy note injected at every turn.

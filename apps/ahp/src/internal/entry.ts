@@ -5,13 +5,5 @@
  *
  * @internal
  */
-import type * as Cold from "../hook/Cold.js"
-
 export { main } from "../Main.js"
-
-/**
- * The command hook's cold path, initialised on the first call.
- *
- * @internal
- */
-export const cold = (): Promise<typeof Cold> => import("../hook/Cold.js")
+export { cold } from "./cold.js"

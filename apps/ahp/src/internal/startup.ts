@@ -6,7 +6,7 @@
  *
  * - Chunk loading: the launcher (`bin.ts`, an ES module) loads nothing but itself until it
  *   knows the command. The command hook's entry is a few small ES-module chunks
- *   (`hook/Command.ts`, no command-line library and no Effect until the call needs them);
+ *   (`@effect-ahp/hook/Command`, no command-line library and no Effect until the call needs them);
  *   the command line and the hook's cold path are one CommonJS file (`entry.ts`), loaded
  *   only when needed, once.
  * - The code cache: Node 20 has no compile cache of its own, so that CommonJS file is

@@ -37,8 +37,7 @@ import * as Http from "node:http"
 import * as Net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as AuditOption from "../Audit.js"
-import * as Io from "../Io.js"
+import * as AuditSinks from "./AuditSinks.js"
 import * as BridgeAccess from "./BridgeAccess.js"
 import * as Budget from "./Budget.js"
 import { margin, maxPayloadBytes } from "./Command.js"
@@ -372,7 +371,20 @@ export interface BridgeOptions {
   readonly audit: Option.Option<string>
   /** Whether audit records carry the event. */
   readonly auditContent: boolean
+  /** The OpenTelemetry export the program supplies, if any. */
+  readonly telemetry?: AuditSinks.LoadTelemetry | undefined
 }
+
+/**
+ * Why the bridge could not start: no usable registration, a socket or port it cannot
+ * listen on, a secret it cannot keep, or an audit file it cannot open.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class BridgeError extends Schema.TaggedError<BridgeError>("@effect-ahp/hook/BridgeError")("BridgeError", {
+  message: Schema.String
+}) {}
 
 /**
  * Runs the bridge until interrupted (SIGINT, SIGTERM); prints where it listens on stdout.
@@ -380,7 +392,7 @@ export interface BridgeOptions {
  * @since 0.1.0
  * @category running
  */
-export const run = (options: BridgeOptions): Effect.Effect<void, never, Io.ExitCode> =>
+export const run = (options: BridgeOptions): Effect.Effect<void, BridgeError> =>
   Effect.scoped(
     Effect.gen(function*() {
       const context: Locate.Context = {
@@ -392,12 +404,11 @@ export const run = (options: BridgeOptions): Effect.Effect<void, never, Io.ExitC
       }
       const located = Locate.registration(context)
       if (located._tag !== "Found") {
-        yield* Console.error(
-          located._tag === "Missing"
-            ? `ahp bridge: no AHP registration found (searched ${located.searched.join(", ")})`
-            : `ahp bridge: cannot read the AHP registration ${located.file}: ${located.reason}`
-        )
-        return yield* Io.exitWith(Io.exitCodes.failure)
+        return yield* new BridgeError({
+          message: located._tag === "Missing"
+            ? `no AHP registration found (searched ${located.searched.join(", ")})`
+            : `cannot read the AHP registration ${located.file}: ${located.reason}`
+        })
       }
       if (located.notice !== undefined) yield* Console.error(`ahp bridge: ${located.notice}`)
       const transports = yield* Layer.build(
@@ -408,8 +419,7 @@ export const run = (options: BridgeOptions): Effect.Effect<void, never, Io.ExitC
       const state = yield* makeState(located.file, () => Locate.registration(context)).pipe(Effect.provide(transports))
       const auditFile = Option.getOrUndefined(options.audit)
       if (auditFile !== undefined) yield* Console.log(`audit ${auditFile}`)
-      const fail = (problem: string) =>
-        Effect.zipRight(Console.error(`ahp bridge: ${problem}`), Io.exitWith(Io.exitCodes.failure))
+      const fail = (problem: string) => new BridgeError({ message: problem })
       const secret = BridgeAccess.secret(process.env)
       if (typeof secret === "string") return yield* fail(secret)
       const serveOn = (listen: Net.ListenOptions) =>
@@ -450,8 +460,7 @@ export const run = (options: BridgeOptions): Effect.Effect<void, never, Io.ExitC
       if (socket !== undefined) yield* Console.log(`listening on socket ${socket}`)
       return yield* Effect.never
     }).pipe(
-      AuditOption.withAudit(options.audit, options.auditContent),
-      Effect.catchTag("InputError", (error) =>
-        Effect.zipRight(Console.error(`ahp bridge: ${error.message}`), Io.exitWith(Io.exitCodes.failure)))
+      AuditSinks.withAudit(options.audit, options.auditContent, options.telemetry),
+      Effect.catchTag("AuditFileError", (error) => new BridgeError({ message: error.message }))
     )
   )

@@ -10,7 +10,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { maxInputBytes } from "../internal/limits.js"
+import { maxInputBytes } from "./Limits.js"
 import * as Locate from "./Locate.js"
 
 /**

@@ -5,11 +5,11 @@
  * @since 0.1.0
  */
 import { Json } from "@effect-ahp/protocol"
-import * as Terminal from "./internal/terminal.js"
+import * as Terminal from "./Terminal.js"
 
 /**
  * Shortens a text to `max` characters on one line, terminal controls shown as escapes (see
- * `internal/terminal`).
+ * `Terminal`).
  *
  * @since 0.1.0
  * @category formatting

@@ -15,7 +15,7 @@
  */
 import { Transport } from "@effect-ahp/harness"
 import { Cause, Clock, Duration, Effect, Exit, FiberRef, Layer, Option } from "effect"
-import type { Outcome } from "../Recorder.js"
+import type { Outcome } from "./Recorder.js"
 
 /**
  * One exchange of a call.

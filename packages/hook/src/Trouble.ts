@@ -8,7 +8,7 @@
  */
 import { Settlement } from "@effect-ahp/harness"
 import { Host, type HostEvents } from "@effect-ahp/hosts"
-import * as Terminal from "../internal/terminal.js"
+import * as Terminal from "./Terminal.js"
 
 /**
  * The answer for a problem at an event (unknown when the payload could not be read).

@@ -6,6 +6,8 @@
  *
  * @since 0.1.0
  */
+import * as BridgeAccess from "@effect-ahp/hook/BridgeAccess"
+import * as Terminal from "@effect-ahp/hook/Terminal"
 import { Json } from "@effect-ahp/protocol"
 import { Console, Deferred, Effect, Exit, Schedule } from "effect"
 import type * as Scope from "effect/Scope"
@@ -14,9 +16,7 @@ import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as Terminal from "../internal/terminal.js"
-import type * as Style from "../Style.js"
-import * as BridgeAccess from "./BridgeAccess.js"
+import type * as Style from "./Style.js"
 
 /**
  * One scripted host call and the check of its answer.

@@ -10,7 +10,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { maxInputBytes } from "./limits.js"
+import { maxInputBytes } from "../Limits.js"
 
 /** What Codex's configuration says about a project: its trust level, if it names one. @internal */
 export type ProjectTrust =

@@ -9,9 +9,9 @@
  */
 import type { DispatchResult, Registry } from "@effect-ahp/harness"
 import type { Host } from "@effect-ahp/hosts"
-import * as Brief from "../Brief.js"
-import * as RouteTrace from "../internal/routeTrace.js"
+import * as Brief from "./Brief.js"
 import type * as Budget from "./Budget.js"
+import * as RouteTrace from "./RouteTrace.js"
 
 /**
  * What one dispatched hook call needs to be traced.

@@ -10,8 +10,8 @@
 import type { DispatchResult, Registry } from "@effect-ahp/harness"
 import { Json } from "@effect-ahp/protocol"
 import { Effect, FiberRef, LogLevel } from "effect"
-import * as Brief from "../Brief.js"
-import * as Recorder from "../Recorder.js"
+import * as Brief from "./Brief.js"
+import * as Recorder from "./Recorder.js"
 
 /** One exchange of the call, as the trace needs it. */
 export interface Exchange {

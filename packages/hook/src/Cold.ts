@@ -25,11 +25,12 @@ import * as NodeTransports from "@effect-ahp/node/NodeTransports"
 import { Json } from "@effect-ahp/protocol"
 import { Duration, Effect, Either, ExecutionStrategy, Exit, Fiber, Layer, Scope } from "effect"
 import * as path from "node:path"
-import * as Terminal from "../internal/terminal.js"
+import type * as AuditSinks from "./AuditSinks.js"
 import * as Budget from "./Budget.js"
 import type * as Cache from "./Cache.js"
 import type * as Locate from "./Locate.js"
 import * as Policy from "./Policy.js"
+import * as Terminal from "./Terminal.js"
 import * as Trouble from "./Trouble.js"
 
 /**
@@ -59,6 +60,8 @@ export interface Request {
    * loaded only with a file or when the `OTEL_*` variables ask for an export.
    */
   readonly audit: { readonly file: string | undefined; readonly content: boolean }
+  /** The OpenTelemetry export the program supplies, if any. */
+  readonly telemetry?: AuditSinks.LoadTelemetry | undefined
   /** Called with the result as soon as it is known, before the backends are stopped. */
   readonly onAnswer: (result: Result) => void
 }
@@ -175,12 +178,13 @@ const audited = <A, E, R>(request: Request, self: Effect.Effect<A, E, R>) => {
   const audit = request.audit
   if (audit.file === undefined && !Tracing.exportRequested(process.env)) return self
   return Effect.flatMap(
-    Effect.promise(() => import("../Audit.js")),
+    Effect.promise(() => import("./AuditSinks.js")),
     (Audit) =>
       Audit.withAuditOrWarn(
         audit.file,
         audit.content,
-        (message) => Effect.sync(() => void process.stderr.write(`ahp: ${Terminal.line(message)}\n`))
+        (message) => Effect.sync(() => void process.stderr.write(`ahp: ${Terminal.line(message)}\n`)),
+        request.telemetry
       )(self)
   )
 }

@@ -28,10 +28,10 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { errorCode } from "../internal/errno.js"
-import { maxInputBytes } from "../internal/limits.js"
-import { decodeStrict } from "../internal/utf8.js"
+import { errorCode } from "./internal/errno.js"
+import { maxInputBytes } from "./Limits.js"
 import * as Trust from "./Trust.js"
+import { decodeStrict } from "./Utf8.js"
 
 /**
  * The environment variable naming the registration file.

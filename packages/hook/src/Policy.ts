@@ -20,10 +20,10 @@ import { Host, HostEvents } from "@effect-ahp/hosts"
 import { Event, Json, Registration } from "@effect-ahp/protocol"
 import { Clock, Effect, Either } from "effect"
 import type * as Scope from "effect/Scope"
-import * as PayloadEvent from "../internal/payloadEvent.js"
 import * as Budget from "./Budget.js"
 import type * as Cache from "./Cache.js"
 import * as HookTrace from "./HookTrace.js"
+import * as PayloadEvent from "./internal/payloadEvent.js"
 import * as Trouble from "./Trouble.js"
 
 /**

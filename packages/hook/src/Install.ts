@@ -31,11 +31,11 @@ import { Json, Registration } from "@effect-ahp/protocol"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { Writable } from "node:stream"
-import { projectTrust } from "../internal/codexTrust.js"
-import { errorCode } from "../internal/errno.js"
-import * as Terminal from "../internal/terminal.js"
 import type * as Args from "./Args.js"
+import { projectTrust } from "./internal/codexTrust.js"
+import { errorCode } from "./internal/errno.js"
 import * as Locate from "./Locate.js"
+import * as Terminal from "./Terminal.js"
 
 /**
  * The hook timeout written for each event when none is given (seconds); the hook answers
