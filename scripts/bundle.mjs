@@ -42,7 +42,7 @@ const written = (result, dir) => Object.keys(result.metafile.outputs).map((file)
  * Writes `<outdir>/ahp.mjs` and `<outdir>/chunks/`: the launcher (src/bin.ts); the command
  * line and the command hook's cold path (src/internal/entry.ts) as one CommonJS file named
  * after its content's digest, which the launcher compiles through V8's code cache
- * (src/internal/codeCache.ts); and the command hook's entry as ES modules, split so that a
+ * (src/internal/startup.ts); and the command hook's entry as ES modules, split so that a
  * hook call loads only the code it runs. The new files are built beside the old ones and
  * moved in place, the entry last, so a process starting meanwhile runs either the old or the
  * new bundle, never a mix.

@@ -1,10 +1,10 @@
 /**
- * The `ahp` command line's grammar over `@effect/cli`: each command declares its options
- * and positional arguments with `@effect/cli`'s `Options` and `Args` (the constructors
- * below make the ones whose mistakes read as this command line's usage errors), and this
- * module reads those declarations — names and placeholders from their `Usage`, descriptions
- * from their `HelpDoc` — to split the words, to decode them (`Options.parse`,
- * `Args.validate`) and to render the help.
+ * The `ahp` command line's grammar over `@effect/cli`: each command is an `@effect/cli`
+ * command (`CommandDescriptor`) of its options and positional arguments, which decodes the
+ * command's words (`CommandDescriptor.parse`); the constructors below make the options and
+ * arguments whose mistakes read as this command line's usage errors. The help is rendered
+ * here from the same declarations — names and placeholders from their `Usage`,
+ * descriptions from their `HelpDoc` — in this program's own layout.
  *
  * Grammar: `ahp [global options] <command> [options] [arguments]`; `--name value` or
  * `--name=value`; `--` ends the options; `ahp help [command]` is `--help`. The global
@@ -23,6 +23,7 @@
  */
 import * as Args from "@effect/cli/Args"
 import * as CliConfig from "@effect/cli/CliConfig"
+import * as Descriptor from "@effect/cli/CommandDescriptor"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import type * as Span from "@effect/cli/HelpDoc/Span"
 import * as Options from "@effect/cli/Options"
@@ -45,7 +46,6 @@ export interface OptionInfo {
   readonly description: string
   readonly note: string | undefined
   readonly required: boolean
-  readonly repeated: boolean
 }
 
 /**
@@ -78,10 +78,8 @@ export interface Command<Run> {
   readonly external: string | undefined
   /** Whether `-h` and `--help` after the name of an `external` command ask for its help. */
   readonly helpAfter: boolean
-  readonly decode: (
-    options: ReadonlyMap<string, ReadonlyArray<string>>,
-    args: ReadonlyArray<string>
-  ) => Either.Either<Run, string>
+  /** Decodes the words after the command's name (see `parse` for what reaches it). */
+  readonly decode: (words: ReadonlyArray<string>) => Either.Either<Run, string>
 }
 
 const config = CliConfig.make({ isCaseSensitive: true })
@@ -145,8 +143,7 @@ const infoOf = (option: Options.Options<unknown>): OptionInfo => {
     pseudo: Option.getOrUndefined(usage.acceptedValues),
     description,
     note,
-    required: !wrappers.includes("Optional"),
-    repeated: wrappers.includes("Repeated")
+    required: !wrappers.includes("Optional")
   }
 }
 
@@ -344,29 +341,9 @@ export type Values<O extends Record<string, Options.Options<any>>> = {
   readonly [K in keyof O]: O[K] extends Options.Options<infer A> ? A : never
 }
 
-const decodeArgs = <A>(
-  args: Args.Args<A> | undefined,
-  info: ArgsInfo | undefined,
-  positionals: ReadonlyArray<string>
-): Either.Either<A, string> => {
-  if (args === undefined || info === undefined) {
-    return positionals.length > 0
-      ? Either.left(`unexpected argument "${positionals[0]}"`)
-      : Either.right(undefined as A)
-  }
-  const validated = decodeNow(Args.validate(args, positionals, config))
-  if (Either.isLeft(validated)) {
-    return Either.left(
-      ValidationError.isMissingValue(validated.left) ? `missing ${info.usage}` : messageOf(validated.left)
-    )
-  }
-  const [leftover, value] = validated.right
-  return leftover.length > 0 ? Either.left(`unexpected argument "${leftover[0]}"`) : Either.right(value)
-}
-
 /**
- * Makes a command from its `@effect/cli` options and arguments and what to do with their
- * values.
+ * Makes a command: an `@effect/cli` command of its options and arguments, mapped to what
+ * to do with their values.
  *
  * @since 0.1.0
  * @category constructors
@@ -380,34 +357,52 @@ export const make = <Run, O extends Record<string, Options.Options<any>>, A = un
   readonly args?: Args.Args<A>
   readonly run: (values: Values<O>, args: A) => Run
 }): Command<Run> => {
-  const declared = Object.entries(spec.options).map(([key, o]) => [key, o, infoOf(o)] as const)
   const args = spec.args === undefined ? undefined : argsInfoOf(spec.args)
+  const options = Options.all(spec.options as Record<string, Options.Options<unknown>>) as Options.Options<Values<O>>
+  const declaredArgs = (spec.args ?? Args.none) as Args.Args<A>
+  // @effect/cli looks for its built-in options among the words after `--` when no option
+  // precedes them (`ahp validate a -- --version`): those words are then the arguments, as
+  // its own parse of a command's words would take them.
+  const withoutBuiltIns = (words: ReadonlyArray<string>) =>
+    Effect.zipWith(
+      Options.processCommandLine(options, [], config),
+      Args.validate(declaredArgs, words.filter((_, i) => i !== words.indexOf("--")), config),
+      ([, , values], [leftover, args]) => ({ leftover, value: spec.run(values, args) })
+    )
+  const descriptor = Descriptor.make(spec.name, options, declaredArgs).pipe(
+    Descriptor.withDescription(spec.summary),
+    Descriptor.map(({ args, options }) => spec.run(options, args))
+  )
   return {
     name: spec.name,
     summary: spec.summary,
     details: spec.details ?? [],
     exitCodes: spec.exitCodes,
-    options: declared.map(([, , info]) => info),
+    options: Object.values(spec.options).map(infoOf),
     args,
     external: undefined,
     helpAfter: true,
-    decode: (raw, positionals) => {
-      const values: Record<string, unknown> = {}
-      for (const [key, o, info] of declared) {
-        const given = raw.get(info.name)
-        if (info.required && given === undefined) {
-          return Either.left(`missing ${option(info.name)} ${info.pseudo ?? ""}`.trimEnd())
-        }
-        if (given !== undefined && given.length > 1 && !info.repeated) {
-          return Either.left(`${option(info.name)} is given ${given.length} times`)
-        }
-        const decoded = decodeNow(
-          Options.parse(o, given === undefined ? HashMap.empty() : HashMap.make([option(info.name), given]), config)
+    decode: (words) => {
+      const parsed = decodeNow(
+        Descriptor.parse(descriptor, [spec.name, ...words], config).pipe(
+          Effect.flatMap((directive) =>
+            directive._tag === "UserDefined"
+              ? Effect.succeed({ leftover: directive.leftover, value: directive.value })
+              : withoutBuiltIns(words)
+          )
         )
-        if (Either.isLeft(decoded)) return Either.left(messageOf(decoded.left))
-        values[key] = decoded.right
+      )
+      if (Either.isLeft(parsed)) {
+        return Either.left(
+          ValidationError.isMissingValue(parsed.left) && args !== undefined
+            ? `missing ${args.usage}`
+            : messageOf(parsed.left)
+        )
       }
-      return Either.map(decodeArgs(spec.args, args, positionals), (a) => spec.run(values as Values<O>, a))
+      const directive = parsed.right
+      return directive.leftover.length > 0
+        ? Either.left(`unexpected argument "${directive.leftover[0]}"`)
+        : Either.right(directive.value)
     }
   }
 }
@@ -438,7 +433,7 @@ export const external = <Run>(spec: {
   args: undefined,
   external: spec.help,
   helpAfter: spec.helpAfter ?? false,
-  decode: (_, argv) => Either.right(spec.run(argv))
+  decode: (argv) => Either.right(spec.run(argv))
 })
 
 /**
@@ -488,6 +483,17 @@ const globalNames = ["help", "version", "log-level"]
  * Parses the arguments after `ahp`: global options anywhere, then the command, its options
  * and its arguments. A bare `ahp` is a usage error without a message (the help is shown).
  *
+ * The words are sorted here before the command's `@effect/cli` parser decodes them, for
+ * what `@effect/cli` 0.77.2 does otherwise (each checked in CommandLine.test.ts):
+ * - the global options are this program's: its built-in `--log-level` would take the whole
+ *   command line, and its `--help` a value or an argument that reads `--help`;
+ * - an unknown option would be taken as an argument: here it is a usage error, with "did you mean";
+ * - `--flag=yes` would be accepted for an on/off option: here it takes no value;
+ * - an option given twice would be left over as arguments: here it is named;
+ * - a missing option would be reported without its placeholder;
+ * - a value that reads as an option (`--reason -x`) is handed on as `--reason=-x`, so that
+ *   it is taken for the value it is.
+ *
  * @since 0.1.0
  * @category parsing
  */
@@ -496,14 +502,14 @@ export const parse = <Run>(commands: ReadonlyArray<Command<Run>>, argv: Readonly
   let help = false
   let version = false
   let logLevel: string | undefined = undefined
-  const raw = new Map<string, Array<string>>()
-  const positionals: Array<string> = []
+  const words: Array<string> = []
+  const given = new Map<string, number>()
   const usage = (message: string): Parsed<Run> => ({ _tag: "Usage", command, message })
   const names = commands.map((c) => c.name)
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i]!
     if (token === "--") {
-      positionals.push(...argv.slice(i + 1))
+      words.push(...argv.slice(i))
       break
     }
     if (token === "-h") {
@@ -515,36 +521,32 @@ export const parse = <Run>(commands: ReadonlyArray<Command<Run>>, argv: Readonly
       const name = token.slice(2, eq === -1 ? undefined : eq)
       const inline = eq === -1 ? undefined : token.slice(eq + 1)
       const known = command?.options.find((o) => o.name === name)
-      const takesValue = name === "log-level" || known?.pseudo !== undefined
       if (!globalNames.includes(name) && known === undefined) {
         const candidates = [...globalNames, ...(command?.options.map((o) => o.name) ?? [])]
         const where = command === undefined ? "" : ` for ahp ${command.name}`
         const before = command === undefined && argv.slice(i + 1).some((t) => names.includes(t))
           ? "; a command's options go after the command"
           : ""
-        return usage(
-          `unknown option ${token.slice(0, eq === -1 ? undefined : eq)}${where}${
-            didYouMean(name, candidates, option)
-          }${before}`
-        )
+        return usage(`unknown option --${name}${where}${didYouMean(name, candidates, option)}${before}`)
       }
-      let value: string | undefined = inline
-      if (takesValue && value === undefined) {
-        value = argv[i + 1]
-        if (value === undefined) return usage(`${option(name)} needs a value (${known?.pseudo ?? "LEVEL"})`)
-        i++
-      }
-      if (!takesValue && value !== undefined) return usage(`${option(name)} takes no value`)
+      const pseudo = name === "log-level" ? "LEVEL" : known?.pseudo
+      if (pseudo === undefined && inline !== undefined) return usage(`${option(name)} takes no value`)
+      const value = pseudo === undefined ? undefined : inline ?? argv[++i]
+      if (pseudo !== undefined && value === undefined) return usage(`${option(name)} needs a value (${pseudo})`)
       if (name === "help") help = true
       else if (name === "version") version = true
       else if (name === "log-level") logLevel = value
-      else if (known?.pseudo === undefined) raw.set(name, [])
-      else raw.set(name, [...(raw.get(name) ?? []), value!])
+      else {
+        given.set(name, (given.get(name) ?? 0) + 1)
+        if (value === undefined) words.push(option(name))
+        else if (value === "") words.push(option(name), value)
+        else words.push(`${option(name)}=${value}`)
+      }
       continue
     }
     if (token.startsWith("-") && token !== "-") return usage(`unknown option ${token}`)
     if (command !== undefined) {
-      positionals.push(token)
+      words.push(token)
     } else if (token === "help") {
       help = true
     } else {
@@ -553,7 +555,7 @@ export const parse = <Run>(commands: ReadonlyArray<Command<Run>>, argv: Readonly
       if (command.external !== undefined) {
         const rest = argv.slice(i + 1)
         if (command.helpAfter && (rest.includes("--help") || rest.includes("-h"))) help = true
-        else positionals.push(...rest)
+        else words.push(...rest)
         break
       }
     }
@@ -565,7 +567,12 @@ export const parse = <Run>(commands: ReadonlyArray<Command<Run>>, argv: Readonly
     const level = decodeNow(Options.parse(globals.logLevel, HashMap.make(["--log-level", [logLevel]]), config))
     if (Either.isLeft(level)) return usage(messageOf(level.left))
   }
-  const decoded = command.decode(raw, positionals)
+  for (const o of command.external === undefined ? command.options : []) {
+    const times = given.get(o.name) ?? 0
+    if (o.required && times === 0) return usage(`missing ${option(o.name)} ${o.pseudo ?? ""}`.trimEnd())
+    if (times > 1) return usage(`${option(o.name)} is given ${times} times`)
+  }
+  const decoded = command.decode(words)
   return Either.isLeft(decoded)
     ? usage(decoded.left)
     : { _tag: "Run", run: decoded.right, logLevel: Option.fromNullable(logLevel as LogLevelName | undefined) }

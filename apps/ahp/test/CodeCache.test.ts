@@ -1,5 +1,5 @@
 /**
- * The command line's bundle compiled through V8's code cache (`internal/codeCache.ts`): the
+ * The command line's bundle compiled through V8's code cache (`internal/startup.ts`): the
  * cache is written beside the bundle, used by later loads, replaced when V8 rejects it, and
  * ignored where other users could have written it; the launcher of the real bundle runs the
  * same with and without one.
@@ -11,7 +11,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { bundleFiles } from "../../../scripts/bundle.mjs"
-import * as CodeCache from "../src/internal/codeCache.js"
+import * as CodeCache from "../src/internal/startup.js"
 import { bundle, root, runCli, tempDir } from "./support.js"
 
 /** A CommonJS file in a fresh folder (mode 0700) that uses what a CommonJS module is given. */

@@ -131,6 +131,50 @@ describe("CommandLine", () => {
     assert.strictEqual(files._tag, "Run")
   })
 
+  it("hands @effect/cli each value as the value it is, and every word after -- as an argument", () => {
+    const probe = CommandLine.make({
+      name: "probe",
+      summary: "a command that returns what it was given",
+      exitCodes: [[0, "done"]],
+      options: {
+        reason: CommandLine.optionalText("reason", "TEXT", "a value that may read as an option"),
+        pretty: CommandLine.flag("pretty", "an on/off option")
+      },
+      args: CommandLine.atLeastOne("FILE", "the files"),
+      run: (options, files) => ({ reason: Option.getOrUndefined(options.reason), pretty: options.pretty, files })
+    })
+    const run = (...argv: ReadonlyArray<string>) => {
+      const parsed = CommandLine.parse([probe], ["probe", ...argv])
+      assert.strictEqual(parsed._tag, "Run", argv.join(" "))
+      return parsed._tag === "Run" ? parsed.run : undefined
+    }
+    assert.deepStrictEqual(run("--reason", "-x", "a"), { reason: "-x", pretty: false, files: ["a"] })
+    assert.deepStrictEqual(run("--reason", "--help", "a"), { reason: "--help", pretty: false, files: ["a"] })
+    assert.deepStrictEqual(run("--reason", "--log-level", "a", "--pretty"), {
+      reason: "--log-level",
+      pretty: true,
+      files: ["a"]
+    })
+    assert.deepStrictEqual(run("--reason=", "a"), { reason: "", pretty: false, files: ["a"] })
+    assert.deepStrictEqual(run("--reason", "a=b", "-", "--", "--pretty", "--x"), {
+      reason: "a=b",
+      pretty: false,
+      files: ["-", "--pretty", "--x"]
+    })
+    assert.deepStrictEqual(run("a", "--", "--version", "--wizard"), {
+      reason: undefined,
+      pretty: false,
+      files: ["a", "--version", "--wizard"]
+    })
+    const usage = (...argv: ReadonlyArray<string>) => {
+      const parsed = CommandLine.parse([probe], ["probe", ...argv])
+      return parsed._tag === "Usage" ? parsed.message : parsed._tag
+    }
+    assert.strictEqual(usage("a", "--wizard"), "unknown option --wizard for ahp probe")
+    assert.strictEqual(usage("a", "--pretty", "--pretty"), "--pretty is given 2 times")
+    assert.strictEqual(usage("a", "--pretty=yes"), "--pretty takes no value")
+  })
+
   it("documents every option and every command's exit codes; usage reads `ahp <command> …`", () => {
     const root = CommandLine.help(program, undefined, plain)
     assert.match(root, /^Usage: ahp <command> \[options\]/)
