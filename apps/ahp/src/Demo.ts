@@ -23,7 +23,6 @@
  */
 import { Backend, Http } from "@effect-ahp/backend"
 import { Hooks } from "@effect-ahp/harness"
-import * as Brief from "@effect-ahp/hook/Brief"
 import * as Recorder from "@effect-ahp/hook/Recorder"
 import * as Terminal from "@effect-ahp/hook/Terminal"
 import { NodeTransports } from "@effect-ahp/node"

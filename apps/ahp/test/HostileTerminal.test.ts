@@ -10,12 +10,12 @@
  * them escaped, with colour on.
  */
 import { Hooks } from "@effect-ahp/harness"
+import * as Recorder from "@effect-ahp/hook/Recorder"
 import { NodeTransports } from "@effect-ahp/node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as Recorder from "@effect-ahp/hook/Recorder"
 import * as Style from "../src/Style.js"
 import * as Trace from "../src/Trace.js"
 import { callHook } from "./hookSupport.js"
