@@ -187,17 +187,18 @@ function backend(args, fail) {
   /** The behaviour for the next request: the message's own (--keyed), its --sequence entry, else the default. */
   function nextBehaviour(message) {
     const keyed = keyedBehaviour(message)
-    if (keyed !== undefined) {
-      const eq = keyed.indexOf("=")
-      return eq === -1 ? { name: keyed, arg: undefined } : { name: keyed.slice(0, eq), arg: keyed.slice(eq + 1) }
-    }
+    if (keyed !== undefined) return parsed(keyed)
     if (options.counter !== undefined) {
       requestCount = (existsSync(options.counter) ? Number(readFileSync(options.counter, "utf8")) : 0) + 1
       writeFileSync(options.counter, String(requestCount))
     } else requestCount++
-    const name = options.sequence[requestCount - 1] ?? options.behaviour
-    const eq = name.indexOf("=")
-    return eq === -1 ? { name, arg: undefined } : { name: name.slice(0, eq), arg: name.slice(eq + 1) }
+    return parsed(options.sequence[requestCount - 1] ?? options.behaviour)
+  }
+
+  /** A behaviour entry (`name` or `name=arg`) as its name and argument. */
+  function parsed(entry) {
+    const eq = entry.indexOf("=")
+    return eq === -1 ? { name: entry, arg: undefined } : { name: entry.slice(0, eq), arg: entry.slice(eq + 1) }
   }
 
   const defaultManifest = {
