@@ -101,10 +101,16 @@ describe("hostile: attachments from files", () => {
           Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10)
         }
       })
+      const sizeBefore = fs.statSync(growing).size
       const started = Date.now()
-      const reason = yield* read(AttachmentFiles.layer, growing)
-      assert.include(["attachment-budget", "attachment-unreadable"], reason)
-      if (fs.statSync(growing).size > maxBytes) assert.strictEqual(reason, "attachment-budget")
+      const outcome = yield* read(AttachmentFiles.layer, growing)
+      // A reader that overtakes a writer slowed by load meets the end of the file: a prefix
+      // of what was written, within the budget, is a correct snapshot too.
+      if (outcome !== "attachment-budget" && outcome !== "attachment-unreadable") {
+        assert.isAtMost(outcome.length, maxBytes)
+        assert.match(outcome, /^g+$/)
+      }
+      if (sizeBefore > maxBytes) assert.strictEqual(outcome, "attachment-budget")
       assert.isBelow(Date.now() - started, scaled(5000) + scaled(2000))
     }))
 })
