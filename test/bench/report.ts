@@ -6,6 +6,7 @@
 import { mkdirSync, writeFileSync } from "node:fs"
 import { dirname } from "node:path"
 import {
+  allocatedPerOperation,
   type Collections,
   type Comparison,
   type Pace,
@@ -87,18 +88,21 @@ export const tailRow = (name: string, c: Comparison, quantile: "p99" | "p999", t
 
 /**
  * The garbage-collection rows of a comparison (count and total pause per 10 000
- * operations), when it observed them.
+ * operations), when it observed them; `countTarget` bounds the count's ratio.
  */
-export const collectionRows = (name: string, c: Comparison): Array<Row> =>
+export const collectionRows = (name: string, c: Comparison, countTarget?: number): Array<Row> =>
   c.ours.gc === undefined || c.baseline.gc === undefined ? [] : [
-    quantityRow(`${name}, gc count per 10k calls`, c.ours.gc.count, c.baseline.gc.count, "collections"),
+    {
+      ...quantityRow(`${name}, gc count per 10k calls`, c.ours.gc.count, c.baseline.gc.count, "collections"),
+      target: countTarget
+    },
     quantityRow(`${name}, gc pause per 10k calls`, c.ours.gc.pauseMs, c.baseline.gc.pauseMs, "ms")
   ]
 
 /**
  * A transport family's rows: p50 for every backend count and size (target 1.5 at 1 KiB:
  * the protocol-work floor's 1.25 times the harness's 1.2; 1.3 at 256 KiB), and for one
- * backend at 1 KiB also p99 (target 3), p99.9 and the collections.
+ * backend at 1 KiB also p99 (target 3), p99.9 and the collections (count target 2).
  */
 const transportRows = (
   comparisons: ReadonlyArray<{ readonly count: number; readonly label: string; readonly comparison: Comparison }>,
@@ -112,12 +116,29 @@ const transportRows = (
       row,
       tailRow(row.name, comparison, "p99", 3),
       tailRow(row.name, comparison, "p999"),
-      ...collectionRows(row.name, comparison)
+      ...collectionRows(row.name, comparison, 2)
     ]
   })
 
+/** The 1-backend 1 KiB pair's JavaScript heap allocated per call, each side in a pass of its own. */
+const allocationRow = async (
+  pace: Pace,
+  pair: (count: number, bytes: number) => Promise<Pair>,
+  name: string
+): Promise<Row> => {
+  const { baseline, close, ours } = await pair(1, 1024)
+  try {
+    const ops = Math.max(pace.ops, 2000)
+    const [oursBytes, baselineBytes] = [await allocatedPerOperation(ours, ops), await allocatedPerOperation(baseline, ops)]
+    return quantityRow(`${name}, heap allocated per call`, oursBytes / 1024, baselineBytes / 1024, "KiB")
+  } finally {
+    await close()
+  }
+}
+
 /**
- * A transport family's rows: 1 and 3 backends, 1 KiB and 256 KiB events (`transportRows`);
+ * A transport family's rows: 1 and 3 backends, 1 KiB and 256 KiB events (`transportRows`),
+ * the heap allocated per call (1 backend, 1 KiB; no target: it explains the collections);
  * then, when the family runs pinned, the 1-backend 1 KiB pair with the backend on the
  * bench's CPU (no target).
  */
@@ -126,7 +147,7 @@ export const transportFamily = async (
   pair: (count: number, bytes: number) => Promise<Pair>,
   name: (count: number, label: string) => string
 ): Promise<Array<Row>> => {
-  const rows = transportRows(await transportComparisons(pace, pair), name)
+  const rows = [...transportRows(await transportComparisons(pace, pair), name), await allocationRow(pace, pair, name(1, "1 KiB"))]
   const sharing = await sharingCpuComparison(pace, pair)
   return sharing === undefined
     ? rows
