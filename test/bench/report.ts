@@ -129,7 +129,10 @@ const allocationRow = async (
   const { baseline, close, ours } = await pair(1, 1024)
   try {
     const ops = Math.max(pace.ops, 2000)
-    const [oursBytes, baselineBytes] = [await allocatedPerOperation(ours, ops), await allocatedPerOperation(baseline, ops)]
+    const [oursBytes, baselineBytes] = [
+      await allocatedPerOperation(ours, ops),
+      await allocatedPerOperation(baseline, ops)
+    ]
     return quantityRow(`${name}, heap allocated per call`, oursBytes / 1024, baselineBytes / 1024, "KiB")
   } finally {
     await close()
@@ -147,7 +150,10 @@ export const transportFamily = async (
   pair: (count: number, bytes: number) => Promise<Pair>,
   name: (count: number, label: string) => string
 ): Promise<Array<Row>> => {
-  const rows = [...transportRows(await transportComparisons(pace, pair), name), await allocationRow(pace, pair, name(1, "1 KiB"))]
+  const rows = [
+    ...transportRows(await transportComparisons(pace, pair), name),
+    await allocationRow(pace, pair, name(1, "1 KiB"))
+  ]
   const sharing = await sharingCpuComparison(pace, pair)
   return sharing === undefined
     ? rows
