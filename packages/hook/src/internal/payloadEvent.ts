@@ -86,7 +86,6 @@ export const topLevelStrings = (text: string, keys: ReadonlyArray<string>): Reco
     const end = valueEnd(text, i)
     if (end === -1 || end === i) return found
     if (key !== undefined && keys.includes(key)) {
-      // a later member that is not a string replaces the earlier one, as in the parsed object
       const value = text.charCodeAt(i) === 0x22 ? decodeString(text.slice(i, end)) : undefined
       if (value !== undefined) found[key] = value
       else delete found[key]
