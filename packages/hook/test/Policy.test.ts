@@ -160,6 +160,13 @@ describe("Policy", () => {
           "fail-open: no opinion, the problem shown"
         )
         assert.include(shown.stdout, "the hook payload is not JSON")
+        for (const nameless of ["[]", "null", "\"PreToolUse\""]) {
+          assert.deepStrictEqual(
+            (yield* answerOf(closed, nameless)).answer,
+            Hosts.of(host).noOpinion("the hook payload is not a JSON object"),
+            `${nameless}: no event is named, so none is denied`
+          )
+        }
       }
     }))
 
