@@ -1,10 +1,10 @@
 /**
  * The command hook's cache of compiled registrations. Compiling a registration needs the
- * harness, whose loading costs several times a bare `node` start; a tool call that no
- * subscription selects should not pay it. After a registration compiles for a host, the
- * hook stores which host events it routes (and whether a fail-closed subscription selects
- * them) under the digest of the registration's text, the host and this build. A later call
- * with the same text answers "no opinion" for the other events from that summary alone.
+ * harness, which a tool call that no subscription selects must not load. After a
+ * registration compiles for a host, the hook stores which host events it routes (and
+ * whether a fail-closed subscription selects them) under the digest of the registration's
+ * text, the host and this build. A later call with the same text answers "no opinion" for
+ * the other events from that summary alone.
  *
  * Only valid registrations are cached, so an invalid one is compiled, and reported, on
  * every call. The cache lives in a private folder (see `Locate.cacheDir`); an entry that is

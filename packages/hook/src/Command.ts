@@ -12,9 +12,7 @@
  *    registration that is present but not used (untrusted, changed, not the user's alone)
  *    is reported on every answer as a `systemMessage` for the user;
  * 4. otherwise forwards the call to a running `ahp bridge` (see `Forward`), and when there
- *    is none, dispatches it itself (`Cold`, loaded only now, by the caller's `LoadCold`: the
- *    installed `ahp` takes it from the command line's bundle, compiled through the code
- *    cache).
+ *    is none, dispatches it itself (`Cold`, loaded only now, by the caller's `LoadCold`).
  *
  * The answer is due before the host's timeout for the event (`--timeout`, else the host's
  * default), and so is the exit: both hosts wait for the hook process to exit, not for its

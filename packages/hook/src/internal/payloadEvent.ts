@@ -85,9 +85,10 @@ export const topLevelStrings = (text: string, keys: ReadonlyArray<string>): Reco
     skipSpace()
     const end = valueEnd(text, i)
     if (end === -1 || end === i) return found
-    if (key !== undefined && keys.includes(key) && text.charCodeAt(i) === 0x22) {
-      const value = decodeString(text.slice(i, end))
+    if (key !== undefined && keys.includes(key)) {
+      const value = text.charCodeAt(i) === 0x22 ? decodeString(text.slice(i, end)) : undefined
       if (value !== undefined) found[key] = value
+      else delete found[key]
     }
     i = end
     skipSpace()
