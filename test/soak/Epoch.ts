@@ -270,7 +270,10 @@ export const problems = (
   if (changed.length > 0) return [`exact numbers changed in the effective input: ${changed.join(", ")}`]
   if (!result.interrupted) {
     const decision = expected.states[expected.states.length - 1]!
-    return same(actual, decision) ? [] : [`expected ${JSON.stringify(decision)}, got ${JSON.stringify(actual)}`]
+    if (same(actual, decision)) return []
+    // The failures' details (the soak's own backends' text) say what the endpoint answered.
+    const details = result.errors.map((failure) => `${failure}`).join("; ")
+    return [`expected ${JSON.stringify(decision)}, got ${JSON.stringify(actual)} (${details})`]
   }
   const reachable = expected.states.map((s) => ({
     ...s,
