@@ -272,7 +272,7 @@ export const problems = (
     const decision = expected.states[expected.states.length - 1]!
     if (same(actual, decision)) return []
     // The failures' details (the soak's own backends' text) say what the endpoint answered.
-    const details = result.errors.map((failure) => `${failure}`).join("; ")
+    const details = result.errors.map((failure) => failure.message).join("; ")
     return [`expected ${JSON.stringify(decision)}, got ${JSON.stringify(actual)} (${details})`]
   }
   const reachable = expected.states.map((s) => ({
