@@ -170,8 +170,8 @@ export interface State {
  * it is replaced and when the scope closes. The file's folder is watched (the watch is set
  * up in the background as the state is made): a change to the file is looked at on the next
  * call, and the file is checked again on a call at least `recheckMs` after the last check
- * (never more often, and also for a change made before the watch was up), so a call costs
- * no file system access of its own. Each version is read by `locate` (the lookup with its trust rules; by
+ * (never more often; this also finds a change made before the watch was up), so most calls
+ * touch no file. Each version is read by `locate` (the lookup with its trust rules; by
  * default a plain bounded read); a version that it refuses, that is not JSON or that is
  * invalid for a host the current one answers for (a file caught half-written, a file
  * swapped in that is not the user's alone) is not used: the current generation stays until
