@@ -46,6 +46,7 @@ import * as AuditSinks from "./AuditSinks.js"
 import * as BridgeAccess from "./BridgeAccess.js"
 import * as Budget from "./Budget.js"
 import { margin, maxPayloadBytes } from "./Command.js"
+import * as PayloadEvent from "./internal/payloadEvent.js"
 import * as Locate from "./Locate.js"
 import * as Policy from "./Policy.js"
 import * as Trouble from "./Trouble.js"
@@ -316,12 +317,16 @@ const readBody = (message: Http.IncomingMessage, limit: number): Effect.Effect<O
 const hostOf = (segment: string | undefined): HostEvents.HostName | undefined =>
   segment !== undefined && HostEvents.isHostName(segment) ? segment : undefined
 
+/**
+ * The hook's timeout: `?timeout=SECONDS`, else the host's default for the event the payload
+ * names (read by a scan of its top-level members, as the command hook does: the payload is
+ * parsed once, by the policy), else 10 minutes.
+ */
 const timeoutOf = (url: URL, text: string, name: HostEvents.HostName): number => {
   const given = Number(url.searchParams.get("timeout"))
   if (Number.isFinite(given) && given > 0) return given * 1000
-  const payload = Json.parse(text)
-  const event = Either.isRight(payload) ? Policy.eventOf(Hosts.of(name), payload.right) : undefined
-  return event?.timeoutMs ?? 600_000
+  const event = PayloadEvent.nameOfText(text)
+  return (event === undefined ? undefined : HostEvents.find(name, event))?.timeoutMs ?? 600_000
 }
 
 /**
