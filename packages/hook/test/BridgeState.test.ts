@@ -3,7 +3,8 @@
  * up through the watch of its folder, with the clock standing still (so not by the
  * re-check); a change the watch cannot see (the target of a link, in another folder) is
  * picked up by the re-check once `recheckMs` has passed since the last check, and not a
- * millisecond before.
+ * millisecond before; a version that is not JSON is not used, and the text in use written
+ * back keeps the same generation (its backends are not restarted).
  */
 import * as Bridge from "@effect-ahp/hook/Bridge"
 import * as Locate from "@effect-ahp/hook/Locate"
@@ -115,5 +116,31 @@ describe("Bridge.makeState", () => {
       )
       yield* TestClock.adjust(1)
       assert.strictEqual((yield* state.current).sha256, Locate.sha256(third))
+    }))
+
+  it.scoped("a version that is not JSON is not used; the text in use written back keeps the same generation", () =>
+    Effect.gen(function*() {
+      const dir = yield* privateDir
+      fs.mkdirSync(path.join(dir, "elsewhere"))
+      const target = path.join(dir, "elsewhere", "registration.json")
+      const file = path.join(dir, "watched", "registration.json")
+      fs.mkdirSync(path.dirname(file))
+      const first = registration("com.example.first")
+      fs.writeFileSync(target, first, { mode: 0o600 })
+      fs.symlinkSync(target, file)
+      const state = yield* stateOf(file)
+      const used = yield* state.current
+      fs.writeFileSync(target, first.slice(0, first.length / 2))
+      yield* TestClock.adjust(Bridge.recheckMs)
+      assert.strictEqual(yield* state.current, used, "a half-written version replaced the one in use")
+      fs.writeFileSync(target, first)
+      yield* TestClock.adjust(Bridge.recheckMs)
+      assert.strictEqual(yield* state.current, used, "the same text made a new generation")
+      const second = registration("com.example.second")
+      fs.writeFileSync(target, second)
+      yield* TestClock.adjust(Bridge.recheckMs)
+      const next = yield* state.current
+      assert.notStrictEqual(next, used)
+      assert.strictEqual(next.sha256, Locate.sha256(second))
     }))
 })
