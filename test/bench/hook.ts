@@ -7,11 +7,14 @@
  * by the call), one HTTP backend (already listening). Then the warm path with `ahp bridge`
  * running: the same command hook forwarding over the bridge's socket (again against
  * `node -e 0`), and Claude Code's http hook posted to the bridge against the backend's own
- * round trip (a raw line to an identical persistent child) — the latency the warm path adds.
+ * round trip (a raw line to an identical persistent child) — the latency the warm path adds
+ * (target 3 ×) — and the bridge process's CPU time per such request over 1 000 requests
+ * after 1 000 more of warm-up, read from `/proc/<pid>/stat` (Linux only; the backend
+ * child's CPU is not counted), against the issue's budget of 300 µs.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
@@ -19,7 +22,7 @@ import { fileURLToPath } from "node:url"
 import * as fixtures from "./fixtures.js"
 import { latencyStats, type Pace, timeAsync } from "./measure.js"
 import { httpClient, httpServer, lineClient } from "./raw.js"
-import { latencyRow, type Row } from "./report.js"
+import { latencyRow, quantityRow, type Row } from "./report.js"
 
 const root = fileURLToPath(new URL("../../", import.meta.url))
 const launcher = join(root, "apps", "ahp", "bin", "ahp.mjs")
@@ -131,6 +134,23 @@ const stop = (child: ChildProcess) =>
     child.kill("SIGTERM")
   })
 
+/** The bridge's CPU budget per http hook request (issue 37), µs. */
+const bridgeCpuBudget = 300
+
+/** Clock ticks per second of `/proc/<pid>/stat`'s times. */
+const clockTicks = () => Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100
+
+/** The CPU time (user and system) a process has used, µs; `undefined` where `/proc` does not tell. */
+const cpuOf = (pid: number | undefined, ticks: number): number | undefined => {
+  try {
+    // the fields after the command name, which is in parentheses and may hold spaces
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    return (Number(fields[11]) + Number(fields[12])) * 1e6 / ticks
+  } catch {
+    return undefined
+  }
+}
+
 const denies = (stdout: string) => stdout.includes("\"permissionDecision\":\"deny\"")
 
 /** The family. */
@@ -196,10 +216,29 @@ export const run = async (pace: Pace): Promise<Array<Row>> => {
       await trips(ops)
       const ours = [...(await posts(ops)), ...(await posts(ops))]
       const baseline = [...(await trips(ops)), ...(await trips(ops))]
+      // the CPU of a long-running bridge: after as many calls again as warm-up, enough calls
+      // for the clock ticks of /proc to resolve a few per cent
+      const cpuOps = 1000
+      await posts(cpuOps)
+      const ticks = clockTicks()
+      const cpuBefore = cpuOf(bridge.child.pid, ticks)
+      await posts(cpuOps)
+      const cpuAfter = cpuOf(bridge.child.pid, ticks)
       rows.push(latencyRow("ahp bridge, Claude Code http hook, warm stdio backend, vs the backend's own round trip", {
         ours: latencyStats(ours),
         baseline: latencyStats(baseline)
-      }))
+      }, 3))
+      if (cpuBefore !== undefined && cpuAfter !== undefined) {
+        rows.push({
+          ...quantityRow(
+            "ahp bridge CPU per request, Claude Code http hook, warm stdio backend (baseline: the 300 µs budget)",
+            (cpuAfter - cpuBefore) / cpuOps,
+            bridgeCpuBudget,
+            "µs"
+          ),
+          target: 1
+        })
+      }
       client.close()
       await raw.close()
     } finally {

@@ -26,14 +26,19 @@ import { Audit, Transport } from "@effect-ahp/harness"
 import { HostEvents, Hosts } from "@effect-ahp/hosts"
 import { NodeTransports, StdioTransport } from "@effect-ahp/node"
 import { Decoder, Json } from "@effect-ahp/protocol"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Headers from "@effect/platform/Headers"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpServer from "@effect/platform/HttpServer"
+import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Console, Context, Effect, Either, Exit, Layer, Option, Ref, Schema, Scope, Stream } from "effect"
-import * as fs from "node:fs"
-import * as Http from "node:http"
+import { Clock, Console, Context, Effect, Either, Exit, Layer, Option, Ref, Schema, Scope, Stream } from "effect"
+import type * as Http from "node:http"
+import * as NodeHttp from "node:http"
 import * as Net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -41,6 +46,7 @@ import * as AuditSinks from "./AuditSinks.js"
 import * as BridgeAccess from "./BridgeAccess.js"
 import * as Budget from "./Budget.js"
 import { margin, maxPayloadBytes } from "./Command.js"
+import * as PayloadEvent from "./internal/payloadEvent.js"
 import * as Locate from "./Locate.js"
 import * as Policy from "./Policy.js"
 import * as Trouble from "./Trouble.js"
@@ -70,12 +76,35 @@ export interface Generation {
  */
 export const limits = { requestMs: 5000, maxConnections: 1024 } as const
 
-const stampOf = (file: string): string => {
-  try {
-    const stat = fs.statSync(file)
-    return `${stat.mtimeMs}:${stat.size}:${stat.ino}`
-  } catch {
-    return "missing"
+/**
+ * The longest a change of the registration file may go unnoticed. The file system's watch
+ * reports a change at once; the file is checked again at most this often besides, for the
+ * changes a watch does not see (a folder that cannot be watched, a link's target).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const recheckMs = 1000
+
+/** The file's identity and version as the file system reports them ("missing" when it cannot). */
+const stampOf = (fs: FileSystem.FileSystem, file: string): Effect.Effect<string> =>
+  Effect.match(fs.stat(file), {
+    onFailure: () => "missing",
+    onSuccess: (info) =>
+      `${Option.match(info.mtime, { onNone: () => "-", onSome: (date) => date.getTime() })}:${info.size}:${
+        Option.getOrElse(info.ino, () => "-")
+      }`
+  })
+
+/** What the lookup found, as a key that changes with the text read or with why none was. */
+const versionOf = (located: Locate.Located): string => {
+  switch (located._tag) {
+    case "Found":
+      return `found ${located.file} ${Locate.sha256(located.text)}`
+    case "Unreadable":
+      return `unreadable ${located.file} ${located.reason}`
+    case "Missing":
+      return "missing"
   }
 }
 
@@ -91,12 +120,11 @@ const textOf = (file: string, located: Locate.Located): Either.Either<string, st
   return Either.left(`the AHP registration ${file} is no longer the one found`)
 }
 
-/** Loads the registration file into a new generation (its backends live in the generation's scope). */
-const load = (file: string, locate: () => Locate.Located) =>
+/** Loads what the lookup found into a new generation (its backends live in the generation's scope). */
+const load = (file: string, located: Locate.Located, stamp: string) =>
   Effect.gen(function*() {
-    const stamp = stampOf(file)
     const scope = yield* Scope.make()
-    const text = textOf(file, locate())
+    const text = textOf(file, located)
     const sha256 = Either.match(text, { onLeft: () => "", onRight: Locate.sha256 })
     const parsed = Either.flatMap(text, (t) =>
       Either.mapLeft(Json.parse(t), (e) => `the AHP registration ${file} is not JSON: ${e.message}`))
@@ -140,39 +168,64 @@ export interface State {
 
 /**
  * Loads the registration and keeps it current; every generation's backends are stopped when
- * it is replaced and when the scope closes. Each version is read by `locate` (the lookup
- * with its trust rules; by default a plain bounded read); a version that it refuses, that
- * is not JSON or that is invalid for a host the current one answers for (a file caught
- * half-written, a file swapped in that is not the user's alone) is not used: the current
- * generation stays until the file changes again.
+ * it is replaced and when the scope closes. The file's folder is watched (the watch is set
+ * up in the background as the state is made): a change to the file is looked at on the next
+ * call, and the file is checked again on a call at least `recheckMs` after the last check
+ * (never more often; this also finds a change made before the watch was up), so most calls
+ * touch no file. Each version is read by `locate` (the lookup with its trust rules; by
+ * default a plain bounded read); a version that it refuses, that is not JSON or that is
+ * invalid for a host the current one answers for (a file caught half-written, a file
+ * swapped in that is not the user's alone) is not used: the current generation stays until
+ * the file changes again.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const makeState = (file: string, locate: () => Locate.Located = () => Locate.read(file)) =>
   Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
     const transports = yield* Transport.Transports
     // Every generation's hooks write to the bridge's audit, if it has one.
     const audit = yield* Effect.serviceOption(Audit.Audit)
-    const loadNext = load(file, locate).pipe(
-      Effect.provideService(Transport.Transports, transports),
-      (effect) =>
-        Option.match(audit, {
-          onNone: () => effect,
-          onSome: (service) => Effect.provideService(effect, Audit.Audit, service)
-        })
+    const loadNext = (located: Locate.Located, stamp: string) =>
+      load(file, located, stamp).pipe(
+        Effect.provideService(Transport.Transports, transports),
+        (effect) =>
+          Option.match(audit, {
+            onNone: () => effect,
+            onSome: (service) => Effect.provideService(effect, Audit.Audit, service)
+          })
+      )
+    // set by the watch when an event names the file; a watch that fails leaves the re-check
+    const changed = yield* Ref.make(false)
+    const name = path.basename(file)
+    yield* fs.watch(path.dirname(file)).pipe(
+      Stream.runForEach((event) => path.basename(event.path) === name ? Ref.set(changed, true) : Effect.void),
+      Effect.ignore,
+      Effect.forkScoped
     )
-    const first = yield* loadNext
+    const firstStamp = yield* stampOf(fs, file)
+    const firstFound = locate()
+    const first = yield* loadNext(firstFound, firstStamp)
     const generation = yield* Ref.make(first)
-    // the stamp of the version last looked at, used or not
-    const seen = yield* Ref.make(first.stamp)
+    // the version last looked at, used or not
+    const seen = yield* Ref.make({ stamp: firstStamp, version: versionOf(firstFound) })
+    const checkedAt = yield* Ref.make(yield* Clock.currentTimeMillis)
     const lock = yield* Effect.makeSemaphore(1)
     yield* Effect.addFinalizer(() => Effect.flatMap(Ref.get(generation), (g) => Scope.close(g.scope, Exit.void)))
-    const reload = lock.withPermits(1)(Effect.gen(function*() {
+    const check = lock.withPermits(1)(Effect.gen(function*() {
       const old = yield* Ref.get(generation)
-      if (stampOf(file) === (yield* Ref.get(seen))) return old
-      const next = yield* loadNext
-      yield* Ref.set(seen, next.stamp)
+      const watched = yield* Ref.getAndSet(changed, false)
+      yield* Ref.set(checkedAt, yield* Clock.currentTimeMillis)
+      const stamp = yield* stampOf(fs, file)
+      const last = yield* Ref.get(seen)
+      if (!watched && stamp === last.stamp) return old
+      const located = locate()
+      const version = versionOf(located)
+      yield* Ref.set(seen, { stamp, version })
+      if (version === last.version) return old
+      if (located._tag === "Found" && located.file === file && Locate.sha256(located.text) === old.sha256) return old
+      const next = yield* loadNext(located, stamp)
       if (!noWorse(old, next)) {
         yield* Scope.close(next.scope, Exit.void)
         yield* Console.error(`ahp bridge: the changed ${file} is not used; the previous version still answers`)
@@ -183,12 +236,12 @@ export const makeState = (file: string, locate: () => Locate.Located = () => Loc
       yield* Console.error(`ahp bridge: reloaded ${file}`)
       return next
     }))
-    return {
-      current: Effect.flatMap(
-        Ref.get(seen),
-        (stamp) => stampOf(file) === stamp ? Ref.get(generation) : reload
-      )
-    } satisfies State
+    const due = Effect.zipWith(
+      Ref.get(changed),
+      Effect.zipWith(Ref.get(checkedAt), Clock.currentTimeMillis, (at, now) => now - at >= recheckMs),
+      (watched, stale) => watched || stale
+    )
+    return { current: Effect.flatMap(due, (recheck) => recheck ? check : Ref.get(generation)) } satisfies State
   })
 
 /**
@@ -226,53 +279,84 @@ const Forwarded = Schema.Struct({
 
 const decodeForwarded = Decoder.lazy(() => Schema.decodeUnknownEither(Schema.parseJson(Forwarded)))
 
-const readText = (request: HttpServerRequest.HttpServerRequest) =>
-  request.stream.pipe(
-    Stream.mapAccumEffect(0, (total, chunk: Uint8Array) =>
-      total + chunk.length > maxPayloadBytes
-        ? Effect.fail("oversized" as const)
-        : Effect.succeed([total + chunk.length, chunk] as const)),
-    Stream.decodeText(),
-    Stream.mkString,
-    Effect.option
-  )
+const utf8 = new TextDecoder()
+
+/**
+ * A request's body read from the Node request as it arrives: its text, or `None` once it
+ * passes `limit` bytes (the rest is left unread) or when the caller goes away first.
+ */
+const readBody = (message: Http.IncomingMessage, limit: number): Effect.Effect<Option.Option<string>> =>
+  Effect.async((resume) => {
+    const chunks: Array<Buffer> = []
+    let total = 0
+    const detach = () => {
+      message.off("data", onData)
+      message.off("end", onEnd)
+      message.off("error", onGone)
+      message.off("close", onGone)
+    }
+    const settle = (body: Option.Option<string>) => {
+      detach()
+      resume(Effect.succeed(body))
+    }
+    const onData = (chunk: Buffer) => {
+      total += chunk.length
+      if (total <= limit) return void chunks.push(chunk)
+      message.pause()
+      settle(Option.none())
+    }
+    const onEnd = () => settle(Option.some(utf8.decode(Buffer.concat(chunks, total))))
+    const onGone = () => settle(Option.none())
+    message.on("data", onData)
+    message.on("end", onEnd)
+    message.on("error", onGone)
+    message.on("close", onGone)
+    return Effect.sync(detach)
+  })
 
 const hostOf = (segment: string | undefined): HostEvents.HostName | undefined =>
   segment !== undefined && HostEvents.isHostName(segment) ? segment : undefined
 
+/**
+ * The hook's timeout: `?timeout=SECONDS`, else the host's default for the event the payload
+ * names (read by a scan of its top-level members, as the command hook does: the payload is
+ * parsed once, by the policy), else 10 minutes.
+ */
 const timeoutOf = (url: URL, text: string, name: HostEvents.HostName): number => {
   const given = Number(url.searchParams.get("timeout"))
   if (Number.isFinite(given) && given > 0) return given * 1000
-  const payload = Json.parse(text)
-  const event = Either.isRight(payload) ? Policy.eventOf(Hosts.of(name), payload.right) : undefined
-  return event?.timeoutMs ?? 600_000
+  const event = PayloadEvent.nameOfText(text)
+  return (event === undefined ? undefined : HostEvents.find(name, event))?.timeoutMs ?? 600_000
 }
 
 /**
- * The bridge's HTTP application.
+ * The bridge's HTTP application. Each request's headers are read once from the Node
+ * request, who may call is decided before its body is read, and the body is read up to
+ * `maxPayloadBytes` (413 beyond, declared or sent).
  *
  * @since 0.1.0
  * @category serving
  */
 export const app = (state: State, options: { readonly verbose: boolean; readonly secret: string }) =>
   Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const url = new URL(request.url, "http://bridge")
+    const message = NodeHttpServerRequest.toIncomingMessage(yield* HttpServerRequest.HttpServerRequest)
+    const { headers, method } = message
+    const url = new URL(message.url ?? "/", "http://bridge")
     const [, kind, segment] = url.pathname.split("/")
     const name = hostOf(segment)
     if (name === undefined || (kind !== "hooks" && kind !== "forward")) return HttpServerResponse.empty({ status: 404 })
-    if (request.method !== "POST") return HttpServerResponse.empty({ status: 405, headers: { allow: "POST" } })
-    const refused = BridgeAccess.refusal(request.headers, arrival(request), options.secret)
+    if (method !== "POST") return HttpServerResponse.empty({ status: 405, headers: { allow: "POST" } })
+    const refused = BridgeAccess.refusal(headers, arrival(message), options.secret)
     if (refused !== undefined) {
       if (options.verbose) {
-        yield* Console.error(`ahp bridge: refused ${request.method} ${url.pathname}: ${refused.reason}`)
+        yield* Console.error(`ahp bridge: refused ${method} ${url.pathname}: ${refused.reason}`)
       }
       return HttpServerResponse.text(`refused: ${refused.reason}\n`, { status: refused.status })
     }
     const received = Date.now()
     const tooLarge = HttpServerResponse.empty({ status: 413, headers: { connection: "close" } })
-    if (Number(request.headers["content-length"] ?? 0) > maxPayloadBytes) return tooLarge
-    const body = yield* readText(request)
+    if (Number(headers["content-length"] ?? 0) > maxPayloadBytes) return tooLarge
+    const body = yield* readBody(message, maxPayloadBytes)
     if (Option.isNone(body)) return tooLarge
     const generation = yield* state.current
     const log = (trace: ReadonlyArray<string>) =>
@@ -307,14 +391,14 @@ export const app = (state: State, options: { readonly verbose: boolean; readonly
   })
 
 /** The local TCP address a request arrived on; `undefined` over the socket. */
-const arrival = (request: HttpServerRequest.HttpServerRequest): BridgeAccess.Arrival => {
-  const { localAddress, localPort } = NodeHttpServerRequest.toIncomingMessage(request).socket
+const arrival = (message: Http.IncomingMessage): BridgeAccess.Arrival => {
+  const { localAddress, localPort } = message.socket
   return localAddress !== undefined && localPort !== undefined ? { address: localAddress, port: localPort } : undefined
 }
 
 /** A server that drops a caller who has not sent its whole request in time, and holds a bounded number of connections. */
 const boundedServer = (): Http.Server => {
-  const server = Http.createServer({
+  const server = NodeHttp.createServer({
     headersTimeout: limits.requestMs,
     requestTimeout: limits.requestMs,
     connectionsCheckingInterval: Math.ceil(limits.requestMs / 10)
@@ -322,6 +406,26 @@ const boundedServer = (): Http.Server => {
   server.maxConnections = limits.maxConnections
   return server
 }
+
+/**
+ * The bridge's HTTP application on one listener (a socket path, or a TCP port and host),
+ * served by `@effect/platform`'s `HttpServer` on a Node server held to `limits`. The server
+ * makes no span of a request (its span records every request header, the secret among
+ * them), and the secret header is among the names redacted wherever headers are shown.
+ *
+ * @since 0.1.0
+ * @category serving
+ */
+export const layer = (
+  state: State,
+  options: { readonly verbose: boolean; readonly secret: string },
+  listen: Net.ListenOptions
+): Layer.Layer<HttpServer.HttpServer, HttpServerError.ServeError> =>
+  HttpServer.serve(app(state, options)).pipe(
+    HttpMiddleware.withTracerDisabledWhen(() => true),
+    Layer.provideMerge(NodeHttpServer.layerServer(boundedServer, listen)),
+    Layer.locallyWith(Headers.currentRedactedNames, (names) => [...names, BridgeAccess.secretHeader])
+  )
 
 const live = (socket: string) =>
   Effect.async<boolean>((resume) => {
@@ -335,23 +439,30 @@ const live = (socket: string) =>
 
 /**
  * Prepares a socket path: its folder private, no other bridge listening on it, a stale file
- * of this user's removed (another user's is never touched). Fails with a message otherwise.
+ * of this user's removed (another user's is never touched), as is a link to nothing left
+ * there. Fails with a message otherwise.
  *
  * @since 0.1.0
  * @category serving
  */
-export const claimSocket = (socket: string) =>
+export const claimSocket = (socket: string): Effect.Effect<void, string, FileSystem.FileSystem> =>
   Effect.gen(function*() {
-    if (process.platform !== "win32" && !Locate.ensurePrivateDir(path.dirname(socket))) {
+    const fs = yield* FileSystem.FileSystem
+    if (process.platform !== "win32" && !(yield* BridgeAccess.ensurePrivateDir(path.dirname(socket)))) {
       return yield* Effect.fail(`the socket folder ${path.dirname(socket)} is not private to this user`)
     }
-    const existing = fs.lstatSync(socket, { throwIfNoEntry: false })
-    if (existing === undefined) return
-    if (process.platform !== "win32" && existing.uid !== process.getuid?.()) {
-      return yield* Effect.fail(`${socket} is owned by uid ${existing.uid}, not by you`)
+    const remove = fs.remove(socket, { force: true }).pipe(Effect.mapError(() => `cannot remove the stale ${socket}`))
+    const existing = yield* Effect.option(fs.stat(socket))
+    if (Option.isNone(existing)) {
+      const link = yield* Effect.option(fs.readLink(socket))
+      return Option.isSome(link) ? yield* remove : undefined
+    }
+    const owner = Option.getOrUndefined(existing.value.uid)
+    if (process.platform !== "win32" && owner !== process.getuid?.()) {
+      return yield* Effect.fail(`${socket} is owned by uid ${owner}, not by you`)
     }
     if (yield* live(socket)) return yield* Effect.fail(`another bridge already listens on ${socket}`)
-    fs.rmSync(socket, { force: true })
+    yield* remove
   })
 
 /**
@@ -387,7 +498,8 @@ export class BridgeError extends Schema.TaggedError<BridgeError>("@effect-ahp/ho
 }) {}
 
 /**
- * Runs the bridge until interrupted (SIGINT, SIGTERM); prints where it listens on stdout.
+ * Runs the bridge until interrupted (SIGINT, SIGTERM), on Node's file system; prints where
+ * it listens on stdout.
  *
  * @since 0.1.0
  * @category running
@@ -416,6 +528,7 @@ export const run = (options: BridgeOptions): Effect.Effect<void, BridgeError> =>
           stdio: { directory: StdioTransport.directoryOf(located.file) }
         })))
       )
+      const fs = yield* FileSystem.FileSystem
       const state = yield* makeState(located.file, () => Locate.registration(context)).pipe(Effect.provide(transports))
       const auditFile = Option.getOrUndefined(options.audit)
       if (auditFile !== undefined) yield* Console.log(`audit ${auditFile}`)
@@ -423,18 +536,17 @@ export const run = (options: BridgeOptions): Effect.Effect<void, BridgeError> =>
       const secret = BridgeAccess.secret(process.env)
       if (typeof secret === "string") return yield* fail(secret)
       const serveOn = (listen: Net.ListenOptions) =>
-        Layer.build(
-          HttpServer.serve(app(state, { verbose: options.verbose, secret: secret.secret })).pipe(
-            Layer.provideMerge(NodeHttpServer.layerServer(boundedServer, listen))
-          )
-        ).pipe(Effect.map(Context.get(HttpServer.HttpServer)), Effect.either)
+        Layer.build(layer(state, { verbose: options.verbose, secret: secret.secret }, listen)).pipe(
+          Effect.map(Context.get(HttpServer.HttpServer)),
+          Effect.either
+        )
       const socket = options.noSocket
         ? undefined
         : Option.getOrElse(options.socket, () => Locate.socketPath(located.file, process.env))
       if (socket !== undefined) {
         const claimed = yield* Effect.either(claimSocket(socket))
         if (Either.isLeft(claimed)) return yield* fail(claimed.left)
-        yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(socket, { force: true })))
+        yield* Effect.addFinalizer(() => Effect.ignore(fs.remove(socket, { force: true })))
         const server = yield* serveOn({ path: socket })
         if (Either.isLeft(server)) return yield* fail(`cannot listen on ${socket}: ${String(server.left.cause)}`)
       }
@@ -449,9 +561,9 @@ export const run = (options: BridgeOptions): Effect.Effect<void, BridgeError> =>
           yield* Console.log(`listening on http://${hostname}:${address.port}/hooks/claude-code`)
           if (secret.generated) {
             const file = BridgeAccess.secretFile(process.env, address.port)
-            const problem = BridgeAccess.writeSecret(file, secret.secret)
-            if (problem !== undefined) return yield* fail(problem)
-            yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(file, { force: true })))
+            const written = yield* Effect.either(BridgeAccess.writeSecret(file, secret.secret))
+            if (Either.isLeft(written)) return yield* fail(written.left)
+            yield* Effect.addFinalizer(() => Effect.ignore(fs.remove(file, { force: true })))
             yield* Console.log(`secret in ${file} (give it to the http hook as ${BridgeAccess.secretVariable})`)
           }
         }
@@ -463,4 +575,4 @@ export const run = (options: BridgeOptions): Effect.Effect<void, BridgeError> =>
       AuditSinks.withAudit(options.audit, options.auditContent, options.telemetry),
       Effect.catchTag("AuditFileError", (error) => new BridgeError({ message: error.message }))
     )
-  )
+  ).pipe(Effect.provide(NodeFileSystem.layer))

@@ -17,8 +17,9 @@
  *
  * @since 0.1.0
  */
+import * as FileSystem from "@effect/platform/FileSystem"
+import { Effect, Option } from "effect"
 import { randomBytes, timingSafeEqual } from "node:crypto"
-import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Locate from "./Locate.js"
 
@@ -118,24 +119,44 @@ export const secret = (
 }
 
 /**
- * Writes a generated secret to `file` (mode 0600, in a folder private to the user, an old
- * file replaced); why it could not, else `undefined`.
+ * Creates a folder (mode 0700) if it does not exist; whether it is private to this user:
+ * a folder this user owns that others cannot open (the rule of `Locate.isPrivateDir`), as
+ * the bridge's socket folder and secret folder must be.
  *
  * @since 0.1.0
  * @category secrets
  */
-export const writeSecret = (file: string, value: string): string | undefined => {
-  if (!Locate.ensurePrivateDir(path.dirname(file))) {
-    return `the folder ${path.dirname(file)} is not private to this user`
-  }
-  try {
-    fs.rmSync(file, { force: true })
-    fs.writeFileSync(file, `${value}\n`, { mode: 0o600, flag: "wx" })
-    return undefined
-  } catch {
-    return `cannot write ${file}`
-  }
-}
+export const ensurePrivateDir = (dir: string): Effect.Effect<boolean, never, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const info = yield* fs.makeDirectory(dir, { recursive: true, mode: 0o700 }).pipe(
+      Effect.zipRight(fs.stat(dir)),
+      Effect.option
+    )
+    return Option.exists(info, (stat) =>
+      stat.type === "Directory" &&
+      (process.platform === "win32" ||
+        (Option.contains(stat.uid, process.getuid?.() ?? 0) && (stat.mode & 0o077) === 0)))
+  })
+
+/**
+ * Writes a generated secret to `file` (mode 0600, in a folder private to the user, an old
+ * file replaced); fails with why it could not.
+ *
+ * @since 0.1.0
+ * @category secrets
+ */
+export const writeSecret = (file: string, value: string): Effect.Effect<void, string, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    if (!(yield* ensurePrivateDir(path.dirname(file)))) {
+      return yield* Effect.fail(`the folder ${path.dirname(file)} is not private to this user`)
+    }
+    const fs = yield* FileSystem.FileSystem
+    yield* fs.remove(file, { force: true }).pipe(
+      Effect.zipRight(fs.writeFileString(file, `${value}\n`, { mode: 0o600, flag: "wx" })),
+      Effect.mapError(() => `cannot write ${file}`)
+    )
+  })
 
 /**
  * The file holding a generated secret for the bridge on TCP port `port`.
