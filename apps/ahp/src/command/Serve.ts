@@ -3,10 +3,10 @@
  *
  * @since 0.1.0
  */
+import { exampleNames } from "@effect-ahp/tools/Examples"
 import { Option } from "effect"
 import * as CommandLine from "../CommandLine.js"
 import { type Command, load } from "../internal/command.js"
-import { exampleNames } from "../internal/examples.js"
 
 /**
  * The command.
