@@ -21,6 +21,7 @@
  *
  * @since 0.1.0
  */
+import { didYouMean } from "@effect-ahp/tools/Suggest"
 import * as Args from "@effect/cli/Args"
 import * as CliConfig from "@effect/cli/CliConfig"
 import * as Descriptor from "@effect/cli/CommandDescriptor"
@@ -30,7 +31,6 @@ import * as Options from "@effect/cli/Options"
 import type * as Usage from "@effect/cli/Usage"
 import * as ValidationError from "@effect/cli/ValidationError"
 import { Effect, Either, HashMap, Option } from "effect"
-import { didYouMean } from "./internal/suggest.js"
 import type { Style } from "./Style.js"
 
 /**

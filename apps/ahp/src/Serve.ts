@@ -22,10 +22,10 @@ import * as PromptAnnotator from "@effect-ahp/tools/examples/PromptAnnotator"
 import * as SecretRedactor from "@effect-ahp/tools/examples/SecretRedactor"
 import * as ShellGuard from "@effect-ahp/tools/examples/ShellGuard"
 import * as SlowBackend from "@effect-ahp/tools/examples/SlowBackend"
+import * as Io from "@effect-ahp/tools/Io"
 import type { FileSystem } from "@effect/platform"
 import { Console, Duration, Effect, Layer, Option } from "effect"
 import { fileURLToPath } from "node:url"
-import * as Io from "./Io.js"
 import * as ServeAudit from "./ServeAudit.js"
 
 /**

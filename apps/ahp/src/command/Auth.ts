@@ -3,13 +3,13 @@
  *
  * @since 0.1.0
  */
+import { didYouMean } from "@effect-ahp/tools/Suggest"
 import * as Args from "@effect/cli/Args"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import { Effect } from "effect"
 import type { Action } from "../Auth.js"
 import * as CommandLine from "../CommandLine.js"
 import { type Command, interrupted, load } from "../internal/command.js"
-import { didYouMean } from "../internal/suggest.js"
 
 const actions = ["login", "logout", "status"] as const
 
