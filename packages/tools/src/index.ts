@@ -10,11 +10,39 @@
 export * as Audit from "./Audit.js"
 
 /**
+ * `ahp auth`: interactive OAuth logins for a registration's HTTP backends, their status and logout.
+ *
+ * @since 0.1.0
+ */
+export * as Auth from "./Auth.js"
+
+/**
+ * `ahp bridge` as the command line runs it: the hook package's bridge with the OpenTelemetry export.
+ *
+ * @since 0.1.0
+ */
+export * as Bridge from "./Bridge.js"
+
+/**
  * `ahp conformance`: the official AHP fixtures run through this implementation.
  *
  * @since 0.1.0
  */
 export * as Conformance from "./Conformance.js"
+
+/**
+ * `ahp demo`: a scripted agent session through the example backends, every boundary traced.
+ *
+ * @since 0.1.0
+ */
+export * as Demo from "./Demo.js"
+
+/**
+ * The demo's part 3: the example backends governing Claude Code and Codex through a real bridge.
+ *
+ * @since 0.1.0
+ */
+export * as DemoBridge from "./DemoBridge.js"
 
 /**
  * `ahp dispatch`: one boundary call through the real harness and transports.
@@ -59,6 +87,27 @@ export * as PolicyTest from "./PolicyTest.js"
 export * as Replay from "./Replay.js"
 
 /**
+ * `ahp serve`: an example backend over stdio or HTTP.
+ *
+ * @since 0.1.0
+ */
+export * as Serve from "./Serve.js"
+
+/**
+ * `ahp serve --audit`: the backend's own record of its calls.
+ *
+ * @since 0.1.0
+ */
+export * as ServeAudit from "./ServeAudit.js"
+
+/**
+ * Terminal text styles, and when to use them.
+ *
+ * @since 0.1.0
+ */
+export * as Style from "./Style.js"
+
+/**
  * "Did you mean …?": the closest of a set of known words to a mistyped one.
  *
  * @since 0.1.0
@@ -71,6 +120,20 @@ export * as Suggest from "./Suggest.js"
  * @since 0.1.0
  */
 export * as Telemetry from "./Telemetry.js"
+
+/**
+ * The readable trace of one boundary call, as `ahp demo` prints it.
+ *
+ * @since 0.1.0
+ */
+export * as Trace from "./Trace.js"
+
+/**
+ * `ahp trust`: the user's record of the project registrations the command hook may run.
+ *
+ * @since 0.1.0
+ */
+export * as TrustRegistrations from "./TrustRegistrations.js"
 
 /**
  * `ahp validate`: AHP documents checked against the protocol model.

@@ -1,5 +1,5 @@
 /**
- * `ahp serve`: an example policy backend over stdio or HTTP (see `../Serve.ts`).
+ * `ahp serve`: an example policy backend over stdio or HTTP (see `@effect-ahp/tools/Serve`).
  *
  * @since 0.1.0
  */
@@ -46,7 +46,7 @@ export const command: Command = CommandLine.make({
   },
   args: CommandLine.oneArgOf("EXAMPLE", exampleNames, "the example backend"),
   run: (options, name) =>
-    load(() => import("../Serve.js"), (m) =>
+    load(() => import("@effect-ahp/tools/Serve"), (m) =>
       m.run({
         ...options,
         name,

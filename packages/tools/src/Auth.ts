@@ -18,9 +18,9 @@
  */
 import { Credentials, HttpTransport, OAuthLogin, TokenStore } from "@effect-ahp/node"
 import { Decoder, Registration } from "@effect-ahp/protocol"
-import * as Io from "@effect-ahp/tools/Io"
 import type { FileSystem } from "@effect/platform"
 import { Console, Effect, Either, Layer, Option } from "effect"
+import * as Io from "./Io.js"
 
 /**
  * What every subcommand takes: the registration and, for backends found by discovery, the

@@ -8,10 +8,10 @@
  */
 import * as Locate from "@effect-ahp/hook/Locate"
 import * as Trust from "@effect-ahp/hook/Trust"
-import * as Io from "@effect-ahp/tools/Io"
 import { Console, Effect } from "effect"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as Io from "./Io.js"
 
 /**
  * What `ahp trust` was asked to do.

@@ -16,16 +16,16 @@
  */
 import { Backend, Http, Stdio } from "@effect-ahp/backend"
 import type { Registration } from "@effect-ahp/protocol"
-import type { ExampleName } from "@effect-ahp/tools/Examples"
-import * as AuditObserver from "@effect-ahp/tools/examples/AuditObserver"
-import * as PromptAnnotator from "@effect-ahp/tools/examples/PromptAnnotator"
-import * as SecretRedactor from "@effect-ahp/tools/examples/SecretRedactor"
-import * as ShellGuard from "@effect-ahp/tools/examples/ShellGuard"
-import * as SlowBackend from "@effect-ahp/tools/examples/SlowBackend"
-import * as Io from "@effect-ahp/tools/Io"
 import type { FileSystem } from "@effect/platform"
 import { Console, Duration, Effect, Layer, Option } from "effect"
 import { fileURLToPath } from "node:url"
+import type { ExampleName } from "./Examples.js"
+import * as AuditObserver from "./examples/AuditObserver.js"
+import * as PromptAnnotator from "./examples/PromptAnnotator.js"
+import * as SecretRedactor from "./examples/SecretRedactor.js"
+import * as ShellGuard from "./examples/ShellGuard.js"
+import * as SlowBackend from "./examples/SlowBackend.js"
+import * as Io from "./Io.js"
 import * as ServeAudit from "./ServeAudit.js"
 
 /**
@@ -35,7 +35,7 @@ import * as ServeAudit from "./ServeAudit.js"
  * @since 0.1.0
  * @category models
  */
-export { type ExampleName, exampleNames } from "@effect-ahp/tools/Examples"
+export { type ExampleName, exampleNames } from "./Examples.js"
 
 /**
  * Settings of the examples that have any.

@@ -6,9 +6,9 @@
  * @since 0.1.0
  */
 import * as Bridge from "@effect-ahp/hook/Bridge"
-import * as Audit from "@effect-ahp/tools/Audit"
-import * as Io from "@effect-ahp/tools/Io"
 import { Console, Effect } from "effect"
+import * as Audit from "./Audit.js"
+import * as Io from "./Io.js"
 
 /**
  * Runs the bridge until interrupted.
