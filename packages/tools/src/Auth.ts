@@ -18,7 +18,7 @@
  */
 import { Credentials, HttpTransport, OAuthLogin, TokenStore } from "@effect-ahp/node"
 import { Decoder, Registration } from "@effect-ahp/protocol"
-import type { FileSystem } from "@effect/platform"
+import type * as FileSystem from "@effect/platform/FileSystem"
 import { Console, Effect, Either, Layer, Option } from "effect"
 import * as Io from "./Io.js"
 

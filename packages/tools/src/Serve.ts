@@ -16,7 +16,7 @@
  */
 import { Backend, Http, Stdio } from "@effect-ahp/backend"
 import type { Registration } from "@effect-ahp/protocol"
-import type { FileSystem } from "@effect/platform"
+import type * as FileSystem from "@effect/platform/FileSystem"
 import { Console, Duration, Effect, Layer, Option } from "effect"
 import { fileURLToPath } from "node:url"
 import type { ExampleName } from "./Examples.js"
