@@ -10,13 +10,13 @@
 // protocol`), so `pnpm -r pack` and `pnpm publish -r` pack fresh builds; the tsc build is
 // incremental (one program for all packages, its outputs in build/), so only the first
 // package of a run compiles.
-// Usage: node scripts/build.mjs [protocol|harness|hosts|node|backend|hook|cli]… (none: all of them)
+// Usage: node scripts/build.mjs [protocol|harness|hosts|node|backend|hook|tools|cli]… (none: all of them)
 import { spawnSync } from "node:child_process"
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"
 import { bundleFiles, freshBundle, root } from "./bundle.mjs"
 
-export const libraries = ["protocol", "harness", "hosts", "node", "backend", "hook"]
+export const libraries = ["protocol", "harness", "hosts", "node", "backend", "hook", "tools"]
 
 const tsc = join(root, "node_modules", "typescript", "bin", "tsc")
 

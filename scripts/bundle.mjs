@@ -13,7 +13,7 @@ export const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const sources = [
   join(root, "apps", "ahp", "src"),
   join(root, "apps", "ahp", "package.json"),
-  ...["protocol", "harness", "hosts", "node", "backend", "hook"].map((p) => join(root, "packages", p, "src"))
+  ...["protocol", "harness", "hosts", "node", "backend", "hook", "tools"].map((p) => join(root, "packages", p, "src"))
 ]
 
 /** What both builds share: one build identity, the same target and minification. */

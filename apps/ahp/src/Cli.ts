@@ -35,7 +35,7 @@ export type Run = Command.Run
  * @since 0.1.0
  * @category models
  */
-export { type ExampleName, exampleNames } from "./internal/examples.js"
+export { type ExampleName, exampleNames } from "@effect-ahp/tools/Examples"
 
 /**
  * The program: its commands and the exit-code convention they share.

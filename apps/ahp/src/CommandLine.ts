@@ -21,6 +21,8 @@
  *
  * @since 0.1.0
  */
+import type { Style } from "@effect-ahp/tools/Style"
+import { didYouMean } from "@effect-ahp/tools/Suggest"
 import * as Args from "@effect/cli/Args"
 import * as CliConfig from "@effect/cli/CliConfig"
 import * as Descriptor from "@effect/cli/CommandDescriptor"
@@ -30,8 +32,6 @@ import * as Options from "@effect/cli/Options"
 import type * as Usage from "@effect/cli/Usage"
 import * as ValidationError from "@effect/cli/ValidationError"
 import { Effect, Either, HashMap, Option } from "effect"
-import { didYouMean } from "./internal/suggest.js"
-import type { Style } from "./Style.js"
 
 /**
  * One option of a command as its help shows it: its name (without dashes), its placeholder

@@ -8,14 +8,14 @@
  *
  * @since 0.1.0
  */
+import * as Io from "@effect-ahp/tools/Io"
+import * as Style from "@effect-ahp/tools/Style"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Deferred, Effect, Exit, FiberId, Layer, Logger, LogLevel, Option, Ref } from "effect"
 import * as Cli from "./Cli.js"
 import * as CommandLine from "./CommandLine.js"
-import * as Io from "./Io.js"
-import * as Style from "./Style.js"
 
 const levels: Record<CommandLine.LogLevelName, LogLevel.LogLevel> = {
   all: LogLevel.All,

@@ -4,12 +4,12 @@
  * with "did you mean", and help text that describes every option.
  */
 import { Wire } from "@effect-ahp/protocol"
+import { style } from "@effect-ahp/tools/Style"
+import { closest } from "@effect-ahp/tools/Suggest"
 import { assert, describe, it } from "@effect/vitest"
 import { Option } from "effect"
 import { exampleNames, program } from "../src/Cli.js"
 import * as CommandLine from "../src/CommandLine.js"
-import { closest } from "../src/internal/suggest.js"
-import { style } from "../src/Style.js"
 
 const parse = (...argv: ReadonlyArray<string>) => CommandLine.parse(program.commands, argv)
 

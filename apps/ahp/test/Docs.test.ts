@@ -6,6 +6,7 @@
  */
 import { Backend, Http, InProcess } from "@effect-ahp/backend"
 import { Hooks } from "@effect-ahp/harness"
+import * as Serve from "@effect-ahp/tools/Serve"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Ref } from "effect"
@@ -15,7 +16,6 @@ import { HooksLive } from "../docs/composition.js"
 import { HooksLive as ConfiguredHooks } from "../docs/config.js"
 import { registration, ToolRunner } from "../docs/embedding.js"
 import { denyLaw } from "../docs/laws.js"
-import * as Serve from "../src/Serve.js"
 import { bundle } from "./support.js"
 
 const request = (command: string, effects: ReadonlyArray<string>) => ({

@@ -3,13 +3,13 @@
  * the annotator's note, and one in-process round trip through a backend layer.
  */
 import { InProcess } from "@effect-ahp/backend"
+import * as PromptAnnotator from "@effect-ahp/tools/examples/PromptAnnotator"
+import * as SecretRedactor from "@effect-ahp/tools/examples/SecretRedactor"
+import * as ShellGuard from "@effect-ahp/tools/examples/ShellGuard"
+import * as Serve from "@effect-ahp/tools/Serve"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as PromptAnnotator from "../src/examples/PromptAnnotator.js"
-import * as SecretRedactor from "../src/examples/SecretRedactor.js"
-import * as ShellGuard from "../src/examples/ShellGuard.js"
-import * as Serve from "../src/Serve.js"
 
 describe("shell guard", () => {
   const cases: ReadonlyArray<[string, ShellGuard.Verdict["kind"]]> = [

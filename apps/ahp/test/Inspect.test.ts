@@ -3,9 +3,9 @@
  * process: every classification, the timings, the exit codes,
  * and that credentials never reach the output.
  */
+import { redact } from "@effect-ahp/tools/Inspect"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { redact } from "../src/Inspect.js"
 import { runInProcess } from "./inProcess.js"
 import { output, scriptedHttp, scriptedStdio, tempDir, toolBefore, writeFile } from "./support.js"
 

@@ -3,11 +3,11 @@
  * one test through the bundle), the pass/fail table, the diff of each failure, JUnit XML,
  * exit codes, and `--record`.
  */
+import * as PolicyTest from "@effect-ahp/tools/PolicyTest"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as PolicyTest from "../src/PolicyTest.js"
 import { captured, guardAndMissing, guardId, guardTransports } from "./inProcess.js"
 import { bundle, intercept, registration, runCli, tempDir, toolBefore, writeFile } from "./support.js"
 

@@ -6,6 +6,7 @@
  * as `pnpm ahp` runs them: the workspace's bin `apps/ahp/bin/ahp.mjs` in a process of its
  * own; the others in this process); every option of a usage block exists.
  */
+import { style } from "@effect-ahp/tools/Style"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
@@ -13,7 +14,6 @@ import * as path from "node:path"
 import { scaled } from "../../../test/support/load.js"
 import { program } from "../src/Cli.js"
 import * as CommandLine from "../src/CommandLine.js"
-import { style } from "../src/Style.js"
 import { runInProcess } from "./inProcess.js"
 import { root, runCli } from "./support.js"
 

@@ -5,13 +5,13 @@
  */
 import { Hooks } from "@effect-ahp/harness"
 import { AuditFile } from "@effect-ahp/node"
+import * as Io from "@effect-ahp/tools/Io"
+import type * as PolicyTest from "@effect-ahp/tools/PolicyTest"
+import * as Replay from "@effect-ahp/tools/Replay"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Option } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as Io from "../src/Io.js"
-import type * as PolicyTest from "../src/PolicyTest.js"
-import * as Replay from "../src/Replay.js"
 import { captured, guardId, guardTransports, runInProcess } from "./inProcess.js"
 import { intercept, registration, tempDir, toolBefore, writeFile } from "./support.js"
 

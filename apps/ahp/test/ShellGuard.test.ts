@@ -5,10 +5,10 @@
  */
 import { InProcess } from "@effect-ahp/backend"
 import type { Json, JsonRpc } from "@effect-ahp/protocol"
+import * as Serve from "@effect-ahp/tools/Serve"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as Serve from "../src/Serve.js"
 
 type Kind = "deny" | "ask" | "allow" | "none"
 

@@ -5,10 +5,10 @@
  * `OTEL_EXPORTER_OTLP_ENDPOINT` is set. Nothing set means nothing loaded.
  */
 import { Audit, Hooks, Tracing } from "@effect-ahp/harness"
+import * as Telemetry from "@effect-ahp/tools/Telemetry"
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Option } from "effect"
 import * as Http from "node:http"
-import * as Telemetry from "../src/Telemetry.js"
 import { guardAndMissing, guardId, guardTransports } from "./inProcess.js"
 import { intercept, registration, runCli, tempDir, toolBefore, writeFile } from "./support.js"
 

@@ -4,13 +4,13 @@
  */
 import { InProcess } from "@effect-ahp/backend"
 import { Transport } from "@effect-ahp/harness"
+import * as Io from "@effect-ahp/tools/Io"
+import * as Serve from "@effect-ahp/tools/Serve"
 import { NodeContext } from "@effect/platform-node"
 import { Console, Effect, Layer, Ref } from "effect"
 import { Readable } from "node:stream"
 import { format } from "node:util"
-import * as Io from "../src/Io.js"
 import * as Main from "../src/Main.js"
-import * as Serve from "../src/Serve.js"
 import { collect, intercept, registration, type Run } from "./support.js"
 
 /** The id the shell guard is registered under. */

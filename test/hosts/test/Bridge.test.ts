@@ -7,8 +7,8 @@
  * reach as a non-blocking error: the command runs. An `http` hook is skipped at
  * SessionStart.
  */
-import { classify } from "@effect-ahp/cli/examples/ShellGuard"
 import * as Install from "@effect-ahp/hook/Install"
+import { classify } from "@effect-ahp/tools/examples/ShellGuard"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import { describe, expect, inject, it } from "vitest"

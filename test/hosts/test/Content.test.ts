@@ -5,7 +5,7 @@
  * (the example prompt annotator, UserPromptSubmit) and at the session's start (a scripted
  * backend, SessionStart) is in the model's request.
  */
-import { policyNote } from "@effect-ahp/cli/examples/PromptAnnotator"
+import { policyNote } from "@effect-ahp/tools/examples/PromptAnnotator"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"

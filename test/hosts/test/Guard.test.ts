@@ -4,7 +4,7 @@
  * one asks — which Claude Code's `-p` mode turns into a denial whose reason goes to the
  * model — or, on Codex, which has no `ask`, is denied.
  */
-import { classify } from "@effect-ahp/cli/examples/ShellGuard"
+import { classify } from "@effect-ahp/tools/examples/ShellGuard"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"

@@ -1,15 +1,15 @@
 /**
- * `ahp auth login|logout|status`: OAuth logins for HTTP backends (see `../Auth.ts`).
+ * `ahp auth login|logout|status`: OAuth logins for HTTP backends (see `@effect-ahp/tools/Auth`).
  *
  * @since 0.1.0
  */
+import type { Action } from "@effect-ahp/tools/Auth"
+import { didYouMean } from "@effect-ahp/tools/Suggest"
 import * as Args from "@effect/cli/Args"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import { Effect } from "effect"
-import type { Action } from "../Auth.js"
 import * as CommandLine from "../CommandLine.js"
 import { type Command, interrupted, load } from "../internal/command.js"
-import { didYouMean } from "../internal/suggest.js"
 
 const actions = ["login", "logout", "status"] as const
 
@@ -67,5 +67,5 @@ export const command: Command = CommandLine.make({
     noBrowser: CommandLine.flag("no-browser", "login only prints the URL to open")
   },
   args: action,
-  run: (options, action) => load(() => import("../Auth.js"), (m) => m.run(options, action))
+  run: (options, action) => load(() => import("@effect-ahp/tools/Auth"), (m) => m.run(options, action))
 })

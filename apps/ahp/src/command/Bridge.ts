@@ -54,7 +54,7 @@ export const command: Command = CommandLine.make({
   },
   run: (options) =>
     load(
-      () => import("../Bridge.js"),
+      () => import("@effect-ahp/tools/Bridge"),
       (m) => m.run({ ...options, host: Option.getOrElse(options.host, () => "127.0.0.1") })
     )
 })

@@ -1,5 +1,5 @@
 /**
- * `ahp conformance`: the official AHP fixtures (see `../Conformance.ts`).
+ * `ahp conformance`: the official AHP fixtures (see `@effect-ahp/tools/Conformance`).
  *
  * @since 0.1.0
  */
@@ -30,5 +30,5 @@ export const command: Command = CommandLine.make({
     ),
     json: CommandLine.flag("json", "print the summary as one JSON object")
   },
-  run: (options) => load(() => import("../Conformance.js"), (m) => m.run(options))
+  run: (options) => load(() => import("@effect-ahp/tools/Conformance"), (m) => m.run(options))
 })

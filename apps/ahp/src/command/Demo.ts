@@ -1,5 +1,5 @@
 /**
- * `ahp demo`: a scripted session through the example backends (see `../Demo.ts`).
+ * `ahp demo`: a scripted session through the example backends (see `@effect-ahp/tools/Demo`).
  *
  * @since 0.1.0
  */
@@ -25,5 +25,5 @@ export const command: Command = CommandLine.make({
     ),
     ...auditOptions
   },
-  run: (options) => load(() => import("../Demo.js"), (m) => m.run(options))
+  run: (options) => load(() => import("@effect-ahp/tools/Demo"), (m) => m.run(options))
 })

@@ -1,5 +1,5 @@
 /**
- * `ahp dispatch`: one boundary call through the real harness (see `../Dispatch.ts`).
+ * `ahp dispatch`: one boundary call through the real harness (see `@effect-ahp/tools/Dispatch`).
  *
  * @since 0.1.0
  */
@@ -59,5 +59,5 @@ export const command: Command = CommandLine.make({
     ...auditOptions,
     pretty: CommandLine.flag("pretty", "indent the JSON output")
   },
-  run: (options) => load(() => import("../Dispatch.js"), (m) => m.main(options))
+  run: (options) => load(() => import("@effect-ahp/tools/Dispatch"), (m) => m.main(options))
 })

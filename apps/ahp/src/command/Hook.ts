@@ -7,10 +7,10 @@
  * @since 0.1.0
  */
 import * as Args from "@effect-ahp/hook/Args"
+import * as Io from "@effect-ahp/tools/Io"
 import { Effect } from "effect"
 import * as CommandLine from "../CommandLine.js"
 import { type Command, load } from "../internal/command.js"
-import * as Io from "../Io.js"
 
 /**
  * The command.

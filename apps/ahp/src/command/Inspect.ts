@@ -1,5 +1,5 @@
 /**
- * `ahp inspect`: one message to one backend, classified (see `../Inspect.ts`).
+ * `ahp inspect`: one message to one backend, classified (see `@effect-ahp/tools/Inspect`).
  *
  * @since 0.1.0
  */
@@ -43,5 +43,5 @@ export const command: Command = CommandLine.make({
     }),
     json: CommandLine.flag("json", "print the report as one JSON object")
   },
-  run: (options) => load(() => import("../Inspect.js"), (m) => m.run(options))
+  run: (options) => load(() => import("@effect-ahp/tools/Inspect"), (m) => m.run(options))
 })

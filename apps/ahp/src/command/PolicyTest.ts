@@ -1,5 +1,5 @@
 /**
- * `ahp test`: policy test cases against the real backends (see `../PolicyTest.ts`).
+ * `ahp test`: policy test cases against the real backends (see `@effect-ahp/tools/PolicyTest`).
  *
  * @since 0.1.0
  */
@@ -32,5 +32,6 @@ export const command: Command = CommandLine.make({
     record: CommandLine.flag("record", "write each case's current outcome as its expectation (rewrites the files)")
   },
   args: CommandLine.atLeastOne("FILE", "the case files (JSON)"),
-  run: (options, files) => load(() => import("../PolicyTest.js"), (m) => Effect.asVoid(m.run({ ...options, files })))
+  run: (options, files) =>
+    load(() => import("@effect-ahp/tools/PolicyTest"), (m) => Effect.asVoid(m.run({ ...options, files })))
 })

@@ -1,5 +1,5 @@
 /**
- * `ahp replay`: the events of a decision audit file, dispatched again (see `../Replay.ts`).
+ * `ahp replay`: the events of a decision audit file, dispatched again (see `@effect-ahp/tools/Replay`).
  *
  * @since 0.1.0
  */
@@ -36,5 +36,6 @@ export const command: Command = CommandLine.make({
     )
   },
   args: CommandLine.exactlyOne("AUDIT.jsonl", "the decision audit file (JSON Lines)"),
-  run: (options, file) => load(() => import("../Replay.js"), (m) => Effect.asVoid(m.run({ ...options, file })))
+  run: (options, file) =>
+    load(() => import("@effect-ahp/tools/Replay"), (m) => Effect.asVoid(m.run({ ...options, file })))
 })

@@ -1,12 +1,12 @@
 /**
- * `ahp serve`: an example policy backend over stdio or HTTP (see `../Serve.ts`).
+ * `ahp serve`: an example policy backend over stdio or HTTP (see `@effect-ahp/tools/Serve`).
  *
  * @since 0.1.0
  */
+import { exampleNames } from "@effect-ahp/tools/Examples"
 import { Option } from "effect"
 import * as CommandLine from "../CommandLine.js"
 import { type Command, load } from "../internal/command.js"
-import { exampleNames } from "../internal/examples.js"
 
 /**
  * The command.
@@ -46,7 +46,7 @@ export const command: Command = CommandLine.make({
   },
   args: CommandLine.oneArgOf("EXAMPLE", exampleNames, "the example backend"),
   run: (options, name) =>
-    load(() => import("../Serve.js"), (m) =>
+    load(() => import("@effect-ahp/tools/Serve"), (m) =>
       m.run({
         ...options,
         name,

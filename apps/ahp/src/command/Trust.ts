@@ -1,6 +1,6 @@
 /**
  * `ahp trust [FILE…]`: trusts project registrations for `ahp hook`, lists or revokes them
- * (see `../TrustRegistrations.ts`).
+ * (see `@effect-ahp/tools/TrustRegistrations`).
  *
  * @since 0.1.0
  */
@@ -36,5 +36,6 @@ export const command: Command = CommandLine.make({
     Args.withDescription("the registrations to trust (or, with --revoke, to forget)"),
     Args.repeated
   ),
-  run: (options, files) => load(() => import("../TrustRegistrations.js"), (m) => m.run({ ...options, files }))
+  run: (options, files) =>
+    load(() => import("@effect-ahp/tools/TrustRegistrations"), (m) => m.run({ ...options, files }))
 })

@@ -1,11 +1,11 @@
 /**
- * `ahp validate`: validates AHP documents (see `../Validate.ts`).
+ * `ahp validate`: validates AHP documents (see `@effect-ahp/tools/Validate`).
  *
  * @since 0.1.0
  */
+import * as Validate from "@effect-ahp/tools/Validate"
 import * as CommandLine from "../CommandLine.js"
 import { type Command, interrupted, unusable } from "../internal/command.js"
-import * as Validate from "../Validate.js"
 
 /**
  * The command.

@@ -5,7 +5,7 @@
  * @internal
  */
 import type * as Cold from "@effect-ahp/hook/Cold"
-import * as Audit from "../Audit.js"
+import * as Audit from "@effect-ahp/tools/Audit"
 
 /**
  * The command hook's cold path, loaded on the first call.

@@ -5,10 +5,10 @@
  *
  * @internal
  */
+import type * as Io from "@effect-ahp/tools/Io"
 import type { FileSystem, Path } from "@effect/platform"
 import { Effect } from "effect"
 import * as CommandLine from "../CommandLine.js"
-import type * as Io from "../Io.js"
 
 /**
  * What a parsed command line runs: sets the exit code, never fails.

@@ -9,7 +9,7 @@
 import { Backend } from "@effect-ahp/backend"
 import * as Brief from "@effect-ahp/hook/Brief"
 import { type Event, Json } from "@effect-ahp/protocol"
-import { FileSystem } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { Clock, Effect } from "effect"
 
 /**

@@ -19,7 +19,8 @@
  */
 import { Boundary, Grant, Registry, Staging } from "@effect-ahp/harness"
 import { type Event, Json, Wire } from "@effect-ahp/protocol"
-import { FileSystem, Path } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
 import { Console, Effect, Either, Option } from "effect"
 import { fileURLToPath } from "node:url"
 import * as Io from "./Io.js"

@@ -16,15 +16,15 @@
  */
 import { Backend, Http, Stdio } from "@effect-ahp/backend"
 import type { Registration } from "@effect-ahp/protocol"
-import type { FileSystem } from "@effect/platform"
+import type * as FileSystem from "@effect/platform/FileSystem"
 import { Console, Duration, Effect, Layer, Option } from "effect"
 import { fileURLToPath } from "node:url"
+import type { ExampleName } from "./Examples.js"
 import * as AuditObserver from "./examples/AuditObserver.js"
 import * as PromptAnnotator from "./examples/PromptAnnotator.js"
 import * as SecretRedactor from "./examples/SecretRedactor.js"
 import * as ShellGuard from "./examples/ShellGuard.js"
 import * as SlowBackend from "./examples/SlowBackend.js"
-import type { ExampleName } from "./internal/examples.js"
 import * as Io from "./Io.js"
 import * as ServeAudit from "./ServeAudit.js"
 
@@ -35,7 +35,7 @@ import * as ServeAudit from "./ServeAudit.js"
  * @since 0.1.0
  * @category models
  */
-export { type ExampleName, exampleNames } from "./internal/examples.js"
+export { type ExampleName, exampleNames } from "./Examples.js"
 
 /**
  * Settings of the examples that have any.

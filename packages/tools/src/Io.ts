@@ -28,15 +28,15 @@ import { isUtf8 } from "node:buffer"
 import * as NodeFs from "node:fs"
 import type { FileHandle } from "node:fs/promises"
 import type { Readable, Writable } from "node:stream"
-import { didYouMean } from "./internal/suggest.js"
+import { didYouMean } from "./Suggest.js"
 
 /**
- * The exit code the program ends with (set by the commands, read by `Main.ts`).
+ * The exit code the program ends with (set by the commands, read by the command line's `Main`).
  *
  * @since 0.1.0
  * @category tags
  */
-export class ExitCode extends Context.Tag("@effect-ahp/cli/ExitCode")<ExitCode, Ref.Ref<number>>() {}
+export class ExitCode extends Context.Tag("@effect-ahp/tools/Io/ExitCode")<ExitCode, Ref.Ref<number>>() {}
 
 /**
  * The streams a command reads raw input from and writes raw output to (`ahp serve
@@ -45,7 +45,7 @@ export class ExitCode extends Context.Tag("@effect-ahp/cli/ExitCode")<ExitCode, 
  * @since 0.1.0
  * @category tags
  */
-export class Standard extends Context.Reference<Standard>()("@effect-ahp/cli/Standard", {
+export class Standard extends Context.Reference<Standard>()("@effect-ahp/tools/Io/Standard", {
   defaultValue: (): { readonly input: () => Readable; readonly output: () => Writable } => ({
     input: () => process.stdin,
     output: () => process.stdout

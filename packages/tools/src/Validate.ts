@@ -15,8 +15,8 @@
 import { Grant, Registry } from "@effect-ahp/harness"
 import { Event, Json, Wire } from "@effect-ahp/protocol"
 import { Console, Effect, Either, Option } from "effect"
-import { didYouMean } from "./internal/suggest.js"
 import * as Io from "./Io.js"
+import { didYouMean } from "./Suggest.js"
 
 /**
  * The kinds `--kind` names: the wire kinds, and `event`, the boundary input `ahp dispatch`

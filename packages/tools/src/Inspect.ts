@@ -38,8 +38,8 @@ import { NodeTransports, StdioTransport } from "@effect-ahp/node"
 import { Json, Registration } from "@effect-ahp/protocol"
 import { Console, Duration, Effect, Layer, Option } from "effect"
 import * as Dispatch from "./Dispatch.js"
-import { didYouMean } from "./internal/suggest.js"
 import * as Io from "./Io.js"
+import { didYouMean } from "./Suggest.js"
 
 /**
  * How the backend's answer is classified.

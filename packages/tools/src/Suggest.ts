@@ -1,7 +1,7 @@
 /**
  * "Did you mean …?": the closest of a set of known words to a mistyped one.
  *
- * @internal
+ * @since 0.1.0
  */
 
 /** Edits between two words: insertions, deletions, substitutions and swaps of neighbours. */
@@ -26,7 +26,8 @@ const distance = (a: string, b: string): number => {
  * to be a typo: at most a third of its length away, and at least one edit for short words.
  * `undefined` when `word` is itself known or nothing is close.
  *
- * @internal
+ * @since 0.1.0
+ * @category suggestions
  */
 export const closest = (word: string, known: Iterable<string>): string | undefined => {
   let best: string | undefined = undefined
@@ -45,7 +46,8 @@ export const closest = (word: string, known: Iterable<string>): string | undefin
 /**
  * ` (did you mean X?)` for the closest known word, or an empty string.
  *
- * @internal
+ * @since 0.1.0
+ * @category suggestions
  */
 export const didYouMean = (
   word: string,

@@ -18,7 +18,7 @@
  */
 import { Credentials, HttpTransport, OAuthLogin, TokenStore } from "@effect-ahp/node"
 import { Decoder, Registration } from "@effect-ahp/protocol"
-import type { FileSystem } from "@effect/platform"
+import type * as FileSystem from "@effect/platform/FileSystem"
 import { Console, Effect, Either, Layer, Option } from "effect"
 import * as Io from "./Io.js"
 
@@ -104,7 +104,13 @@ const reported = <R>(self: Effect.Effect<void, Io.InputError | Io.ConfigError | 
  * @since 0.1.0
  * @category running
  */
-export const login = (options: Common & { readonly backend: string; readonly timeoutSeconds: number }) =>
+export const login = (
+  options: Common & { readonly backend: string; readonly timeoutSeconds: number }
+): Effect.Effect<
+  void,
+  never,
+  OAuthLogin.Browser | TokenStore.TokenStore | HttpTransport.Dispatcher | Credentials.CredentialResolver | Io.ExitCode
+> =>
   reported(Effect.gen(function*() {
     const backend = yield* findBackend(options.registration, options.backend)
     const done = yield* OAuthLogin.login(backend, optionsOf(options, options.timeoutSeconds))
@@ -188,7 +194,11 @@ export const layerBrowser = (printOnly: boolean): Layer.Layer<OAuthLogin.Browser
  * @since 0.1.0
  * @category layers
  */
-export const layer = (printOnly: boolean) =>
+export const layer = (
+  printOnly: boolean
+): Layer.Layer<
+  OAuthLogin.Browser | TokenStore.TokenStore | HttpTransport.Dispatcher | Credentials.CredentialResolver
+> =>
   Layer.mergeAll(
     layerBrowser(printOnly),
     TokenStore.layerConfig(),

@@ -1,20 +1,22 @@
 /**
- * The names of the example backends, apart from the examples themselves: the command line
- * lists and checks them without loading any.
+ * The names of the example backends (`./examples/*`), apart from the examples themselves:
+ * the command line lists and checks them without loading any.
  *
- * @internal
+ * @since 0.1.0
  */
 
 /**
  * The example backends `ahp serve` knows.
  *
- * @internal
+ * @since 0.1.0
+ * @category constants
  */
 export const exampleNames = ["shell-guard", "secret-redactor", "prompt-annotator", "audit", "slow"] as const
 
 /**
  * An example backend's name.
  *
- * @internal
+ * @since 0.1.0
+ * @category models
  */
 export type ExampleName = typeof exampleNames[number]
