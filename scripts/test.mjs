@@ -53,7 +53,7 @@ const announceBuild = (code) => {
   }
 }
 
-console.log("type-check: building the 5 packages, then checking the tests (tsc -b tsconfig.json), beside the tests…")
+console.log("type-check: building the packages, then checking the tests (tsc -b tsconfig.json), beside the tests…")
 /**
  * One `tsc -b` for the packages and the tests: one process reads effect's and Node's
  * declarations once for all three projects (about 12 CPU-s less than a build and a check of

@@ -102,7 +102,7 @@ export const output = (run: Run): any => {
 /** A temporary folder removed with the scope. */
 export const tempDir: Effect.Effect<string, never, Scope.Scope> = Effect.acquireRelease(
   Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "ahp-cli-"))),
-  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }))
 )
 
 /** Writes a JSON (or raw text) file and returns its path. */
