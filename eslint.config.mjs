@@ -15,6 +15,15 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/array-type": ["error", { default: "generic", readonly: "generic" }],
       "object-shorthand": "error",
+      // `layer` assigns its testers onto the module-wide `it`, which workers sharing their
+      // module graph pass on to later files: test/support/layer.ts has one without that.
+      "no-restricted-imports": ["error", {
+        paths: [{
+          name: "@effect/vitest",
+          importNames: ["layer"],
+          message: "use layerTests from test/support/layer.ts"
+        }]
+      }],
       "@effect/dprint": ["error", {
         config: {
           indentWidth: 2,

@@ -9,11 +9,12 @@
  */
 import * as Policy from "@effect-ahp/hook/Policy"
 import { HostEvents, Hosts } from "@effect-ahp/hosts"
-import { assert, describe, it, layer } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { layerTests } from "../../../test/support/layer.js"
 import { scaled } from "../../../test/support/load.js"
 import { processesWith } from "../../../test/support/processes.mjs"
 import {
@@ -100,7 +101,7 @@ const requestedAt = (log: string, path: string): Array<any> =>
   logEntries(log).filter((e) => e.event === "request" && e.path === path).map((e) => JSON.parse(e.body).params?.event)
 
 describe.skipIf(!fs.existsSync(shared))("every shared payload, through the command hook", () => {
-  layer(PayloadBackendsLive, { excludeTestServices: true })((it) => {
+  layerTests(PayloadBackendsLive, (it) => {
     for (const host of HostEvents.hostNames) {
       for (const { file, text: payload } of payloadsOf(host)) {
         const notify = file.startsWith("notify-")

@@ -1,8 +1,9 @@
 import { Backend, Http } from "@effect-ahp/backend"
 import { Json } from "@effect-ahp/protocol"
-import { assert, describe, it, layer } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Logger, LogLevel, Ref } from "effect"
 import * as Net from "node:net"
+import { layerTests } from "../../../test/support/layer.js"
 import { scaled } from "../../../test/support/load.js"
 import { audit, AuditLog, brokenRegistry, guard, Policy } from "./TestBackend.js"
 import { type Reply, send } from "./TestHttp.js"
@@ -28,111 +29,117 @@ const parseBody = (reply: Reply): Json.JsonObject => {
   return (parsed as { right: Json.JsonObject }).right
 }
 
-layer(TestLive, { excludeTestServices: true })("Http.serve", (it) => {
-  it.effect("binds loopback on a free port and reports the URL", () =>
-    Effect.gen(function*() {
-      const address = yield* Http.Address
-      assert.strictEqual(address.hostname, "127.0.0.1")
-      assert.isAbove(address.port, 0)
-      assert.strictEqual(address.url, `http://127.0.0.1:${address.port}/hooks`)
-    }))
+describe("Http.serve", () =>
+  layerTests(TestLive, (it) => {
+    it.effect("binds loopback on a free port and reports the URL", () =>
+      Effect.gen(function*() {
+        const address = yield* Http.Address
+        assert.strictEqual(address.hostname, "127.0.0.1")
+        assert.isAbove(address.port, 0)
+        assert.strictEqual(address.url, `http://127.0.0.1:${address.port}/hooks`)
+      }))
 
-  it.effect("answers a request with 200 and the JSON-RPC response", () =>
-    Effect.gen(function*() {
-      const reply = yield* post(Json.stringify(M.intercept(M.toolBeforeEvent("evt_rm", { command: "rm -rf /" }))))
-      assert.strictEqual(reply.status, 200)
-      assert.deepStrictEqual(parseBody(reply), {
-        jsonrpc: "2.0",
-        id: "evt_rm",
-        result: { protocolVersion: "draft", effects: [{ type: "deny", reason: "Bash: rm -rf is not allowed" }] }
-      })
-    }))
-
-  it.effect("answers a JSON-RPC error with 200 and the error object", () =>
-    Effect.gen(function*() {
-      const message = M.intercept(M.toolBeforeEvent("evt_v"))
-      const reply = yield* post(
-        Json.stringify({
-          ...message,
-          params: { ...(message.params as Json.JsonObject), protocolVersion: "1999-01-01" }
-        })
-      )
-      assert.strictEqual(reply.status, 200)
-      assert.deepStrictEqual((parseBody(reply).error as Json.JsonObject).code, -32001)
-    }))
-
-  it.effect("answers a notification with 204 and no body, even an invalid one", () =>
-    Effect.gen(function*() {
-      const ok = yield* post(Json.stringify(M.observe(M.toolAfterEvent("evt_n"))))
-      const badVersion = yield* post(Json.stringify(M.observe(M.toolAfterEvent("evt_bad"), "1999-01-01")))
-      const unknownMethod = yield* post(Json.stringify({ jsonrpc: "2.0", method: "hooks/nope", params: {} }))
-      for (const reply of [ok, badVersion, unknownMethod]) {
-        assert.deepStrictEqual([reply.status, reply.body, reply.headers["content-type"]], [204, "", undefined])
-      }
-      const seen = yield* Ref.get(yield* AuditLog)
-      assert.include(seen, "tool.after:evt_n")
-      assert.notInclude(seen, "tool.after:evt_bad")
-    }))
-
-  it.effect("answers a body that is not UTF-8 JSON with 200 and -32700", () =>
-    Effect.gen(function*() {
-      for (const body of ["{\"jsonrpc\":", new Uint8Array([0x7b, 0xff, 0x7d]), ""]) {
-        const reply = yield* post(body)
+    it.effect("answers a request with 200 and the JSON-RPC response", () =>
+      Effect.gen(function*() {
+        const reply = yield* post(Json.stringify(M.intercept(M.toolBeforeEvent("evt_rm", { command: "rm -rf /" }))))
         assert.strictEqual(reply.status, 200)
-        assert.deepStrictEqual(parseBody(reply), parseError)
-      }
-    }))
+        assert.deepStrictEqual(parseBody(reply), {
+          jsonrpc: "2.0",
+          id: "evt_rm",
+          result: { protocolVersion: "draft", effects: [{ type: "deny", reason: "Bash: rm -rf is not allowed" }] }
+        })
+      }))
 
-  it.effect("answers a batch with 200 and -32600", () =>
-    Effect.gen(function*() {
-      const reply = yield* post(Json.stringify([M.intercept(M.toolBeforeEvent("evt_1"))] as unknown as Json.JsonObject))
-      assert.strictEqual(reply.status, 200)
-      const body = parseBody(reply)
-      assert.deepStrictEqual([body.id, (body.error as Json.JsonObject).code], [null, -32600])
-    }))
+    it.effect("answers a JSON-RPC error with 200 and the error object", () =>
+      Effect.gen(function*() {
+        const message = M.intercept(M.toolBeforeEvent("evt_v"))
+        const reply = yield* post(
+          Json.stringify({
+            ...message,
+            params: { ...(message.params as Json.JsonObject), protocolVersion: "1999-01-01" }
+          })
+        )
+        assert.strictEqual(reply.status, 200)
+        assert.deepStrictEqual((parseBody(reply).error as Json.JsonObject).code, -32001)
+      }))
 
-  it.effect("answers other methods with 405 and Allow: POST", () =>
-    Effect.gen(function*() {
-      const address = yield* Http.Address
-      for (const method of ["GET", "PUT", "DELETE"]) {
-        const reply = yield* send(address.url, { method, headers: json })
-        assert.deepStrictEqual([reply.status, reply.headers["allow"], reply.body], [405, "POST", ""])
-      }
-    }))
+    it.effect("answers a notification with 204 and no body, even an invalid one", () =>
+      Effect.gen(function*() {
+        const ok = yield* post(Json.stringify(M.observe(M.toolAfterEvent("evt_n"))))
+        const badVersion = yield* post(Json.stringify(M.observe(M.toolAfterEvent("evt_bad"), "1999-01-01")))
+        const unknownMethod = yield* post(Json.stringify({ jsonrpc: "2.0", method: "hooks/nope", params: {} }))
+        for (const reply of [ok, badVersion, unknownMethod]) {
+          assert.deepStrictEqual([reply.status, reply.body, reply.headers["content-type"]], [204, "", undefined])
+        }
+        const seen = yield* Ref.get(yield* AuditLog)
+        assert.include(seen, "tool.after:evt_n")
+        assert.notInclude(seen, "tool.after:evt_bad")
+      }))
 
-  it.effect("answers a content type other than application/json with 415", () =>
-    Effect.gen(function*() {
-      const address = yield* Http.Address
-      const body = Json.stringify(M.intercept(M.toolBeforeEvent("evt_1")))
-      const refused = [{}, { "content-type": "text/plain" }, { "content-type": "application/json; charset=latin1" }]
-      for (const headers of refused) {
-        const reply = yield* send(address.url, { headers, body })
-        assert.strictEqual(reply.status, 415, Json.stringify(headers))
-      }
-      const charset = yield* send(address.url, { headers: { "content-type": "Application/JSON; charset=UTF-8" }, body })
-      assert.strictEqual(charset.status, 200)
-    }))
+    it.effect("answers a body that is not UTF-8 JSON with 200 and -32700", () =>
+      Effect.gen(function*() {
+        for (const body of ["{\"jsonrpc\":", new Uint8Array([0x7b, 0xff, 0x7d]), ""]) {
+          const reply = yield* post(body)
+          assert.strictEqual(reply.status, 200)
+          assert.deepStrictEqual(parseBody(reply), parseError)
+        }
+      }))
 
-  it.effect("answers a body over the size cap with 413, with or without Content-Length", () =>
-    Effect.gen(function*() {
-      const address = yield* Http.Address
-      const big = `"${"x".repeat(5000)}"`
-      const declared = yield* send(address.url, { headers: json, body: big })
-      assert.strictEqual(declared.status, 413)
-      const chunked = yield* send(address.url, { headers: { ...json, "transfer-encoding": "chunked" }, body: big })
-      assert.strictEqual(chunked.status, 413)
-      const fits = yield* post(`"${"x".repeat(4000)}"`)
-      assert.strictEqual(fits.status, 200)
-    }))
+    it.effect("answers a batch with 200 and -32600", () =>
+      Effect.gen(function*() {
+        const reply = yield* post(
+          Json.stringify([M.intercept(M.toolBeforeEvent("evt_1"))] as unknown as Json.JsonObject)
+        )
+        assert.strictEqual(reply.status, 200)
+        const body = parseBody(reply)
+        assert.deepStrictEqual([body.id, (body.error as Json.JsonObject).code], [null, -32600])
+      }))
 
-  it.effect("answers a path other than the configured one with 404", () =>
-    Effect.gen(function*() {
-      const reply = yield* post(Json.stringify(M.intercept(M.toolBeforeEvent("evt_1"))), "/elsewhere")
-      assert.strictEqual(reply.status, 404)
-      const withQuery = yield* post(Json.stringify(M.intercept(M.toolBeforeEvent("evt_1"))), "/hooks?x=1")
-      assert.strictEqual(withQuery.status, 200)
-    }))
-})
+    it.effect("answers other methods with 405 and Allow: POST", () =>
+      Effect.gen(function*() {
+        const address = yield* Http.Address
+        for (const method of ["GET", "PUT", "DELETE"]) {
+          const reply = yield* send(address.url, { method, headers: json })
+          assert.deepStrictEqual([reply.status, reply.headers["allow"], reply.body], [405, "POST", ""])
+        }
+      }))
+
+    it.effect("answers a content type other than application/json with 415", () =>
+      Effect.gen(function*() {
+        const address = yield* Http.Address
+        const body = Json.stringify(M.intercept(M.toolBeforeEvent("evt_1")))
+        const refused = [{}, { "content-type": "text/plain" }, { "content-type": "application/json; charset=latin1" }]
+        for (const headers of refused) {
+          const reply = yield* send(address.url, { headers, body })
+          assert.strictEqual(reply.status, 415, Json.stringify(headers))
+        }
+        const charset = yield* send(address.url, {
+          headers: { "content-type": "Application/JSON; charset=UTF-8" },
+          body
+        })
+        assert.strictEqual(charset.status, 200)
+      }))
+
+    it.effect("answers a body over the size cap with 413, with or without Content-Length", () =>
+      Effect.gen(function*() {
+        const address = yield* Http.Address
+        const big = `"${"x".repeat(5000)}"`
+        const declared = yield* send(address.url, { headers: json, body: big })
+        assert.strictEqual(declared.status, 413)
+        const chunked = yield* send(address.url, { headers: { ...json, "transfer-encoding": "chunked" }, body: big })
+        assert.strictEqual(chunked.status, 413)
+        const fits = yield* post(`"${"x".repeat(4000)}"`)
+        assert.strictEqual(fits.status, 200)
+      }))
+
+    it.effect("answers a path other than the configured one with 404", () =>
+      Effect.gen(function*() {
+        const reply = yield* post(Json.stringify(M.intercept(M.toolBeforeEvent("evt_1"))), "/elsewhere")
+        assert.strictEqual(reply.status, 404)
+        const withQuery = yield* post(Json.stringify(M.intercept(M.toolBeforeEvent("evt_1"))), "/hooks?x=1")
+        assert.strictEqual(withQuery.status, 200)
+      }))
+  }))
 
 /** A request whose tool input nests `depth` arrays. */
 const deepBody = (id: string, depth: number) =>
@@ -141,17 +148,18 @@ const deepBody = (id: string, depth: number) =>
     `"nested":${"[".repeat(depth)}${"]".repeat(depth)}`
   )
 
-layer(TestLive, { excludeTestServices: true })("Http.serve: hostile input", (it) => {
-  it.effect("answers a body nested deeper than 512 levels with 200 and -32600, and keeps serving", () =>
-    Effect.gen(function*() {
-      const reply = yield* post(deepBody("evt_deep", 1_500))
-      assert.strictEqual(reply.status, 200)
-      const body = parseBody(reply)
-      assert.deepStrictEqual([body.id, (body.error as Json.JsonObject).code], [null, -32600])
-      const next = yield* post(Json.stringify(M.intercept(M.toolBeforeEvent("evt_rm", { command: "rm -rf /" }))))
-      assert.strictEqual(parseBody(next).id, "evt_rm")
-    }))
-})
+describe("Http.serve: hostile input", () =>
+  layerTests(TestLive, (it) => {
+    it.effect("answers a body nested deeper than 512 levels with 200 and -32600, and keeps serving", () =>
+      Effect.gen(function*() {
+        const reply = yield* post(deepBody("evt_deep", 1_500))
+        assert.strictEqual(reply.status, 200)
+        const body = parseBody(reply)
+        assert.deepStrictEqual([body.id, (body.error as Json.JsonObject).code], [null, -32600])
+        const next = yield* post(Json.stringify(M.intercept(M.toolBeforeEvent("evt_rm", { command: "rm -rf /" }))))
+        assert.strictEqual(parseBody(next).id, "evt_rm")
+      }))
+  }))
 
 describe("Http.serve: defects", () => {
   it.scopedLive("a defect while handling a request is a -32603 answer, never an empty 500", () =>
