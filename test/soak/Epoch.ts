@@ -326,11 +326,12 @@ const dispatchAll = async (
   for (let i = 0; i < length && ctx.going(); i++) {
     const attachment = ctx.rng.chance(0.3) ? randomBytes(ctx.rng.int(1, 64 * 1024)) : undefined
     const attached = attachment !== undefined
+    const before = new Map(cursors)
     if (attached) {
-      endpoint.expect(attachment)
+      // The upload of each backend this dispatch's replay plays: its upload cursor.
+      endpoint.expect(attachment, new Map(backends.map((b) => [b.id, before.get(`${b.id}/upload`) ?? 0])))
       ctx.tally.attached++
     }
-    const before = new Map(cursors)
     const expected = plan.replay(backends, cursors, attached)
     const mode = ctx.rng.chance(0.04) ? "interrupt" : ctx.rng.chance(0.02) ? "abandon" : "plain"
     const after = Duration.millis(ctx.rng.int(0, 40))

@@ -1,10 +1,15 @@
 /**
  * The soak's upload endpoint: one HTTP server per epoch with a route per backend
- * (`/upload/<backend id>`), each playing its planned `uploads` sequence one upload at a
- * time. It checks what the harness sends — the declared length and `AHP-Content-SHA256`
- * against the bytes received, and the bytes against the attachment of the dispatch in
- * progress — and remembers the reference each confirmed upload was given, so what the
- * backends later received can be checked against it.
+ * (`/upload/<backend id>`), each playing its planned `uploads` sequence. Which planned
+ * upload a request is comes from the attachment it carries (its `AHP-Content-SHA256`,
+ * each dispatch's attachment being new random bytes), not from the order requests arrive
+ * in: an upload that never reached the endpoint (aborted by its deadline on a busy
+ * machine, e.g. an observation's, whose outcome no decision shows) or one still in flight
+ * when the next dispatch started cannot shift the behaviour of a later one. It checks
+ * what the harness sends — the declared length and `AHP-Content-SHA256` against the
+ * bytes received, the bytes against an attachment the soak dispatched, and at most one
+ * upload per backend and attachment — and remembers the reference each confirmed upload
+ * was given, so what the backends later received can be checked against it.
  */
 import * as Crypto from "node:crypto"
 import * as Http from "node:http"
@@ -15,8 +20,11 @@ import type * as plan from "./plan.js"
 export interface UploadEndpoint {
   /** The upload endpoint of a backend. */
   readonly url: (backendId: string) => string
-  /** Sets the bytes every upload must carry until the next call. */
-  readonly expect: (bytes: Uint8Array) => void
+  /**
+   * Announces a dispatch's attachment and, by backend id, which of the backend's planned
+   * uploads an upload of it is.
+   */
+  readonly expect: (bytes: Uint8Array, uploads: ReadonlyMap<string, number>) => void
   /** Problems seen so far (framing or bytes not as sent by the host). */
   readonly problems: Array<string>
   /** The references issued by confirmed uploads, by backend id. */
@@ -31,10 +39,11 @@ const sha256 = (bytes: Uint8Array) => Crypto.createHash("sha256").update(bytes).
 /** Starts the endpoint for the planned backends. */
 export const start = async (backends: ReadonlyArray<plan.BackendPlan>): Promise<UploadEndpoint> => {
   const byId = new Map(backends.map((b) => [b.id, b]))
-  const counts = new Map<string, number>()
+  /** The planned upload index of each backend, by the digest of the attachment uploaded. */
+  const planned = new Map<string, ReadonlyMap<string, number>>()
+  const seen = new Set<string>()
   const issued = new Map<string, Set<string>>()
   const problems: Array<string> = []
-  let expected = sha256(new Uint8Array())
   let received = 0
   const server = Http.createServer((req, res) => {
     const id = decodeURIComponent(req.url?.replace(/^\/upload\//, "") ?? "")
@@ -43,9 +52,16 @@ export const start = async (backends: ReadonlyArray<plan.BackendPlan>): Promise<
       res.writeHead(404).end()
       return
     }
-    const n = counts.get(id) ?? 0
-    counts.set(id, n + 1)
     received++
+    const declared = req.headers["ahp-content-sha256"]
+    const n = typeof declared === "string" ? planned.get(declared)?.get(id) : undefined
+    if (n === undefined) {
+      problems.push(`${id}: an upload declaring ${String(declared)}, not an attachment the soak dispatched to it`)
+      res.writeHead(400).end()
+      return
+    }
+    if (seen.has(`${id}/${n}`)) problems.push(`${id} upload ${n}: the attachment was uploaded twice`)
+    seen.add(`${id}/${n}`)
     const behaviour = backend.uploads[n]?.name ?? "receipt"
     if (behaviour === "reset") {
       req.socket.destroy()
@@ -59,10 +75,8 @@ export const start = async (backends: ReadonlyArray<plan.BackendPlan>): Promise<
       if (req.headers["content-length"] !== String(body.length)) {
         problems.push(`${id} upload ${n}: Content-Length does not match the body`)
       }
-      if (req.headers["ahp-content-sha256"] !== digest) {
-        problems.push(`${id} upload ${n}: AHP-Content-SHA256 does not match the body`)
-      }
-      if (digest !== expected) problems.push(`${id} upload ${n}: the bytes are not the dispatch's attachment`)
+      // The declared digest is a dispatched attachment's: the bytes must be that attachment.
+      if (declared !== digest) problems.push(`${id} upload ${n}: AHP-Content-SHA256 does not match the body`)
       const ref = `soak-${id}-${n}`
       const receipt = (size: number, hash: string) => JSON.stringify({ ref, size, sha256: hash })
       switch (behaviour) {
@@ -96,8 +110,8 @@ export const start = async (backends: ReadonlyArray<plan.BackendPlan>): Promise<
   const port = (server.address() as Net.AddressInfo).port
   return {
     url: (backendId) => `http://127.0.0.1:${port}/upload/${encodeURIComponent(backendId)}`,
-    expect: (bytes) => {
-      expected = sha256(bytes)
+    expect: (bytes, uploads) => {
+      planned.set(sha256(bytes), uploads)
     },
     problems,
     issued,
