@@ -14,7 +14,7 @@
  *
  * @since 0.1.0
  */
-import { Hooks, type Registry } from "@effect-ahp/harness"
+import { Hooks, type Registry, Tracing } from "@effect-ahp/harness"
 import type { Transport } from "@effect-ahp/harness"
 import { Host, HostEvents } from "@effect-ahp/hosts"
 import { Event, Json, Registration } from "@effect-ahp/protocol"
@@ -149,13 +149,8 @@ export const eventOf = (host: Host.Host, payload: Json.JsonValue): HostEvents.Ho
 
 const reply = (answer: Host.Answer, trace: ReadonlyArray<string> = []): Reply => ({ answer, trace })
 
-/**
- * Answers one hook payload (JSON text).
- *
- * @since 0.1.0
- * @category answering
- */
-export const answer = Effect.fn("Policy.answer")(function*(policy: Policy, text: string, options: CallOptions) {
+/** `answer` without its span: the per-request path, which captures no stack trace. */
+const answerUntraced = Effect.fnUntraced(function*(policy: Policy, text: string, options: CallOptions) {
   const host = policy.host
   const parsed = Json.parse(text)
   const registry = policy.hooks.registry
@@ -198,3 +193,14 @@ export const answer = Effect.fn("Policy.answer")(function*(policy: Policy, text:
     : []
   return reply(answer, trace)
 })
+
+/**
+ * Answers one hook payload (JSON text), in a span "Policy.answer" under an installed tracer
+ * (none under Effect's built-in tracer, which exports nowhere: the span and its stack trace
+ * cost about as much per request as the rest of the answer).
+ *
+ * @since 0.1.0
+ * @category answering
+ */
+export const answer = (policy: Policy, text: string, options: CallOptions): Effect.Effect<Reply> =>
+  Tracing.spanWhenTraced("Policy.answer", () => answerUntraced(policy, text, options))

@@ -6,14 +6,14 @@
  * JSON or cannot be mapped, a backend that cannot be reached, the call's deadline) a
  * denial per host for a blocking event a fail-closed subscription selects, else "no
  * opinion" with the problem shown. Also the fail-closed intent read from a registration
- * that does not compile.
+ * that does not compile; and the answer's span under an installed tracer.
  */
 import { Settlement, Transport } from "@effect-ahp/harness"
 import { Hosts } from "@effect-ahp/hosts"
 import type { HostEvents } from "@effect-ahp/hosts"
 import type { Json } from "@effect-ahp/protocol"
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Duration, Effect, Fiber, Layer, Logger, LogLevel, Ref, TestClock } from "effect"
+import { Clock, Duration, Effect, Fiber, Layer, Logger, LogLevel, Option, Ref, TestClock, Tracer } from "effect"
 import * as Budget from "../src/Budget.js"
 import * as Policy from "../src/Policy.js"
 
@@ -88,6 +88,36 @@ const isFailClosedDenial = (answer: { readonly stdout: string; readonly stderr: 
     String(out.systemMessage).startsWith(`ahp: ${problem}`) &&
     answer.stderr.startsWith(`ahp: ${problem}`)
 }
+
+/** A tracer that keeps the name and parent span id of every span it makes. */
+const recordingTracer = (
+  spans: Array<{ readonly name: string; readonly spanId: string; readonly parent: string | undefined }>
+) =>
+  Tracer.make({
+    span: (name, parent, context, links, startTime, kind) => {
+      const spanId = (spans.length + 1).toString(16).padStart(16, "0")
+      spans.push({ name, spanId, parent: Option.match(parent, { onNone: () => undefined, onSome: (p) => p.spanId }) })
+      const span: Tracer.Span = {
+        _tag: "Span",
+        name,
+        spanId,
+        traceId: Option.match(parent, { onNone: () => "1".repeat(32), onSome: (p) => p.traceId }),
+        parent,
+        context,
+        status: { _tag: "Started", startTime },
+        attributes: new Map(),
+        links,
+        sampled: true,
+        kind,
+        end: () => {},
+        attribute: () => {},
+        event: () => {},
+        addLinks: () => {}
+      }
+      return span
+    },
+    context: (f) => f()
+  })
 
 const hosts: ReadonlyArray<HostEvents.HostName> = ["claude-code", "codex"]
 
@@ -227,4 +257,16 @@ describe("Policy", () => {
     assert.isUndefined(Policy.eventOf(claude, { hook_event_name: "toString" }))
     assert.isUndefined(Policy.eventOf(claude, ["PreToolUse"]))
   })
+
+  it.scoped("under an installed tracer the answer has its span \"Policy.answer\", the dispatch's span within it", () =>
+    Effect.gen(function*() {
+      const { policy } = yield* policyOf("claude-code", "fail-closed")
+      const spans: Array<{ readonly name: string; readonly spanId: string; readonly parent: string | undefined }> = []
+      const denied = yield* answerOf(policy, bash("rm -rf /")).pipe(Effect.withTracer(recordingTracer(spans)))
+      assert.strictEqual(JSON.parse(denied.answer.stdout).hookSpecificOutput.permissionDecision, "deny")
+      const answers = spans.filter((span) => span.name === "Policy.answer")
+      assert.strictEqual(answers.length, 1, spans.map((span) => span.name).join(", "))
+      const within = spans.filter((span) => span.parent === answers[0]!.spanId)
+      assert.isAbove(within.length, 0, "the dispatch's spans are children of the answer's")
+    }))
 })
