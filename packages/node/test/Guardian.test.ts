@@ -24,7 +24,9 @@ const timeout = scaled(60_000)
 
 /**
  * Starts the harness (its backend logging to a fresh file), waits until `ready` holds for
- * the log, kills the harness with SIGKILL, and returns the log and the harness's pid.
+ * the log and then for the harness to answer a ping (so it has run past the backend's spawn
+ * and listed it with the guardian: a per_event backend logs `stdin-closed` at its start,
+ * possibly before), kills the harness with SIGKILL, and returns the log and the harness's pid.
  */
 const killMidCall = (
   lifecycle: "persistent" | "per_event",
@@ -37,14 +39,21 @@ const killMidCall = (
     const child = spawn(
       process.execPath,
       ["--import", "tsx", harness, lifecycle, guardian, "--", "--log", log, ...options],
-      { cwd: root, stdio: ["ignore", "ignore", "inherit"] }
+      { cwd: root, stdio: ["pipe", "pipe", "inherit"] }
     )
+    child.stdin!.on("error", () => {})
     const exited = Effect.async<void>((resume) => {
       if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
       child.once("exit", () => resume(Effect.void))
     })
+    const answered = Effect.async<void>((resume) => {
+      child.stdout!.once("data", () => resume(Effect.void))
+      child.stdin!.write("ping\n")
+    })
     yield* Effect.addFinalizer(() => Effect.sync(() => child.exitCode === null && child.kill("SIGKILL")))
     yield* waitUntilEffect("the backend to be mid-call", Effect.map(readLog(log), ready))
+    const pong = yield* Effect.raceFirst(Effect.as(answered, true), Effect.as(exited, false))
+    assert.isTrue(pong, `the harness exited before answering the ping: ${JSON.stringify(yield* readLog(log))}`)
     child.kill("SIGKILL")
     yield* exited
     return { log, pid: child.pid! }
@@ -53,7 +62,11 @@ const killMidCall = (
 const has = (...events: Array<string>) => (entries: ReadonlyArray<{ readonly event: string }>) =>
   events.every((event) => entries.some((e) => e.event === event))
 
-const guardianOf = (pid: number) => processesWith(`${Guardian.processName} 300 300 ${pid}`)
+/** The guardian of the harness `pid` (its last argument: the guardian of pid 12 is not that of 123). */
+const guardianOf = (pid: number) => {
+  const marker = `${Guardian.processName} 300 300 ${pid}`
+  return processesWith(marker).filter((p) => p.args.endsWith(marker))
+}
 
 /** What is left of a run when a wait gives up: the backend processes and the guardian. */
 const leftOf = (log: string, pid: number) => () =>
@@ -98,9 +111,7 @@ describe("the guardian of a harness that is killed mid-call", () => {
         // one backend process for the one call, none started after the kill
         assert.strictEqual(entries.filter((e) => e.event === "start").length, 1, JSON.stringify(entries))
         assert.isTrue(has(...c.ended)(entries), JSON.stringify(entries))
-        // STOPGAP (issue 34.4): the per_event case has failed in full runs only, its cause not
-        // found; retried, every assertion kept on each try
-      }), { retry: 2, timeout })
+      }), timeout)
   }
 
   it.scopedLive("without the guardian, the same kill leaves the grandchild running", () =>

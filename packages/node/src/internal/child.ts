@@ -417,6 +417,9 @@ const start = (
     const handle = yield* Effect.async<ChildProcess.ChildProcess, TransportApi.TransportError>((resume) => {
       let started = false
       let handle: ChildProcess.ChildProcess
+      // the guardian first, so that only the statements up to `watch` separate the child's
+      // spawn from its listing (a kill of this process in between leaves the child unguarded)
+      if (config.guardian !== undefined) guardian.prepare(config.guardian)
       try {
         handle = ChildProcess.spawn(launch.command, launch.args, {
           stdio: "pipe",

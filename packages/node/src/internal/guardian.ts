@@ -14,7 +14,9 @@
  * itself; a group that ended without this process noticing (it exited first) is signalled
  * by its id, which the system reuses only after handing out every other process id. A
  * guardian that dies (killed on its own) is replaced by the next child started, and told
- * every group still listed. Not on Windows (no process groups).
+ * every group still listed. A child is listed once its spawn has returned (its pid is known
+ * only then): this process killed in between, a few statements, leaves the child unlisted.
+ * Not on Windows (no process groups).
  *
  * @internal
  */
@@ -89,15 +91,29 @@ const start = (graces: Graces): Writable | undefined => {
 }
 
 /**
+ * Starts the guardian (with `graces`) when there is none, before a child it is to watch is
+ * spawned: between the child's spawn and its `watch` only a few statements run then, not
+ * the guardian's own spawn, and a kill of this process in that window leaves the child
+ * unlisted (out of the guardian's reach).
+ *
+ * @internal
+ */
+export const prepare = (graces: Graces): void => {
+  if (process.platform === "win32") return
+  // a new guardian is told the groups already listed
+  input ??= start(graces)
+}
+
+/**
  * Lists the process group `pid` leads with the guardian (started now when there is none,
- * with `graces`); returns the call that takes it off the list once the group is gone.
+ * with `graces`: see `prepare`); returns the call that takes it off the list once the
+ * group is gone.
  *
  * @internal
  */
 export const watch = (pid: number, graces: Graces): () => void => {
   if (process.platform === "win32") return ignore
-  // a new guardian is told the groups already listed
-  input ??= start(graces)
+  prepare(graces)
   watched.add(pid)
   input?.write(`+${pid}\n`)
   return () => {
