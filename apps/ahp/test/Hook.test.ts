@@ -9,12 +9,15 @@
  */
 import * as Policy from "@effect-ahp/hook/Policy"
 import { HostEvents, Hosts } from "@effect-ahp/hosts"
-import { assert, describe, it } from "@effect/vitest"
+// `layer` here, not test/support/layer.ts: under that one this file's payload tests hang (cause
+// not found yet). Its testers leak into the later files of its worker (see layer.ts); no test of
+// the ahp and suites projects, which share the forks pool, uses the test clock.
+// eslint-disable-next-line no-restricted-imports
+import { assert, describe, it, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { layerTests } from "../../../test/support/layer.js"
 import { scaled } from "../../../test/support/load.js"
 import { processesWith } from "../../../test/support/processes.mjs"
 import {
@@ -101,7 +104,7 @@ const requestedAt = (log: string, path: string): Array<any> =>
   logEntries(log).filter((e) => e.event === "request" && e.path === path).map((e) => JSON.parse(e.body).params?.event)
 
 describe.skipIf(!fs.existsSync(shared))("every shared payload, through the command hook", () => {
-  layerTests(PayloadBackendsLive, (it) => {
+  layer(PayloadBackendsLive, { excludeTestServices: true })((it) => {
     for (const host of HostEvents.hostNames) {
       for (const { file, text: payload } of payloadsOf(host)) {
         const notify = file.startsWith("notify-")
